@@ -1,0 +1,134 @@
+//! Columnar, append-only storage of one relation's values.
+//!
+//! Each column is a flat typed vector (strings and bytes in one arena with an
+//! offset table, vectors in one contiguous `f32` arena), so appending a row
+//! allocates nothing per row and scans read memory sequentially. Null slots
+//! hold a placeholder and are marked in a per-column bitmap.
+
+use roaring::RoaringBitmap;
+
+use crate::value::{ColumnType, Symbol, ValueRef};
+
+/// One column's values for every row of a relation.
+#[derive(Debug)]
+pub(crate) struct Column {
+    data: ColumnData,
+    nulls: RoaringBitmap,
+}
+
+#[derive(Debug)]
+enum ColumnData {
+    Bool(Vec<bool>),
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Sym(Vec<u32>),
+    Time(Vec<i64>),
+    Str(Arena),
+    Bytes(Arena),
+    Vector { dim: usize, data: Vec<f32> },
+}
+
+/// Variable-length values end to end; `ends[i]` is one past row i's last byte.
+#[derive(Debug, Default)]
+struct Arena {
+    ends: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl Arena {
+    fn push(&mut self, item: &[u8]) {
+        self.bytes.extend_from_slice(item);
+        self.ends.push(self.bytes.len() as u64);
+    }
+
+    fn get(&self, row: usize) -> &[u8] {
+        let start = if row == 0 { 0 } else { self.ends[row - 1] as usize };
+        &self.bytes[start..self.ends[row] as usize]
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.ends.capacity() * 8 + self.bytes.capacity()
+    }
+}
+
+impl Column {
+    pub(crate) fn new(ty: ColumnType) -> Column {
+        let data = match ty {
+            ColumnType::Bool => ColumnData::Bool(Vec::new()),
+            ColumnType::Int => ColumnData::Int(Vec::new()),
+            ColumnType::Float => ColumnData::Float(Vec::new()),
+            ColumnType::Sym => ColumnData::Sym(Vec::new()),
+            ColumnType::Time => ColumnData::Time(Vec::new()),
+            ColumnType::Str => ColumnData::Str(Arena::default()),
+            ColumnType::Bytes => ColumnData::Bytes(Arena::default()),
+            ColumnType::Vector(dim) => ColumnData::Vector {
+                dim: dim as usize,
+                data: Vec::new(),
+            },
+        };
+        Column {
+            data,
+            nulls: RoaringBitmap::new(),
+        }
+    }
+
+    /// Appends a value that the schema has already checked; `row` is the id
+    /// the value gets (the column's current length).
+    pub(crate) fn push(&mut self, row: u32, value: ValueRef<'_>) {
+        if value == ValueRef::Null {
+            self.nulls.insert(row);
+        }
+        match (&mut self.data, value) {
+            (ColumnData::Bool(v), ValueRef::Bool(b)) => v.push(b),
+            (ColumnData::Int(v), ValueRef::Int(i)) => v.push(i),
+            (ColumnData::Float(v), ValueRef::Float(x)) => v.push(x),
+            (ColumnData::Sym(v), ValueRef::Sym(s)) => v.push(s.0),
+            (ColumnData::Time(v), ValueRef::Time(t)) => v.push(t.0),
+            (ColumnData::Str(a), ValueRef::Str(s)) => a.push(s.as_bytes()),
+            (ColumnData::Bytes(a), ValueRef::Bytes(b)) => a.push(b),
+            (ColumnData::Vector { data, .. }, ValueRef::Vector(x)) => data.extend_from_slice(x),
+            // Null (or, defensively, a mismatched value): keep rows aligned.
+            (ColumnData::Bool(v), _) => v.push(false),
+            (ColumnData::Int(v), _) => v.push(0),
+            (ColumnData::Float(v), _) => v.push(0.0),
+            (ColumnData::Sym(v), _) => v.push(u32::MAX),
+            (ColumnData::Time(v), _) => v.push(0),
+            (ColumnData::Str(a) | ColumnData::Bytes(a), _) => a.push(&[]),
+            (ColumnData::Vector { dim, data }, _) => data.extend(std::iter::repeat_n(0.0, *dim)),
+        }
+    }
+
+    /// The value at `row`, borrowed.
+    #[inline]
+    pub(crate) fn get(&self, row: u32) -> ValueRef<'_> {
+        if !self.nulls.is_empty() && self.nulls.contains(row) {
+            return ValueRef::Null;
+        }
+        let i = row as usize;
+        match &self.data {
+            ColumnData::Bool(v) => ValueRef::Bool(v[i]),
+            ColumnData::Int(v) => ValueRef::Int(v[i]),
+            ColumnData::Float(v) => ValueRef::Float(v[i]),
+            ColumnData::Sym(v) => ValueRef::Sym(Symbol(v[i])),
+            ColumnData::Time(v) => ValueRef::Time(crate::time::Timestamp(v[i])),
+            // The arena only ever receives `&str` bytes for Str columns.
+            ColumnData::Str(a) => ValueRef::Str(std::str::from_utf8(a.get(i)).unwrap_or("")),
+            ColumnData::Bytes(a) => ValueRef::Bytes(a.get(i)),
+            ColumnData::Vector { dim, data } => ValueRef::Vector(&data[i * dim..(i + 1) * dim]),
+        }
+    }
+
+    /// Bytes held on the heap, for memory accounting.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let data = match &self.data {
+            ColumnData::Bool(v) => v.capacity(),
+            ColumnData::Int(v) => v.capacity() * 8,
+            ColumnData::Float(v) => v.capacity() * 8,
+            ColumnData::Sym(v) => v.capacity() * 4,
+            ColumnData::Time(v) => v.capacity() * 8,
+            ColumnData::Str(a) | ColumnData::Bytes(a) => a.heap_bytes(),
+            ColumnData::Vector { data, .. } => data.capacity() * 4,
+        };
+        data + self.nulls.serialized_size()
+    }
+}

@@ -1,0 +1,111 @@
+//! The storage layer's one error type.
+//!
+//! Every variant carries enough context to be shown to a user as is: which
+//! relation, which column, what was expected. A rejected write changes
+//! nothing, so callers can report the error and carry on.
+
+use crate::time::Timestamp;
+
+/// Result alias used throughout the storage layer.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong below the language layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A relation was named that the database does not have.
+    #[error("unknown relation `{name}`")]
+    UnknownRelation {
+        /// The name as given.
+        name: String,
+    },
+    /// `create_relation` was called for a name that is taken.
+    #[error("relation `{name}` already exists")]
+    RelationExists {
+        /// The name as given.
+        name: String,
+    },
+    /// A schema that cannot be stored (no columns, duplicate names, ...).
+    #[error("invalid schema for `{relation}`: {reason}")]
+    InvalidSchema {
+        /// The relation being declared.
+        relation: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tuple with the wrong number of values.
+    #[error("relation `{relation}` has {expected} columns, got {got} values")]
+    ArityMismatch {
+        /// The relation written to.
+        relation: String,
+        /// Its arity.
+        expected: usize,
+        /// The number of values supplied.
+        got: usize,
+    },
+    /// A value that does not fit its column's declared type.
+    #[error("column `{relation}.{column}` holds {expected}, got {got}")]
+    TypeMismatch {
+        /// The relation written to.
+        relation: String,
+        /// The column's name.
+        column: String,
+        /// The declared type, as text.
+        expected: String,
+        /// A description of the offending value.
+        got: String,
+    },
+    /// A valid-time interval whose end is not after its start.
+    #[error("empty interval: valid_to {to} is not after valid_from {from}")]
+    EmptyInterval {
+        /// The interval's start.
+        from: Timestamp,
+        /// The interval's end.
+        to: Timestamp,
+    },
+    /// Text that is not an ISO-8601 date or datetime.
+    #[error("`{text}` is not an ISO-8601 date or datetime")]
+    BadTime {
+        /// The text as given.
+        text: String,
+    },
+    /// A hard limit was reached (rows per relation, symbols, ...).
+    #[error("limit reached: {what}")]
+    LimitReached {
+        /// Which limit.
+        what: String,
+    },
+    /// The symbol id is not known to this database.
+    #[error("unknown symbol id {id}")]
+    UnknownSymbol {
+        /// The id as given.
+        id: u32,
+    },
+    /// The underlying sled database failed (I/O, disk full, ...).
+    #[error("storage I/O failed while {context}: {source}")]
+    Io {
+        /// What we were doing.
+        context: &'static str,
+        /// The sled error.
+        #[source]
+        source: sled::Error,
+    },
+    /// Bytes on disk that do not decode or break an invariant.
+    #[error("database is corrupt: {reason}")]
+    Corrupt {
+        /// What was found.
+        reason: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(context: &'static str) -> impl FnOnce(sled::Error) -> Error {
+        move |source| Error::Io { context, source }
+    }
+
+    pub(crate) fn corrupt(reason: impl Into<String>) -> Error {
+        Error::Corrupt {
+            reason: reason.into(),
+        }
+    }
+}

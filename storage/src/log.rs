@@ -1,0 +1,141 @@
+//! The durable commit log on sled.
+//!
+//! One sled key per transaction: the transaction time as a big-endian `u64`
+//! (so sled's key order is commit order), and as value the [`LogEntry`] that
+//! commit made, encoded with postcard. A commit is one `insert` (atomic in
+//! sled) followed by `flush` (fsync) before the call returns, so every
+//! acknowledged commit survives `kill -9` and power loss, and a torn commit
+//! is impossible: the key is there whole or not at all. Opening replays the
+//! entries in order to rebuild relations and indexes in memory.
+//! See `docs/storage-format.md`.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::relation::NewRow;
+use crate::schema::Schema;
+
+/// Bumped whenever the encoding of [`LogEntry`] changes incompatibly.
+pub(crate) const FORMAT_VERSION: u32 = 1;
+
+/// Everything one transaction changed.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct LogEntry {
+    /// Id of the first symbol in `symbols`; must equal the table's size.
+    pub symbols_from: u32,
+    /// Names interned since the previous entry, in id order.
+    pub symbols: Vec<String>,
+    pub change: Change,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Change {
+    /// A new relation; its id is the number of relations before it.
+    CreateRelation(Schema),
+    /// Rows appended and rows withdrawn, all at this entry's tx time.
+    Commit {
+        appends: Vec<Append>,
+        /// `(relation id, row id)` whose `tx_to` becomes this tx time.
+        closes: Vec<(u32, u32)>,
+    },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Append {
+    pub relation: u32,
+    /// Id of `rows[0]`; must equal the relation's row count at replay.
+    pub first_row: u32,
+    pub rows: Vec<NewRow>,
+}
+
+/// How hard a commit pushes its bytes to disk before returning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// fsync before every commit returns (the default).
+    #[default]
+    Sync,
+    /// Return after the write reaches sled's buffers; sled flushes within
+    /// 500 ms. For bulk loads that can be replayed; a crash may lose the
+    /// last half second of commits, never part of one.
+    Buffered,
+}
+
+pub(crate) struct Log {
+    db: sled::Db,
+    entries: sled::Tree,
+    durability: Durability,
+}
+
+impl Log {
+    /// Opens (or creates) the log at `path`, handing every entry to `replay`
+    /// in commit order.
+    pub(crate) fn open(
+        path: &Path,
+        durability: Durability,
+        mut replay: impl FnMut(i64, LogEntry) -> Result<()>,
+    ) -> Result<Log> {
+        let db = sled::Config::new()
+            .path(path)
+            .flush_every_ms(Some(500))
+            .open()
+            .map_err(Error::io("opening the database"))?;
+        let meta = db.open_tree("meta").map_err(Error::io("opening meta"))?;
+        match meta.get("format").map_err(Error::io("reading meta"))? {
+            None => {
+                meta.insert("format", &FORMAT_VERSION.to_be_bytes())
+                    .map_err(Error::io("writing meta"))?;
+            }
+            Some(v) if v.as_ref() == FORMAT_VERSION.to_be_bytes() => {}
+            Some(v) => {
+                return Err(Error::corrupt(format!(
+                    "unsupported format version {:?} (this build reads {FORMAT_VERSION})",
+                    v.as_ref()
+                )));
+            }
+        }
+        let entries = db.open_tree("log").map_err(Error::io("opening the log"))?;
+        for item in entries.iter() {
+            let (key, value) = item.map_err(Error::io("reading the log"))?;
+            let key: [u8; 8] = key
+                .as_ref()
+                .try_into()
+                .map_err(|_| Error::corrupt("log key is not 8 bytes"))?;
+            let tx = u64::from_be_bytes(key) as i64;
+            let entry: LogEntry = postcard::from_bytes(&value)
+                .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
+            replay(tx, entry)?;
+        }
+        Ok(Log {
+            db,
+            entries,
+            durability,
+        })
+    }
+
+    /// Writes one entry; durable on return when the durability is `Sync`.
+    pub(crate) fn append(&self, tx: i64, entry: &LogEntry) -> Result<()> {
+        let bytes = postcard::to_stdvec(entry)
+            .map_err(|e| Error::corrupt(format!("encoding a log entry: {e}")))?;
+        let key = (tx as u64).to_be_bytes();
+        self.entries
+            .insert(key, bytes)
+            .map_err(Error::io("appending to the log"))?;
+        if self.durability == Durability::Sync {
+            self.db.flush().map_err(Error::io("syncing the log"))?;
+        }
+        Ok(())
+    }
+
+    /// Best effort to take back an entry whose sync failed.
+    pub(crate) fn remove(&self, tx: i64) {
+        let _ = self.entries.remove((tx as u64).to_be_bytes());
+    }
+
+    /// Forces everything written so far to disk.
+    pub(crate) fn sync(&self) -> Result<()> {
+        self.db.flush().map_err(Error::io("syncing the log"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,251 @@
+//! One bi-temporal relation in memory: its rows, columns and indexes.
+//!
+//! Rows are append-only and identified by a dense [`RowId`] in commit order,
+//! so transaction-time starts are monotonic in the id: the rows a snapshot at
+//! transaction time `t` can see are a prefix `0..rows_at(t)`. A row's contents
+//! never change; the one mutation is `tx_to`, set once from "open" to the
+//! transaction time that withdrew the row.
+//!
+//! ```text
+//!  valid ▲
+//!  time  │             ┌──────────────── moonshot (row 2, supersedes 1)
+//!  2024-06 ──────────  │
+//!        │  tencent    │ tencent [2021-03, 2024-06)  (row 1: remainder)
+//!  2021-03 ─ (row 0) ──┤
+//!        └─────────────┴───────────────────────────▶ transaction time
+//!                     t2: row 0 closed (tx_to = t2); rows 1, 2 appended
+//! ```
+
+use roaring::RoaringBitmap;
+use rustc_hash::FxHashMap;
+
+use crate::column::Column;
+use crate::schema::Schema;
+use crate::time::{Interval, Timestamp};
+use crate::validity::Validity;
+use crate::value::{IndexKey, Symbol, Value, ValueRef};
+
+/// A row's id within its relation: dense, starting at 0, in commit order.
+pub type RowId = u32;
+
+/// Marks "no row" / "no symbol" in the `u32` link columns.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A row as written by a commit (before it has a transaction time).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct NewRow {
+    pub values: Vec<Value>,
+    pub valid_from: i64,
+    pub valid_to: i64,
+    /// Row id this one supersedes, or [`NONE`].
+    pub supersedes: u32,
+    /// Provenance symbol id, or [`NONE`].
+    pub provenance: u32,
+}
+
+#[derive(Debug)]
+pub(crate) struct Relation {
+    pub(crate) schema: Schema,
+    /// Slot columns: the key columns, or all columns.
+    pub(crate) slot_columns: Vec<usize>,
+    columns: Vec<Column>,
+    valid_from: Vec<i64>,
+    valid_to: Vec<i64>,
+    tx_to: Vec<i64>,
+    supersedes: Vec<u32>,
+    provenance: Vec<u32>,
+    /// `(tx, first row)` for each commit that appended rows, in tx order;
+    /// a row's `tx_from` is the tx of the last commit starting at or before it.
+    commits: Vec<(i64, u32)>,
+    /// Per column: value -> rows holding it. `None` for vector columns.
+    value_index: Vec<Option<FxHashMap<IndexKey, RoaringBitmap>>>,
+    pub(crate) validity: Validity,
+    /// Transaction time of the last commit that changed this relation.
+    pub(crate) last_write_tx: i64,
+}
+
+impl Relation {
+    pub(crate) fn new(schema: Schema) -> Relation {
+        let columns = schema.columns.iter().map(|c| Column::new(c.ty)).collect();
+        let value_index = schema
+            .columns
+            .iter()
+            .map(|c| (!matches!(c.ty, crate::ColumnType::Vector(_))).then(FxHashMap::default))
+            .collect();
+        Relation {
+            slot_columns: schema.slot_columns(),
+            schema,
+            columns,
+            valid_from: Vec::new(),
+            valid_to: Vec::new(),
+            tx_to: Vec::new(),
+            supersedes: Vec::new(),
+            provenance: Vec::new(),
+            commits: Vec::new(),
+            value_index,
+            validity: Validity::default(),
+            last_write_tx: i64::MIN,
+        }
+    }
+
+    /// Number of rows ever appended.
+    pub(crate) fn len(&self) -> u32 {
+        self.valid_from.len() as u32
+    }
+
+    /// Rows visible to a snapshot at transaction time `tx`: `0..rows_at(tx)`.
+    pub(crate) fn rows_at(&self, tx: i64) -> u32 {
+        let c = self.commits.partition_point(|&(t, _)| t <= tx);
+        match self.commits.get(c) {
+            Some(&(_, first)) => first,
+            None => self.len(),
+        }
+    }
+
+    pub(crate) fn tx_from(&self, row: RowId) -> i64 {
+        let c = self.commits.partition_point(|&(_, first)| first <= row);
+        self.commits[c - 1].0
+    }
+
+    #[inline]
+    pub(crate) fn tx_to(&self, row: RowId) -> i64 {
+        self.tx_to[row as usize]
+    }
+
+    #[inline]
+    pub(crate) fn valid(&self, row: RowId) -> Interval {
+        Interval {
+            from: Timestamp(self.valid_from[row as usize]),
+            to: Timestamp(self.valid_to[row as usize]),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn value(&self, row: RowId, column: usize) -> ValueRef<'_> {
+        self.columns[column].get(row)
+    }
+
+    pub(crate) fn supersedes(&self, row: RowId) -> Option<RowId> {
+        let s = self.supersedes[row as usize];
+        (s != NONE).then_some(s)
+    }
+
+    pub(crate) fn provenance(&self, row: RowId) -> Option<Symbol> {
+        let p = self.provenance[row as usize];
+        (p != NONE).then_some(Symbol(p))
+    }
+
+    /// Whether `row` (already known to be `< rows_at(tx)`) is live at
+    /// valid time `valid` and transaction time `tx`.
+    #[inline]
+    pub(crate) fn is_live(&self, row: RowId, valid: i64, tx: i64) -> bool {
+        let r = row as usize;
+        self.valid_from[r] <= valid && valid < self.valid_to[r] && tx < self.tx_to[r]
+    }
+
+    /// Rows holding `value` in `column`, at any time. `None` when the column
+    /// is not indexed.
+    pub(crate) fn rows_with(&self, column: usize, value: ValueRef<'_>) -> Option<&RoaringBitmap> {
+        static EMPTY: std::sync::OnceLock<RoaringBitmap> = std::sync::OnceLock::new();
+        let index = self.value_index.get(column)?.as_ref()?;
+        let key = IndexKey::of(value)?;
+        Some(index.get(&key).unwrap_or_else(|| EMPTY.get_or_init(RoaringBitmap::new)))
+    }
+
+    /// Currently believed rows of the slot that `values` belongs to: the
+    /// intersection of the slot columns' value bitmaps (smallest first),
+    /// restricted to rows whose transaction interval is open.
+    pub(crate) fn live_slot_rows(&self, values: &[Value]) -> Vec<RowId> {
+        let mut bitmaps: Vec<&RoaringBitmap> = Vec::with_capacity(self.slot_columns.len());
+        for &c in &self.slot_columns {
+            if let Some(rows) = self.rows_with(c, values[c].as_ref()) {
+                if rows.is_empty() {
+                    return Vec::new();
+                }
+                bitmaps.push(rows);
+            }
+        }
+        bitmaps.sort_by_key(|b| b.len());
+        let matches = |row: RowId| {
+            self.tx_to[row as usize] == i64::MAX
+                && self
+                    .slot_columns
+                    .iter()
+                    .all(|&c| self.value(row, c) == values[c].as_ref())
+        };
+        match bitmaps.as_slice() {
+            [] => (0..self.len()).filter(|&row| matches(row)).collect(),
+            [only] => only.iter().filter(|&row| matches(row)).collect(),
+            [first, rest @ ..] => {
+                let mut rows = (*first).clone();
+                for b in rest {
+                    rows &= *b;
+                }
+                rows.iter().filter(|&row| matches(row)).collect()
+            }
+        }
+    }
+
+    /// Whether the stored row holds exactly `values`.
+    pub(crate) fn row_equals(&self, row: RowId, values: &[Value]) -> bool {
+        values
+            .iter()
+            .enumerate()
+            .all(|(c, v)| self.value(row, c) == v.as_ref())
+    }
+
+    /// Appends the rows of one commit at transaction time `tx`.
+    pub(crate) fn append(&mut self, tx: i64, rows: &[NewRow]) {
+        if rows.is_empty() {
+            return;
+        }
+        self.commits.push((tx, self.len()));
+        for new in rows {
+            let row = self.len();
+            for (c, value) in new.values.iter().enumerate() {
+                let value = value.as_ref();
+                self.columns[c].push(row, value);
+                if let Some(index) = &mut self.value_index[c] {
+                    if let Some(key) = IndexKey::of(value) {
+                        index.entry(key).or_default().insert(row);
+                    }
+                }
+            }
+            self.valid_from.push(new.valid_from);
+            self.valid_to.push(new.valid_to);
+            self.tx_to.push(i64::MAX);
+            self.supersedes.push(new.supersedes);
+            self.provenance.push(new.provenance);
+            self.validity.on_append(row, new.valid_from, new.valid_to);
+        }
+        self.last_write_tx = tx;
+    }
+
+    /// Withdraws `row` at transaction time `tx`. The caller guarantees the
+    /// row exists and is still open.
+    pub(crate) fn close(&mut self, tx: i64, row: RowId) {
+        debug_assert_eq!(self.tx_to[row as usize], i64::MAX);
+        self.tx_to[row as usize] = tx;
+        self.validity.on_close(row, tx);
+        self.last_write_tx = tx;
+    }
+
+    /// Heap bytes held by rows and indexes (an estimate from capacities).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let rows = self.columns.iter().map(Column::heap_bytes).sum::<usize>()
+            + (self.valid_from.capacity() + self.valid_to.capacity() + self.tx_to.capacity()) * 8
+            + (self.supersedes.capacity() + self.provenance.capacity()) * 4
+            + self.commits.capacity() * 16;
+        let entry = std::mem::size_of::<(IndexKey, RoaringBitmap)>() + 8;
+        let indexes: usize = self
+            .value_index
+            .iter()
+            .flatten()
+            .map(|index| {
+                index.capacity() * entry
+                    + index.values().map(|b| b.serialized_size() + 16).sum::<usize>()
+            })
+            .sum();
+        rows + indexes + self.validity.heap_bytes()
+    }
+}

@@ -1,0 +1,164 @@
+//! Relation schemas: typed columns, and which of them form the functional slot.
+//!
+//! Key columns decide what a new assertion replaces. With keys, the slot is the
+//! key values: `works_at(person key, company)` holds at most one company per
+//! person at any valid instant. Without keys the slot is the whole tuple, so
+//! distinct tuples accumulate and only an identical tuple is merged.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::value::{ColumnType, ValueRef};
+
+/// One column of a relation.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ColumnDef {
+    /// Column name, unique within the relation.
+    pub name: String,
+    /// The type every value must have.
+    pub ty: ColumnType,
+    /// Whether this column is part of the functional slot.
+    pub key: bool,
+    /// Whether `Null` is accepted.
+    pub nullable: bool,
+}
+
+impl ColumnDef {
+    /// A non-key, non-nullable column.
+    pub fn new(name: impl Into<String>, ty: ColumnType) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            ty,
+            key: false,
+            nullable: false,
+        }
+    }
+
+    /// Marks the column as part of the functional slot.
+    pub fn key(mut self) -> ColumnDef {
+        self.key = true;
+        self
+    }
+
+    /// Lets the column hold `Null`.
+    pub fn nullable(mut self) -> ColumnDef {
+        self.nullable = true;
+        self
+    }
+}
+
+/// A relation's name and columns.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Schema {
+    /// Relation name, unique in the database.
+    pub name: String,
+    /// Columns in positional order.
+    pub columns: Vec<ColumnDef>,
+}
+
+/// Upper bound on columns per relation; keeps row encodings and error
+/// messages bounded.
+pub const MAX_COLUMNS: usize = 64;
+
+impl Schema {
+    /// A schema from a name and its columns.
+    pub fn new(name: impl Into<String>, columns: Vec<ColumnDef>) -> Schema {
+        Schema {
+            name: name.into(),
+            columns,
+        }
+    }
+
+    /// Number of columns.
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Whether the relation has key columns (a functional slot).
+    pub fn is_functional(&self) -> bool {
+        self.columns.iter().any(|c| c.key)
+    }
+
+    /// Positions of the columns that identify a slot: the key columns, or all
+    /// columns when there are none.
+    pub fn slot_columns(&self) -> Vec<usize> {
+        let keys: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].key)
+            .collect();
+        if keys.is_empty() {
+            (0..self.columns.len()).collect()
+        } else {
+            keys
+        }
+    }
+
+    /// Position of the column called `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        let bad = |reason: String| Error::InvalidSchema {
+            relation: self.name.clone(),
+            reason,
+        };
+        if !is_identifier(&self.name) {
+            return Err(bad("the name must be a letter followed by letters, digits or `_`".into()));
+        }
+        if self.columns.is_empty() {
+            return Err(bad("a relation needs at least one column".into()));
+        }
+        if self.columns.len() > MAX_COLUMNS {
+            return Err(bad(format!("at most {MAX_COLUMNS} columns")));
+        }
+        for (i, col) in self.columns.iter().enumerate() {
+            if !is_identifier(&col.name) {
+                return Err(bad(format!("column name `{}` is not an identifier", col.name)));
+            }
+            if self.columns[..i].iter().any(|c| c.name == col.name) {
+                return Err(bad(format!("column `{}` appears twice", col.name)));
+            }
+            if matches!(col.ty, ColumnType::Vector(0)) {
+                return Err(bad(format!("vector column `{}` needs a dimension > 0", col.name)));
+            }
+            if col.key && matches!(col.ty, ColumnType::Vector(_)) {
+                return Err(bad(format!("vector column `{}` cannot be a key", col.name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a tuple against the schema; the first offending column is reported.
+    pub(crate) fn check_tuple<'a>(&self, values: impl ExactSizeIterator<Item = ValueRef<'a>>) -> Result<()> {
+        if values.len() != self.columns.len() {
+            return Err(Error::ArityMismatch {
+                relation: self.name.clone(),
+                expected: self.columns.len(),
+                got: values.len(),
+            });
+        }
+        for (value, col) in values.zip(&self.columns) {
+            let ok = value.fits(col.ty) || (col.nullable && value == ValueRef::Null);
+            if !ok {
+                return Err(Error::TypeMismatch {
+                    relation: self.name.clone(),
+                    column: col.name.clone(),
+                    expected: if col.nullable {
+                        format!("{} or null", col.ty)
+                    } else {
+                        col.ty.to_string()
+                    },
+                    got: value.describe(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && s.len() <= 128
+}

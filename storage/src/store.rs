@@ -1,0 +1,294 @@
+//! `Store`: the database handle that ties relations, symbols and the log.
+//!
+//! Concurrency: one writer at a time (the `writer` mutex, held by a
+//! [`WriteTxn`] for its whole life) and any number of readers. The in-memory
+//! state sits behind a read-write lock that the writer takes only to apply an
+//! already-durable commit (microseconds), and that readers take per chunk of
+//! rows. Readers see a consistent snapshot without holding the lock across a
+//! query, because what a snapshot at transaction time `t` can see never
+//! changes: rows are append-only and `tx_to` only moves from open to a time
+//! later than `t`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::log::{Change, Durability, Log, LogEntry};
+use crate::relation::Relation;
+use crate::schema::Schema;
+use crate::snapshot::Snapshot;
+use crate::symbols::Interner;
+use crate::time::Timestamp;
+use crate::txn::WriteTxn;
+use crate::value::Symbol;
+
+/// A relation's id in its database: dense, in creation order, stable.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct RelationId(pub u32);
+
+/// An open database. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) state: RwLock<State>,
+    pub(crate) symbols: RwLock<Interner>,
+    pub(crate) writer: Mutex<WriterState>,
+    pub(crate) log: Option<Log>,
+    path: Option<PathBuf>,
+}
+
+pub(crate) struct State {
+    pub(crate) relations: Vec<Relation>,
+    by_name: FxHashMap<String, u32>,
+    /// Transaction time of the last applied commit.
+    pub(crate) last_tx: i64,
+}
+
+pub(crate) struct WriterState {
+    pub(crate) last_tx: i64,
+    /// Symbols with ids below this are in the log.
+    pub(crate) persisted_symbols: u32,
+    /// Set when a log write failed midway: memory and disk may disagree, so
+    /// further writes are refused until the database is reopened.
+    pub(crate) poisoned: bool,
+}
+
+/// Options for [`Store::open_with`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// What a commit waits for before it returns.
+    pub durability: Durability,
+}
+
+impl State {
+    pub(crate) fn relation(&self, id: RelationId) -> Result<&Relation> {
+        self.relations
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::UnknownRelation {
+                name: format!("#{}", id.0),
+            })
+    }
+
+    fn apply(&mut self, tx: i64, change: &Change) -> Result<()> {
+        match change {
+            Change::CreateRelation(schema) => {
+                let id = self.relations.len() as u32;
+                self.by_name.insert(schema.name.clone(), id);
+                self.relations.push(Relation::new(schema.clone()));
+            }
+            Change::Commit { appends, closes } => {
+                for append in appends {
+                    let rel = self
+                        .relations
+                        .get_mut(append.relation as usize)
+                        .ok_or_else(|| Error::corrupt(format!("append to unknown relation #{}", append.relation)))?;
+                    if rel.len() != append.first_row {
+                        return Err(Error::corrupt(format!(
+                            "relation `{}` has {} rows but tx {tx} appends at row {}",
+                            rel.schema.name,
+                            rel.len(),
+                            append.first_row
+                        )));
+                    }
+                    rel.append(tx, &append.rows);
+                }
+                for &(relation, row) in closes {
+                    let rel = self
+                        .relations
+                        .get_mut(relation as usize)
+                        .ok_or_else(|| Error::corrupt(format!("close in unknown relation #{relation}")))?;
+                    if row >= rel.len() || rel.tx_to(row) != i64::MAX {
+                        return Err(Error::corrupt(format!(
+                            "tx {tx} closes row {row} of `{}`, which is missing or already closed",
+                            rel.schema.name
+                        )));
+                    }
+                    rel.close(tx, row);
+                }
+            }
+        }
+        self.last_tx = tx;
+        Ok(())
+    }
+}
+
+impl Store {
+    /// A database that lives only in memory: same semantics, no durability.
+    /// For tests, benchmarks and scratch work.
+    pub fn in_memory() -> Store {
+        Store::from_parts(None, None, State::empty(), Interner::default())
+    }
+
+    /// Opens the database in directory `path`, creating it if needed, with
+    /// every commit synced to disk before it returns.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with(path, Options::default())
+    }
+
+    /// Opens with explicit [`Options`].
+    pub fn open_with(path: impl AsRef<Path>, options: Options) -> Result<Store> {
+        let path = path.as_ref();
+        let mut state = State::empty();
+        let mut symbols = Interner::default();
+        let log = Log::open(path, options.durability, |tx, entry| {
+            if entry.symbols_from != symbols.len() {
+                return Err(Error::corrupt(format!(
+                    "tx {tx} adds symbols from id {} but the table has {}",
+                    entry.symbols_from,
+                    symbols.len()
+                )));
+            }
+            for name in &entry.symbols {
+                symbols.intern(name)?;
+            }
+            if tx <= state.last_tx {
+                return Err(Error::corrupt(format!("tx {tx} is not after {}", state.last_tx)));
+            }
+            state.apply(tx, &entry.change)
+        })?;
+        Ok(Store::from_parts(Some(log), Some(path.to_path_buf()), state, symbols))
+    }
+
+    fn from_parts(log: Option<Log>, path: Option<PathBuf>, state: State, symbols: Interner) -> Store {
+        let writer = WriterState {
+            last_tx: state.last_tx,
+            persisted_symbols: symbols.len(),
+            poisoned: false,
+        };
+        Store {
+            inner: Arc::new(Inner {
+                state: RwLock::new(state),
+                symbols: RwLock::new(symbols),
+                writer: Mutex::new(writer),
+                log,
+                path,
+            }),
+        }
+    }
+
+    /// The directory this database lives in; `None` when in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// Declares a new relation, durably, in a transaction of its own.
+    pub fn create_relation(&self, schema: Schema) -> Result<RelationId> {
+        schema.validate()?;
+        let mut writer = self.inner.writer.lock();
+        let id = {
+            let state = self.inner.state.read();
+            if state.by_name.contains_key(&schema.name) {
+                return Err(Error::RelationExists { name: schema.name });
+            }
+            RelationId(state.relations.len() as u32)
+        };
+        self.commit_change(&mut writer, Change::CreateRelation(schema))?;
+        Ok(id)
+    }
+
+    /// Starts a write transaction. Blocks while another one is open.
+    pub fn begin(&self) -> WriteTxn<'_> {
+        WriteTxn::new(self, self.inner.writer.lock())
+    }
+
+    /// A consistent read view at the latest committed transaction time, with
+    /// "now" on the valid axis fixed to the wall clock at this call.
+    pub fn snapshot(&self) -> Snapshot {
+        let tx = self.inner.state.read().last_tx;
+        Snapshot::new(self.clone(), tx, Timestamp::now().0)
+    }
+
+    /// The id of relation `name`.
+    pub fn relation_id(&self, name: &str) -> Result<RelationId> {
+        self.inner
+            .state
+            .read()
+            .by_name
+            .get(name)
+            .map(|&id| RelationId(id))
+            .ok_or_else(|| Error::UnknownRelation { name: name.to_string() })
+    }
+
+    /// The schema of a relation.
+    pub fn schema(&self, id: RelationId) -> Result<Schema> {
+        Ok(self.inner.state.read().relation(id)?.schema.clone())
+    }
+
+    /// Every relation's schema, in creation order.
+    pub fn relations(&self) -> Vec<Schema> {
+        let state = self.inner.state.read();
+        state.relations.iter().map(|r| r.schema.clone()).collect()
+    }
+
+    /// The symbol for `name`, if it was ever interned. Never creates one.
+    pub fn symbol(&self, name: &str) -> Option<Symbol> {
+        self.inner.symbols.read().get(name)
+    }
+
+    /// The name of a symbol.
+    pub fn symbol_name(&self, sym: Symbol) -> Result<Arc<str>> {
+        self.inner.symbols.read().name(sym)
+    }
+
+    /// Forces every commit so far to disk (useful after `Buffered` writes).
+    pub fn sync(&self) -> Result<()> {
+        match &self.inner.log {
+            Some(log) => log.sync(),
+            None => Ok(()),
+        }
+    }
+
+    /// Estimated heap bytes held by rows, indexes and symbols.
+    pub fn heap_bytes(&self) -> usize {
+        let state = self.inner.state.read();
+        state.relations.iter().map(Relation::heap_bytes).sum::<usize>()
+            + self.inner.symbols.read().heap_bytes()
+    }
+
+    /// Makes `change` durable under a fresh transaction time, then applies it.
+    /// The caller holds the writer lock and has validated `change`.
+    pub(crate) fn commit_change(&self, writer: &mut WriterState, change: Change) -> Result<Timestamp> {
+        if writer.poisoned {
+            return Err(Error::corrupt(
+                "an earlier write failed to reach disk; reopen the database",
+            ));
+        }
+        let tx = Timestamp::now().0.max(writer.last_tx + 1);
+        let (symbols_from, symbols) = {
+            let table = self.inner.symbols.read();
+            (writer.persisted_symbols, table.names_from(writer.persisted_symbols))
+        };
+        let entry = LogEntry {
+            symbols_from,
+            symbols,
+            change,
+        };
+        if let Some(log) = &self.inner.log {
+            if let Err(e) = log.append(tx, &entry) {
+                log.remove(tx);
+                writer.poisoned = true;
+                return Err(e);
+            }
+        }
+        writer.persisted_symbols += entry.symbols.len() as u32;
+        writer.last_tx = tx;
+        self.inner.state.write().apply(tx, &entry.change)?;
+        Ok(Timestamp(tx))
+    }
+}
+
+impl State {
+    fn empty() -> State {
+        State {
+            relations: Vec::new(),
+            by_name: FxHashMap::default(),
+            last_tx: 0,
+        }
+    }
+}

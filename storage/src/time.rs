@@ -1,0 +1,182 @@
+//! Points and intervals on the two time axes.
+//!
+//! One representation everywhere: UTC microseconds since the Unix epoch in an
+//! `i64`. Valid time and transaction time share it, so a row's four bounds are
+//! directly comparable and a query can say "as of the moment we learned this".
+//! Intervals are half-open, `[from, to)`, and `Timestamp::MAX` stands for
+//! "until further notice" (open-ended).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A point on either time axis: UTC microseconds since 1970-01-01T00:00:00Z.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    /// The earliest representable point; "since forever" for a valid interval.
+    pub const MIN: Timestamp = Timestamp(i64::MIN);
+    /// "Until further notice": the open end of an interval.
+    pub const MAX: Timestamp = Timestamp(i64::MAX);
+
+    /// The wall clock now. Used for "now" on the valid axis and to seed
+    /// transaction times.
+    pub fn now() -> Timestamp {
+        let micros = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros() as i64)
+            .unwrap_or(0);
+        Timestamp(micros)
+    }
+
+    /// Microseconds since the epoch.
+    pub fn micros(self) -> i64 {
+        self.0
+    }
+
+    /// Parses an ISO-8601 date (`2021-03-01`, midnight UTC) or datetime
+    /// (`2021-03-01T09:30:00Z`, `2021-03-01 09:30`, offsets allowed).
+    pub fn parse(text: &str) -> Result<Timestamp> {
+        let text = text.trim();
+        let bad = || Error::BadTime {
+            text: text.to_string(),
+        };
+        if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+            return Ok(Timestamp(ts.as_microsecond()));
+        }
+        if let Ok(dt) = text.parse::<jiff::civil::DateTime>() {
+            let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).map_err(|_| bad())?;
+            return Ok(Timestamp(ts.as_microsecond()));
+        }
+        if let Ok(date) = text.parse::<jiff::civil::Date>() {
+            let ts = jiff::tz::TimeZone::UTC
+                .to_timestamp(date.to_datetime(jiff::civil::Time::midnight()))
+                .map_err(|_| bad())?;
+            return Ok(Timestamp(ts.as_microsecond()));
+        }
+        Err(bad())
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Timestamp::MIN => f.write_str("-inf"),
+            Timestamp::MAX => f.write_str("inf"),
+            Timestamp(us) => match jiff::Timestamp::from_microsecond(us) {
+                Ok(ts) if us % 86_400_000_000 == 0 => {
+                    write!(f, "{}", jiff::tz::TimeZone::UTC.to_datetime(ts).date())
+                }
+                Ok(ts) => write!(f, "{ts}"),
+                Err(_) => write!(f, "@{us}us"),
+            },
+        }
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// A half-open interval `[from, to)` on one time axis.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Interval {
+    /// First instant inside the interval.
+    pub from: Timestamp,
+    /// First instant after the interval; `Timestamp::MAX` when open-ended.
+    pub to: Timestamp,
+}
+
+impl Interval {
+    /// All of time: the default validity when a fact has no stated start.
+    pub const ALWAYS: Interval = Interval {
+        from: Timestamp::MIN,
+        to: Timestamp::MAX,
+    };
+
+    /// `[from, to)`; rejects an empty or inverted interval so that no row can
+    /// ever hold one.
+    pub fn new(from: Timestamp, to: Timestamp) -> Result<Interval> {
+        if from >= to {
+            return Err(Error::EmptyInterval { from, to });
+        }
+        Ok(Interval { from, to })
+    }
+
+    /// `[from, ∞)`: true from this instant until further notice.
+    pub fn starting(from: Timestamp) -> Interval {
+        Interval {
+            from,
+            to: Timestamp::MAX,
+        }
+    }
+
+    /// Whether `t` lies inside.
+    #[inline]
+    pub fn contains(&self, t: Timestamp) -> bool {
+        self.from <= t && t < self.to
+    }
+
+    /// Whether the two intervals share at least one instant.
+    #[inline]
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.from < other.to && other.from < self.to
+    }
+
+    /// Whether `other` lies entirely inside `self`.
+    #[inline]
+    pub fn covers(&self, other: &Interval) -> bool {
+        self.from <= other.from && other.to <= self.to
+    }
+
+    /// Whether the interval is still open (`to` is infinite).
+    pub fn is_open(&self) -> bool {
+        self.to == Timestamp::MAX
+    }
+}
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.from, self.to)
+    }
+}
+
+impl fmt::Debug for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_dates_and_datetimes_as_utc_micros() {
+        let d = Timestamp::parse("2021-03-01").expect("date");
+        assert_eq!(d.0, 1_614_556_800_000_000);
+        let dt = Timestamp::parse("2021-03-01T00:00:01Z").expect("datetime");
+        assert_eq!(dt.0, d.0 + 1_000_000);
+        let civil = Timestamp::parse("2021-03-01 00:00:01").expect("civil");
+        assert_eq!(civil, dt);
+        assert!(Timestamp::parse("yesterday").is_err());
+        assert_eq!(d.to_string(), "2021-03-01");
+    }
+
+    #[test]
+    fn intervals_are_half_open_and_never_empty() {
+        let a = Timestamp(10);
+        let b = Timestamp(20);
+        let i = Interval::new(a, b).expect("valid");
+        assert!(i.contains(a) && !i.contains(b));
+        assert!(Interval::new(b, a).is_err());
+        assert!(Interval::new(a, a).is_err());
+        assert!(i.overlaps(&Interval::starting(Timestamp(19))));
+        assert!(!i.overlaps(&Interval::starting(b)));
+    }
+}
