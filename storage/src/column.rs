@@ -42,7 +42,11 @@ impl Arena {
     }
 
     fn get(&self, row: usize) -> &[u8] {
-        let start = if row == 0 { 0 } else { self.ends[row - 1] as usize };
+        let start = if row == 0 {
+            0
+        } else {
+            self.ends[row - 1] as usize
+        };
         &self.bytes[start..self.ends[row] as usize]
     }
 

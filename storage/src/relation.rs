@@ -149,7 +149,11 @@ impl Relation {
         static EMPTY: std::sync::OnceLock<RoaringBitmap> = std::sync::OnceLock::new();
         let index = self.value_index.get(column)?.as_ref()?;
         let key = IndexKey::of(value)?;
-        Some(index.get(&key).unwrap_or_else(|| EMPTY.get_or_init(RoaringBitmap::new)))
+        Some(
+            index
+                .get(&key)
+                .unwrap_or_else(|| EMPTY.get_or_init(RoaringBitmap::new)),
+        )
     }
 
     /// Currently believed rows of the slot that `values` belongs to: the
@@ -243,7 +247,10 @@ impl Relation {
             .flatten()
             .map(|index| {
                 index.capacity() * entry
-                    + index.values().map(|b| b.serialized_size() + 16).sum::<usize>()
+                    + index
+                        .values()
+                        .map(|b| b.serialized_size() + 16)
+                        .sum::<usize>()
             })
             .sum();
         rows + indexes + self.validity.heap_bytes()

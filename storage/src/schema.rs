@@ -103,7 +103,9 @@ impl Schema {
             reason,
         };
         if !is_identifier(&self.name) {
-            return Err(bad("the name must be a letter followed by letters, digits or `_`".into()));
+            return Err(bad(
+                "the name must be a letter followed by letters, digits or `_`".into(),
+            ));
         }
         if self.columns.is_empty() {
             return Err(bad("a relation needs at least one column".into()));
@@ -113,13 +115,19 @@ impl Schema {
         }
         for (i, col) in self.columns.iter().enumerate() {
             if !is_identifier(&col.name) {
-                return Err(bad(format!("column name `{}` is not an identifier", col.name)));
+                return Err(bad(format!(
+                    "column name `{}` is not an identifier",
+                    col.name
+                )));
             }
             if self.columns[..i].iter().any(|c| c.name == col.name) {
                 return Err(bad(format!("column `{}` appears twice", col.name)));
             }
             if matches!(col.ty, ColumnType::Vector(0)) {
-                return Err(bad(format!("vector column `{}` needs a dimension > 0", col.name)));
+                return Err(bad(format!(
+                    "vector column `{}` needs a dimension > 0",
+                    col.name
+                )));
             }
             if col.key && matches!(col.ty, ColumnType::Vector(_)) {
                 return Err(bad(format!("vector column `{}` cannot be a key", col.name)));
@@ -129,7 +137,10 @@ impl Schema {
     }
 
     /// Checks a tuple against the schema; the first offending column is reported.
-    pub(crate) fn check_tuple<'a>(&self, values: impl ExactSizeIterator<Item = ValueRef<'a>>) -> Result<()> {
+    pub(crate) fn check_tuple<'a>(
+        &self,
+        values: impl ExactSizeIterator<Item = ValueRef<'a>>,
+    ) -> Result<()> {
         if values.len() != self.columns.len() {
             return Err(Error::ArityMismatch {
                 relation: self.name.clone(),

@@ -87,7 +87,12 @@ impl State {
                     let rel = self
                         .relations
                         .get_mut(append.relation as usize)
-                        .ok_or_else(|| Error::corrupt(format!("append to unknown relation #{}", append.relation)))?;
+                        .ok_or_else(|| {
+                            Error::corrupt(format!(
+                                "append to unknown relation #{}",
+                                append.relation
+                            ))
+                        })?;
                     if rel.len() != append.first_row {
                         return Err(Error::corrupt(format!(
                             "relation `{}` has {} rows but tx {tx} appends at row {}",
@@ -99,10 +104,9 @@ impl State {
                     rel.append(tx, &append.rows);
                 }
                 for &(relation, row) in closes {
-                    let rel = self
-                        .relations
-                        .get_mut(relation as usize)
-                        .ok_or_else(|| Error::corrupt(format!("close in unknown relation #{relation}")))?;
+                    let rel = self.relations.get_mut(relation as usize).ok_or_else(|| {
+                        Error::corrupt(format!("close in unknown relation #{relation}"))
+                    })?;
                     if row >= rel.len() || rel.tx_to(row) != i64::MAX {
                         return Err(Error::corrupt(format!(
                             "tx {tx} closes row {row} of `{}`, which is missing or already closed",
@@ -148,14 +152,27 @@ impl Store {
                 symbols.intern(name)?;
             }
             if tx <= state.last_tx {
-                return Err(Error::corrupt(format!("tx {tx} is not after {}", state.last_tx)));
+                return Err(Error::corrupt(format!(
+                    "tx {tx} is not after {}",
+                    state.last_tx
+                )));
             }
             state.apply(tx, &entry.change)
         })?;
-        Ok(Store::from_parts(Some(log), Some(path.to_path_buf()), state, symbols))
+        Ok(Store::from_parts(
+            Some(log),
+            Some(path.to_path_buf()),
+            state,
+            symbols,
+        ))
     }
 
-    fn from_parts(log: Option<Log>, path: Option<PathBuf>, state: State, symbols: Interner) -> Store {
+    fn from_parts(
+        log: Option<Log>,
+        path: Option<PathBuf>,
+        state: State,
+        symbols: Interner,
+    ) -> Store {
         let writer = WriterState {
             last_tx: state.last_tx,
             persisted_symbols: symbols.len(),
@@ -212,7 +229,9 @@ impl Store {
             .by_name
             .get(name)
             .map(|&id| RelationId(id))
-            .ok_or_else(|| Error::UnknownRelation { name: name.to_string() })
+            .ok_or_else(|| Error::UnknownRelation {
+                name: name.to_string(),
+            })
     }
 
     /// The schema of a relation.
@@ -247,13 +266,21 @@ impl Store {
     /// Estimated heap bytes held by rows, indexes and symbols.
     pub fn heap_bytes(&self) -> usize {
         let state = self.inner.state.read();
-        state.relations.iter().map(Relation::heap_bytes).sum::<usize>()
+        state
+            .relations
+            .iter()
+            .map(Relation::heap_bytes)
+            .sum::<usize>()
             + self.inner.symbols.read().heap_bytes()
     }
 
     /// Makes `change` durable under a fresh transaction time, then applies it.
     /// The caller holds the writer lock and has validated `change`.
-    pub(crate) fn commit_change(&self, writer: &mut WriterState, change: Change) -> Result<Timestamp> {
+    pub(crate) fn commit_change(
+        &self,
+        writer: &mut WriterState,
+        change: Change,
+    ) -> Result<Timestamp> {
         if writer.poisoned {
             return Err(Error::corrupt(
                 "an earlier write failed to reach disk; reopen the database",
@@ -262,7 +289,10 @@ impl Store {
         let tx = Timestamp::now().0.max(writer.last_tx + 1);
         let (symbols_from, symbols) = {
             let table = self.inner.symbols.read();
-            (writer.persisted_symbols, table.names_from(writer.persisted_symbols))
+            (
+                writer.persisted_symbols,
+                table.names_from(writer.persisted_symbols),
+            )
         };
         let entry = LogEntry {
             symbols_from,

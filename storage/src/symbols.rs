@@ -60,7 +60,10 @@ impl Interner {
 
     /// Names with ids `from..`, for the log.
     pub(crate) fn names_from(&self, from: u32) -> Vec<String> {
-        self.names[from as usize..].iter().map(|n| n.to_string()).collect()
+        self.names[from as usize..]
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {

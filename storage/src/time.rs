@@ -48,7 +48,9 @@ impl Timestamp {
             return Ok(Timestamp(ts.as_microsecond()));
         }
         if let Ok(dt) = text.parse::<jiff::civil::DateTime>() {
-            let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).map_err(|_| bad())?;
+            let ts = jiff::tz::TimeZone::UTC
+                .to_timestamp(dt)
+                .map_err(|_| bad())?;
             return Ok(Timestamp(ts.as_microsecond()));
         }
         if let Ok(date) = text.parse::<jiff::civil::Date>() {

@@ -174,7 +174,11 @@ mod tests {
         // Interleave in-order and back-dated times to force splits and
         // insertions into earlier segments.
         for row in 0..n {
-            let t = if row % 7 == 0 { (row / 3) as i64 } else { row as i64 };
+            let t = if row % 7 == 0 {
+                (row / 3) as i64
+            } else {
+                row as i64
+            };
             index.insert(t, row);
         }
         assert!(index.segments.len() > 2, "expected splits");
@@ -182,7 +186,11 @@ mod tests {
             let got = index.upto(probe);
             let expected = (0..n)
                 .filter(|&row| {
-                    let t = if row % 7 == 0 { (row / 3) as i64 } else { row as i64 };
+                    let t = if row % 7 == 0 {
+                        (row / 3) as i64
+                    } else {
+                        row as i64
+                    };
                     t <= probe
                 })
                 .count() as u64;

@@ -137,7 +137,9 @@ impl<'s> WriteTxn<'s> {
         }
         let state = self.store.inner.state.read();
         let relation = state.relation(rel)?;
-        relation.schema.check_tuple(values.iter().map(Value::as_ref))?;
+        relation
+            .schema
+            .check_tuple(values.iter().map(Value::as_ref))?;
         let symbols = self.store.inner.symbols.read();
         for value in values {
             if let Value::Sym(sym) = value {
@@ -253,7 +255,11 @@ impl<'a> Planner<'a> {
             .collect();
         let slot = &relation.slot_columns;
         let key = (rel.0, slot_hash(slot, values));
-        for &i in self.pending_by_slot.get(&key).map_or(&[][..], Vec::as_slice) {
+        for &i in self
+            .pending_by_slot
+            .get(&key)
+            .map_or(&[][..], Vec::as_slice)
+        {
             let p = &self.pending[i];
             if !p.dropped && slot.iter().all(|&c| p.values[c] == values[c]) {
                 out.push(Candidate {
@@ -276,7 +282,9 @@ impl<'a> Planner<'a> {
         Ok(match target {
             Target::Stored(row) => {
                 let r = self.relation(rel)?;
-                let values = (0..r.schema.arity()).map(|c| r.value(row, c).to_owned()).collect();
+                let values = (0..r.schema.arity())
+                    .map(|c| r.value(row, c).to_owned())
+                    .collect();
                 let provenance = r.provenance(row).map_or(NONE, |s| s.0);
                 (values, r.supersedes(row).map(Target::Stored), provenance)
             }
@@ -322,9 +330,18 @@ impl<'a> Planner<'a> {
         Ok(Target::Pending(self.pending.len() - 1))
     }
 
-    fn assert(&mut self, rel: RelationId, values: &[Value], valid: Interval, provenance: u32) -> Result<()> {
+    fn assert(
+        &mut self,
+        rel: RelationId,
+        values: &[Value],
+        valid: Interval,
+        provenance: u32,
+    ) -> Result<()> {
         let candidates = self.candidates(rel, values)?;
-        if candidates.iter().any(|c| c.same_values && c.valid.covers(&valid)) {
+        if candidates
+            .iter()
+            .any(|c| c.same_values && c.valid.covers(&valid))
+        {
             return Ok(());
         }
         let mut span = valid;
@@ -365,7 +382,10 @@ impl<'a> Planner<'a> {
 
     fn retract(&mut self, rel: RelationId, values: &[Value], valid: Interval) -> Result<()> {
         let candidates = self.candidates(rel, values)?;
-        for c in candidates.iter().filter(|c| c.same_values && c.valid.overlaps(&valid)) {
+        for c in candidates
+            .iter()
+            .filter(|c| c.same_values && c.valid.overlaps(&valid))
+        {
             let (old_values, link, provenance) = self.carry(rel, c.target)?;
             self.withdraw(rel, c.target);
             if c.valid.from < valid.from {

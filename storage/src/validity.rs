@@ -72,7 +72,13 @@ impl Validity {
 
     /// Rows live at `(valid, tx)`. `visible` is the relation's row count at
     /// `tx`, and `latest` says no commit after `tx` touched the relation.
-    pub(crate) fn live(&self, valid: i64, tx: i64, visible: u32, latest: bool) -> Arc<RoaringBitmap> {
+    pub(crate) fn live(
+        &self,
+        valid: i64,
+        tx: i64,
+        visible: u32,
+        latest: bool,
+    ) -> Arc<RoaringBitmap> {
         if latest {
             if let Some(cache) = self.now.lock().as_ref() {
                 if cache.valid_at <= valid && valid < cache.horizon {

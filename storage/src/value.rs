@@ -170,7 +170,9 @@ impl ValueRef<'_> {
             ValueRef::Bool(b) => format!("bool {b}"),
             ValueRef::Int(i) => format!("int {i}"),
             ValueRef::Float(x) => format!("float {x}"),
-            ValueRef::Str(s) if s.len() > 40 => format!("str {:?}...", &s[..s.floor_char_boundary(40)]),
+            ValueRef::Str(s) if s.len() > 40 => {
+                format!("str {:?}...", &s[..s.floor_char_boundary(40)])
+            }
             ValueRef::Str(s) => format!("str {s:?}"),
             ValueRef::Sym(s) => format!("sym {s:?}"),
             ValueRef::Bytes(b) => format!("bytes[{}]", b.len()),

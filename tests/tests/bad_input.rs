@@ -30,8 +30,13 @@ fn every_bad_write_is_a_typed_error_and_changes_nothing() {
     let mut txn = store.begin();
     let alice = txn.symbol("alice").expect("sym");
     let acme = txn.symbol("acme").expect("sym");
-    txn.assert(rel, vec![Value::Sym(alice), Value::Sym(acme), Value::Null], Interval::ALWAYS, None)
-        .expect("good row");
+    txn.assert(
+        rel,
+        vec![Value::Sym(alice), Value::Sym(acme), Value::Null],
+        Interval::ALWAYS,
+        None,
+    )
+    .expect("good row");
     let before = txn.commit().expect("commit").tx;
 
     let mut txn = store.begin();
@@ -40,46 +45,103 @@ fn every_bad_write_is_a_typed_error_and_changes_nothing() {
     let err = txn
         .assert(rel, vec![Value::Sym(alice)], Interval::ALWAYS, None)
         .expect_err("wrong arity");
-    assert!(matches!(err, Error::ArityMismatch { expected: 3, got: 1, .. }), "{err}");
-    assert_eq!(err.to_string(), "relation `works_at` has 3 columns, got 1 values");
+    assert!(
+        matches!(
+            err,
+            Error::ArityMismatch {
+                expected: 3,
+                got: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "relation `works_at` has 3 columns, got 1 values"
+    );
 
     let err = txn
-        .assert(rel, vec![Value::Sym(alice), Value::Int(7), Value::Null], Interval::ALWAYS, None)
+        .assert(
+            rel,
+            vec![Value::Sym(alice), Value::Int(7), Value::Null],
+            Interval::ALWAYS,
+            None,
+        )
         .expect_err("wrong type");
     assert!(matches!(err, Error::TypeMismatch { .. }), "{err}");
-    assert_eq!(err.to_string(), "column `works_at.company` holds sym, got int 7");
+    assert_eq!(
+        err.to_string(),
+        "column `works_at.company` holds sym, got int 7"
+    );
 
     let err = txn
-        .assert(rel, vec![Value::Null, Value::Sym(acme), Value::Null], Interval::ALWAYS, None)
+        .assert(
+            rel,
+            vec![Value::Null, Value::Sym(acme), Value::Null],
+            Interval::ALWAYS,
+            None,
+        )
         .expect_err("null in a non-nullable column");
     assert!(matches!(err, Error::TypeMismatch { .. }), "{err}");
 
     let err = txn
-        .assert(rel, vec![Value::Sym(alice), Value::Sym(acme), Value::str("x")], Interval::ALWAYS, None)
+        .assert(
+            rel,
+            vec![Value::Sym(alice), Value::Sym(acme), Value::str("x")],
+            Interval::ALWAYS,
+            None,
+        )
         .expect_err("str in a time column");
-    assert_eq!(err.to_string(), "column `works_at.since` holds time or null, got str \"x\"");
+    assert_eq!(
+        err.to_string(),
+        "column `works_at.since` holds time or null, got str \"x\""
+    );
 
-    let inverted = Interval { from: day("2024-01-01"), to: day("2023-01-01") };
-    let err = txn.assert(rel, good(), inverted, None).expect_err("inverted interval");
+    let inverted = Interval {
+        from: day("2024-01-01"),
+        to: day("2023-01-01"),
+    };
+    let err = txn
+        .assert(rel, good(), inverted, None)
+        .expect_err("inverted interval");
     assert!(matches!(err, Error::EmptyInterval { .. }), "{err}");
-    assert_eq!(err.to_string(), "empty interval: valid_to 2023-01-01 is not after valid_from 2024-01-01");
+    assert_eq!(
+        err.to_string(),
+        "empty interval: valid_to 2023-01-01 is not after valid_from 2024-01-01"
+    );
     assert!(Interval::new(day("2024-01-01"), day("2023-01-01")).is_err());
-    let err = txn.retract(rel, good(), inverted).expect_err("inverted retract");
+    let err = txn
+        .retract(rel, good(), inverted)
+        .expect_err("inverted retract");
     assert!(matches!(err, Error::EmptyInterval { .. }), "{err}");
 
-    let err = txn.assert(RelationId(99), good(), Interval::ALWAYS, None).expect_err("unknown relation id");
+    let err = txn
+        .assert(RelationId(99), good(), Interval::ALWAYS, None)
+        .expect_err("unknown relation id");
     assert!(matches!(err, Error::UnknownRelation { .. }), "{err}");
-    let err = store.relation_id("lives_in").expect_err("unknown relation name");
+    let err = store
+        .relation_id("lives_in")
+        .expect_err("unknown relation name");
     assert_eq!(err.to_string(), "unknown relation `lives_in`");
 
     let err = txn
-        .assert(rel, vec![Value::Sym(Symbol(12345)), Value::Sym(acme), Value::Null], Interval::ALWAYS, None)
+        .assert(
+            rel,
+            vec![Value::Sym(Symbol(12345)), Value::Sym(acme), Value::Null],
+            Interval::ALWAYS,
+            None,
+        )
         .expect_err("unknown symbol");
     assert!(matches!(err, Error::UnknownSymbol { id: 12345 }), "{err}");
-    let err = txn.assert(rel, good(), Interval::ALWAYS, Some(Symbol(777))).expect_err("unknown provenance");
+    let err = txn
+        .assert(rel, good(), Interval::ALWAYS, Some(Symbol(777)))
+        .expect_err("unknown provenance");
     assert!(matches!(err, Error::UnknownSymbol { id: 777 }), "{err}");
 
-    let err = txn.correct(rel, vec![Value::Int(1)]).expect_err("correct with wrong arity");
+    let err = txn
+        .correct(rel, vec![Value::Int(1)])
+        .expect_err("correct with wrong arity");
     assert!(matches!(err, Error::ArityMismatch { .. }), "{err}");
 
     // Every op was rejected, so the transaction commits nothing.
@@ -87,14 +149,26 @@ fn every_bad_write_is_a_typed_error_and_changes_nothing() {
     assert_eq!((info.rows_added, info.rows_closed, info.tx), (0, 0, before));
 
     // Bad schemas.
-    let err = store.create_relation(Schema::new("works_at", vec![ColumnDef::new("a", ColumnType::Int)]));
+    let err = store.create_relation(Schema::new(
+        "works_at",
+        vec![ColumnDef::new("a", ColumnType::Int)],
+    ));
     assert!(matches!(err, Err(Error::RelationExists { .. })));
     for bad in [
         Schema::new("empty", vec![]),
         Schema::new("9lives", vec![ColumnDef::new("a", ColumnType::Int)]),
-        Schema::new("dup", vec![ColumnDef::new("a", ColumnType::Int), ColumnDef::new("a", ColumnType::Str)]),
+        Schema::new(
+            "dup",
+            vec![
+                ColumnDef::new("a", ColumnType::Int),
+                ColumnDef::new("a", ColumnType::Str),
+            ],
+        ),
         Schema::new("vec0", vec![ColumnDef::new("v", ColumnType::Vector(0))]),
-        Schema::new("veckey", vec![ColumnDef::new("v", ColumnType::Vector(3)).key()]),
+        Schema::new(
+            "veckey",
+            vec![ColumnDef::new("v", ColumnType::Vector(3)).key()],
+        ),
     ] {
         let name = bad.name.clone();
         let err = store.create_relation(bad).expect_err("invalid schema");
@@ -104,7 +178,12 @@ fn every_bad_write_is_a_typed_error_and_changes_nothing() {
 
     // Nothing changed, in memory or on disk.
     let check = |store: &Store| {
-        let rows = store.snapshot().scan(rel).history().collect().expect("history");
+        let rows = store
+            .snapshot()
+            .scan(rel)
+            .history()
+            .collect()
+            .expect("history");
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].values, good());
         assert_eq!(store.relations().len(), 1);
@@ -122,15 +201,26 @@ fn a_dropped_transaction_leaves_no_trace() {
     {
         let mut txn = store.begin();
         let alice = txn.symbol("alice").expect("sym");
-        txn.assert(rel, vec![Value::Sym(alice), Value::Sym(alice), Value::Null], Interval::ALWAYS, None)
-            .expect("assert");
+        txn.assert(
+            rel,
+            vec![Value::Sym(alice), Value::Sym(alice), Value::Null],
+            Interval::ALWAYS,
+            None,
+        )
+        .expect("assert");
         // dropped without commit
     }
-    assert_eq!(store.snapshot().scan(rel).history().count().expect("count"), 0);
+    assert_eq!(
+        store.snapshot().scan(rel).history().count().expect("count"),
+        0
+    );
 }
 
 #[test]
 fn bad_times_are_rejected_with_the_text() {
     let err = Timestamp::parse("2021-13-01").expect_err("month 13");
-    assert_eq!(err.to_string(), "`2021-13-01` is not an ISO-8601 date or datetime");
+    assert_eq!(
+        err.to_string(),
+        "`2021-13-01` is not an ISO-8601 date or datetime"
+    );
 }

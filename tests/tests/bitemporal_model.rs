@@ -22,14 +22,33 @@ const OPEN: i64 = i64::MAX;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Assert { functional: bool, k: i64, v: i64, from: i64, to: i64 },
-    Retract { functional: bool, k: i64, v: i64, from: i64, to: i64 },
-    Correct { functional: bool, k: i64, v: i64 },
+    Assert {
+        functional: bool,
+        k: i64,
+        v: i64,
+        from: i64,
+        to: i64,
+    },
+    Retract {
+        functional: bool,
+        k: i64,
+        v: i64,
+        from: i64,
+        to: i64,
+    },
+    Correct {
+        functional: bool,
+        k: i64,
+        v: i64,
+    },
 }
 
 fn interval() -> impl Strategy<Value = (i64, i64)> {
     (0..20i64).prop_flat_map(|from| {
-        prop_oneof![Just((from, OPEN)), (from + 1..=20).prop_map(move |to| (from, to))]
+        prop_oneof![
+            Just((from, OPEN)),
+            (from + 1..=20).prop_map(move |to| (from, to))
+        ]
     })
 }
 
@@ -52,7 +71,13 @@ fn cells(from: i64, to: i64) -> std::ops::Range<usize> {
 
 fn model_apply(belief: &mut Belief, op: &Op) {
     match *op {
-        Op::Assert { functional, k, v, from, to } => {
+        Op::Assert {
+            functional,
+            k,
+            v,
+            from,
+            to,
+        } => {
             for cell in cells(from, to) {
                 if functional {
                     // The functional slot is k: whatever else k held there is gone.
@@ -62,10 +87,18 @@ fn model_apply(belief: &mut Belief, op: &Op) {
                         }
                     }
                 }
-                belief.entry((functional, k, v)).or_insert([false; CELLS as usize])[cell] = true;
+                belief
+                    .entry((functional, k, v))
+                    .or_insert([false; CELLS as usize])[cell] = true;
             }
         }
-        Op::Retract { functional, k, v, from, to } => {
+        Op::Retract {
+            functional,
+            k,
+            v,
+            from,
+            to,
+        } => {
             if let Some(held) = belief.get_mut(&(functional, k, v)) {
                 for cell in cells(from, to) {
                     held[cell] = false;
@@ -95,7 +128,10 @@ fn int(v: &Value) -> i64 {
 }
 
 fn pairs(rows: &[RowVersion]) -> Vec<(i64, i64)> {
-    let mut out: Vec<(i64, i64)> = rows.iter().map(|r| (int(&r.values[0]), int(&r.values[1]))).collect();
+    let mut out: Vec<(i64, i64)> = rows
+        .iter()
+        .map(|r| (int(&r.values[0]), int(&r.values[1])))
+        .collect();
     out.sort_unstable();
     out
 }
@@ -104,13 +140,19 @@ fn setup(store: &Store) -> (RelationId, RelationId) {
     let f = store
         .create_relation(Schema::new(
             "f",
-            vec![ColumnDef::new("k", ColumnType::Int).key(), ColumnDef::new("v", ColumnType::Int)],
+            vec![
+                ColumnDef::new("k", ColumnType::Int).key(),
+                ColumnDef::new("v", ColumnType::Int),
+            ],
         ))
         .expect("create f");
     let m = store
         .create_relation(Schema::new(
             "m",
-            vec![ColumnDef::new("k", ColumnType::Int), ColumnDef::new("v", ColumnType::Int)],
+            vec![
+                ColumnDef::new("k", ColumnType::Int),
+                ColumnDef::new("v", ColumnType::Int),
+            ],
         ))
         .expect("create m");
     (f, m)
@@ -124,13 +166,19 @@ fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Ve
         let mut txn = store.begin();
         for op in batch {
             let (functional, k, v) = match *op {
-                Op::Assert { functional, k, v, .. }
-                | Op::Retract { functional, k, v, .. }
+                Op::Assert {
+                    functional, k, v, ..
+                }
+                | Op::Retract {
+                    functional, k, v, ..
+                }
                 | Op::Correct { functional, k, v } => (functional, k, v),
             };
             let rel = if functional { rels.0 } else { rels.1 };
             let values = vec![Value::Int(k), Value::Int(v)];
-            let iv = |from: i64, to: i64| Interval::new(Timestamp(from), Timestamp(to)).expect("non-empty");
+            let iv = |from: i64, to: i64| {
+                Interval::new(Timestamp(from), Timestamp(to)).expect("non-empty")
+            };
             match *op {
                 Op::Assert { from, to, .. } => txn.assert(rel, values, iv(from, to), None),
                 Op::Retract { from, to, .. } => txn.retract(rel, values, iv(from, to)),
@@ -145,7 +193,11 @@ fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Ve
     commits
 }
 
-fn check(store: &Store, rels: (RelationId, RelationId), commits: &[(i64, Belief)]) -> Result<(), TestCaseError> {
+fn check(
+    store: &Store,
+    rels: (RelationId, RelationId),
+    commits: &[(i64, Belief)],
+) -> Result<(), TestCaseError> {
     let snap = store.snapshot();
     let empty = Belief::new();
     // Probe each commit's tx, the instant after it, and before the first.
@@ -160,27 +212,63 @@ fn check(store: &Store, rels: (RelationId, RelationId), commits: &[(i64, Belief)
             for cell in 0..CELLS as usize {
                 let expected = model_at(belief, functional, cell);
                 let at = Timestamp(cell as i64);
-                let scanned = snap.scan(rel).as_of(at).known_at(Timestamp(tx)).collect().expect("scan");
-                prop_assert_eq!(&pairs(&scanned), &expected, "as-of scan, rel f={}, cell {}, tx {}", functional, cell, tx);
+                let scanned = snap
+                    .scan(rel)
+                    .as_of(at)
+                    .known_at(Timestamp(tx))
+                    .collect()
+                    .expect("scan");
+                prop_assert_eq!(
+                    &pairs(&scanned),
+                    &expected,
+                    "as-of scan, rel f={}, cell {}, tx {}",
+                    functional,
+                    cell,
+                    tx
+                );
                 // The same through the value index (direct row checks).
                 let mut by_key = Vec::new();
                 for k in 0..3 {
-                    by_key.extend(snap.scan(rel).as_of(at).known_at(Timestamp(tx)).eq(0, Value::Int(k)).collect().expect("lookup"));
+                    by_key.extend(
+                        snap.scan(rel)
+                            .as_of(at)
+                            .known_at(Timestamp(tx))
+                            .eq(0, Value::Int(k))
+                            .collect()
+                            .expect("lookup"),
+                    );
                 }
-                prop_assert_eq!(&pairs(&by_key), &expected, "indexed lookup, rel f={}, cell {}, tx {}", functional, cell, tx);
+                prop_assert_eq!(
+                    &pairs(&by_key),
+                    &expected,
+                    "indexed lookup, rel f={}, cell {}, tx {}",
+                    functional,
+                    cell,
+                    tx
+                );
                 // And the history: rows believed at tx covering the cell.
                 let believed: Vec<RowVersion> = history
                     .iter()
                     .filter(|r| r.tx.contains(Timestamp(tx)) && r.valid.contains(at))
                     .cloned()
                     .collect();
-                prop_assert_eq!(&pairs(&believed), &expected, "history, rel f={}, cell {}, tx {}", functional, cell, tx);
+                prop_assert_eq!(
+                    &pairs(&believed),
+                    &expected,
+                    "history, rel f={}, cell {}, tx {}",
+                    functional,
+                    cell,
+                    tx
+                );
             }
         }
         // "Now" (the wall clock, far past cell 20) at the latest tx.
         let latest = commits.last().map_or(&empty, |c| &c.1);
         let now = snap.scan(rel).collect().expect("scan now");
-        prop_assert_eq!(pairs(&now), model_at(latest, functional, CELLS as usize - 1));
+        prop_assert_eq!(
+            pairs(&now),
+            model_at(latest, functional, CELLS as usize - 1)
+        );
         // Links only point backwards, at rows of the same slot.
         for row in &history {
             if let Some(prev) = row.supersedes {

@@ -47,7 +47,9 @@ fn acknowledged_batches_survive_sigkill() {
         });
         // Wait for the first ack (the child has opened and recovered), then
         // let it run for a random while before killing it mid-flight.
-        let first = rx.recv_timeout(Duration::from_secs(30)).expect("child made progress");
+        let first = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("child made progress");
         std::thread::sleep(Duration::from_millis(rng.gen_range(5..150)));
         // On Unix, Child::kill sends SIGKILL: no flush, no destructor runs.
         child.kill().expect("SIGKILL the writer");
@@ -81,7 +83,10 @@ fn acknowledged_batches_survive_sigkill() {
             let n = int(&row.values[0]);
             let size = int(&row.values[1]);
             if n == 0 {
-                assert_eq!(size, max_present, "round {round}: the functional slot holds the last batch");
+                assert_eq!(
+                    size, max_present,
+                    "round {round}: the functional slot holds the last batch"
+                );
                 continue;
             }
             let items = snap
@@ -89,11 +94,13 @@ fn acknowledged_batches_survive_sigkill() {
                 .eq(0, Value::Int(n))
                 .count()
                 .expect("count items");
-            assert_eq!(items as i64, size, "round {round}: batch {n} is only partly there");
+            assert_eq!(
+                items as i64, size,
+                "round {round}: batch {n} is only partly there"
+            );
         }
         drop(snap);
         drop(store);
     }
     assert!(total_acks >= ROUNDS, "the writer made progress every round");
 }
-

@@ -8,7 +8,9 @@ use chronolog_storage::{Interval, Store, Timestamp, Value};
 use std::io::Write;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: crash-writer DB_DIR")?;
+    let path = std::env::args()
+        .nth(1)
+        .ok_or("usage: crash-writer DB_DIR")?;
     let store = Store::open(&path)?;
     let (batch, item) = chronolog_tests::crash_schema(&store)?;
     let done = store.snapshot().scan(batch).collect()?;
@@ -25,7 +27,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for n in start.. {
         let size = 1 + (n * 7919) % 50;
         let mut txn = store.begin();
-        txn.assert(batch, vec![Value::Int(n), Value::Int(size)], Interval::ALWAYS, None)?;
+        txn.assert(
+            batch,
+            vec![Value::Int(n), Value::Int(size)],
+            Interval::ALWAYS,
+            None,
+        )?;
         txn.assert(
             batch,
             vec![Value::Int(0), Value::Int(n)],
@@ -33,7 +40,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             None,
         )?;
         for i in 0..size {
-            txn.assert(item, vec![Value::Int(n), Value::Int(i)], Interval::ALWAYS, None)?;
+            txn.assert(
+                item,
+                vec![Value::Int(n), Value::Int(i)],
+                Interval::ALWAYS,
+                None,
+            )?;
         }
         txn.commit()?;
         writeln!(stdout, "ack {n}")?;

@@ -1,0 +1,243 @@
+//! Workloads shared by the criterion benches and the `compare` report, built
+//! the same way for Chronolog and for cozo so that both engines answer the
+//! same questions over the same data in the same run.
+//!
+//! The functional workload: `entities` people, each with `versions` jobs over
+//! time (`works_at(person key, company)`); version `k` of person `i` starts
+//! `k` years after 2015-01-01 plus `i % 97` days.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use chronolog_storage::{
+    ColumnDef, ColumnType, Interval, RelationId, Schema, Store, Symbol, Timestamp, Value,
+};
+use cozo::{DataValue, DbInstance, ScriptMutability};
+
+/// Rows per write transaction when loading.
+pub const BATCH: usize = 10_000;
+
+const DAY_US: i64 = 86_400_000_000;
+const YEAR_US: i64 = 365 * DAY_US;
+
+/// Shape of the functional workload.
+#[derive(Clone, Copy, Debug)]
+pub struct Workload {
+    /// Distinct people (slots).
+    pub entities: usize,
+    /// Versions per person.
+    pub versions: usize,
+}
+
+impl Workload {
+    /// The target size: 100,000 entities x 5 versions.
+    pub const STANDARD: Workload = Workload {
+        entities: 100_000,
+        versions: 5,
+    };
+
+    /// Logical rows (one per version asserted).
+    pub fn rows(&self) -> usize {
+        self.entities * self.versions
+    }
+
+    /// Valid-time start of version `k` of person `i`, in microseconds.
+    pub fn valid_from(&self, i: usize, k: usize) -> i64 {
+        base() + k as i64 * YEAR_US + (i % 97) as i64 * DAY_US
+    }
+
+    /// A valid time in the middle of the history (inside version 2).
+    pub fn mid_time(&self) -> i64 {
+        base() + 2 * YEAR_US + 180 * DAY_US
+    }
+
+    /// Person name.
+    pub fn person(i: usize) -> String {
+        format!("p{i}")
+    }
+
+    /// Company of version `k` of person `i`.
+    pub fn company(i: usize, k: usize) -> String {
+        format!("c{}", (i * 7 + k * 13) % 1000)
+    }
+
+    /// Raw size of the data as a user would hand it over: per version the
+    /// two names' bytes plus four 8-byte time bounds.
+    pub fn raw_bytes(&self) -> usize {
+        let mut total = 0;
+        for i in 0..self.entities {
+            for k in 0..self.versions {
+                total += Self::person(i).len() + Self::company(i, k).len() + 32;
+            }
+        }
+        total
+    }
+}
+
+fn base() -> i64 {
+    Timestamp::parse("2015-01-01").map(|t| t.0).unwrap_or(0)
+}
+
+/// A Chronolog store holding the workload, with the symbols the benches need.
+pub struct ChronologDb {
+    /// The store.
+    pub store: Store,
+    /// The `works_at` relation.
+    pub works_at: RelationId,
+    /// Person symbols by index.
+    pub people: Vec<Symbol>,
+}
+
+/// The `works_at` schema.
+pub fn works_at_schema() -> Schema {
+    Schema::new(
+        "works_at",
+        vec![
+            ColumnDef::new("person", ColumnType::Sym).key(),
+            ColumnDef::new("company", ColumnType::Sym),
+        ],
+    )
+}
+
+/// Loads the workload version by version, `BATCH` asserts per commit.
+/// Returns the store and the seconds the load took.
+pub fn load_chronolog(store: Store, w: Workload) -> Result<(ChronologDb, f64)> {
+    let works_at = store.create_relation(works_at_schema())?;
+    let started = Instant::now();
+    let mut people = Vec::with_capacity(w.entities);
+    for k in 0..w.versions {
+        for chunk in (0..w.entities).collect::<Vec<_>>().chunks(BATCH) {
+            let mut txn = store.begin();
+            for &i in chunk {
+                let person = if k == 0 {
+                    let s = txn.symbol(&Workload::person(i))?;
+                    people.push(s);
+                    s
+                } else {
+                    people[i]
+                };
+                let company = txn.symbol(&Workload::company(i, k))?;
+                txn.assert(
+                    works_at,
+                    vec![Value::Sym(person), Value::Sym(company)],
+                    Interval::starting(Timestamp(w.valid_from(i, k))),
+                    None,
+                )?;
+            }
+            txn.commit()?;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok((
+        ChronologDb {
+            store,
+            works_at,
+            people,
+        },
+        seconds,
+    ))
+}
+
+/// Chronolog's answer to `works_at(person, Y) as_of t`: the company symbol.
+pub fn chronolog_point(
+    db: &ChronologDb,
+    snap: &chronolog_storage::Snapshot,
+    i: usize,
+    t: i64,
+) -> Option<Symbol> {
+    let mut out = None;
+    let scan = snap
+        .scan(db.works_at)
+        .as_of(Timestamp(t))
+        .eq(0, Value::Sym(db.people[i]));
+    let _ = scan.for_each(|row| {
+        if let chronolog_storage::ValueRef::Sym(s) = row.value(1) {
+            out = Some(s);
+        }
+    });
+    out
+}
+
+/// Rows live now, read through the scan API (person and company of each).
+pub fn chronolog_scan_now(db: &ChronologDb, snap: &chronolog_storage::Snapshot) -> Result<usize> {
+    let mut n = 0usize;
+    snap.scan(db.works_at).for_each(|row| {
+        if let (chronolog_storage::ValueRef::Sym(_), chronolog_storage::ValueRef::Sym(_)) =
+            (row.value(0), row.value(1))
+        {
+            n += 1;
+        }
+    })?;
+    Ok(n)
+}
+
+/// cozo in memory with a `Validity` key column holding the same workload.
+pub fn load_cozo(w: Workload) -> Result<(DbInstance, f64)> {
+    let db = DbInstance::new("mem", "", "").map_err(|e| anyhow::anyhow!("{e}"))?;
+    db.run_script(
+        ":create works_at {person: String, vld: Validity => company: String}",
+        BTreeMap::new(),
+        ScriptMutability::Mutable,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let started = Instant::now();
+    for k in 0..w.versions {
+        for chunk in (0..w.entities).collect::<Vec<_>>().chunks(BATCH) {
+            let rows: Vec<DataValue> = chunk
+                .iter()
+                .map(|&i| {
+                    DataValue::List(vec![
+                        DataValue::from(Workload::person(i)),
+                        DataValue::List(vec![
+                            DataValue::from(w.valid_from(i, k)),
+                            DataValue::from(true),
+                        ]),
+                        DataValue::from(Workload::company(i, k)),
+                    ])
+                })
+                .collect();
+            let params = BTreeMap::from([("rows".to_string(), DataValue::List(rows))]);
+            db.run_script(
+                "?[person, vld, company] <- $rows :put works_at {person, vld => company}",
+                params,
+                ScriptMutability::Mutable,
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .context("cozo batch insert")?;
+        }
+    }
+    Ok((db, started.elapsed().as_secs_f64()))
+}
+
+/// cozo's textual point query `works_at(person, Y) as of t`.
+pub const COZO_POINT: &str = "?[c] := *works_at{person: $p, company: c @ $t}";
+/// cozo's as-of scan of every person's current company.
+pub const COZO_SCAN: &str = "?[p, c] := *works_at{person: p, company: c @ $t}";
+
+/// Runs one cozo query with parameters `p` (person) and `t` (time).
+pub fn cozo_query(db: &DbInstance, script: &str, person: Option<usize>, t: i64) -> Result<usize> {
+    let mut params = BTreeMap::from([("t".to_string(), DataValue::from(t))]);
+    if let Some(i) = person {
+        params.insert("p".to_string(), DataValue::from(Workload::person(i)));
+    }
+    let rows = db
+        .run_script(script, params, ScriptMutability::Immutable)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(rows.rows.len())
+}
+
+/// Percentile (0..=100) of a sample of nanosecond timings.
+pub fn percentile(samples: &mut [u64], pct: f64) -> u64 {
+    samples.sort_unstable();
+    if samples.is_empty() {
+        return 0;
+    }
+    let rank = ((pct / 100.0) * (samples.len() - 1) as f64).round() as usize;
+    samples[rank]
+}
+
+/// Resident set size of this process, in bytes.
+pub fn rss_bytes() -> usize {
+    memory_stats::memory_stats().map_or(0, |m| m.physical_mem)
+}
