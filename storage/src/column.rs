@@ -7,6 +7,7 @@
 
 use roaring::RoaringBitmap;
 
+use crate::chunked::ChunkedVec;
 use crate::value::{ColumnType, Symbol, ValueRef};
 
 /// One column's values for every row of a relation.
@@ -18,11 +19,11 @@ pub(crate) struct Column {
 
 #[derive(Debug)]
 enum ColumnData {
-    Bool(Vec<bool>),
-    Int(Vec<i64>),
-    Float(Vec<f64>),
-    Sym(Vec<u32>),
-    Time(Vec<i64>),
+    Bool(ChunkedVec<bool>),
+    Int(ChunkedVec<i64>),
+    Float(ChunkedVec<f64>),
+    Sym(ChunkedVec<u32>),
+    Time(ChunkedVec<i64>),
     Str(Arena),
     Bytes(Arena),
     Vector { dim: usize, data: Vec<f32> },
@@ -31,7 +32,7 @@ enum ColumnData {
 /// Variable-length values end to end; `ends[i]` is one past row i's last byte.
 #[derive(Debug, Default)]
 struct Arena {
-    ends: Vec<u64>,
+    ends: ChunkedVec<u64>,
     bytes: Vec<u8>,
 }
 
@@ -45,24 +46,24 @@ impl Arena {
         let start = if row == 0 {
             0
         } else {
-            self.ends[row - 1] as usize
+            self.ends.get(row - 1) as usize
         };
-        &self.bytes[start..self.ends[row] as usize]
+        &self.bytes[start..self.ends.get(row) as usize]
     }
 
     fn heap_bytes(&self) -> usize {
-        self.ends.capacity() * 8 + self.bytes.capacity()
+        self.ends.heap_bytes() + self.bytes.capacity()
     }
 }
 
 impl Column {
     pub(crate) fn new(ty: ColumnType) -> Column {
         let data = match ty {
-            ColumnType::Bool => ColumnData::Bool(Vec::new()),
-            ColumnType::Int => ColumnData::Int(Vec::new()),
-            ColumnType::Float => ColumnData::Float(Vec::new()),
-            ColumnType::Sym => ColumnData::Sym(Vec::new()),
-            ColumnType::Time => ColumnData::Time(Vec::new()),
+            ColumnType::Bool => ColumnData::Bool(ChunkedVec::default()),
+            ColumnType::Int => ColumnData::Int(ChunkedVec::default()),
+            ColumnType::Float => ColumnData::Float(ChunkedVec::default()),
+            ColumnType::Sym => ColumnData::Sym(ChunkedVec::default()),
+            ColumnType::Time => ColumnData::Time(ChunkedVec::default()),
             ColumnType::Str => ColumnData::Str(Arena::default()),
             ColumnType::Bytes => ColumnData::Bytes(Arena::default()),
             ColumnType::Vector(dim) => ColumnData::Vector {
@@ -110,11 +111,11 @@ impl Column {
         }
         let i = row as usize;
         match &self.data {
-            ColumnData::Bool(v) => ValueRef::Bool(v[i]),
-            ColumnData::Int(v) => ValueRef::Int(v[i]),
-            ColumnData::Float(v) => ValueRef::Float(v[i]),
-            ColumnData::Sym(v) => ValueRef::Sym(Symbol(v[i])),
-            ColumnData::Time(v) => ValueRef::Time(crate::time::Timestamp(v[i])),
+            ColumnData::Bool(v) => ValueRef::Bool(v.get(i)),
+            ColumnData::Int(v) => ValueRef::Int(v.get(i)),
+            ColumnData::Float(v) => ValueRef::Float(v.get(i)),
+            ColumnData::Sym(v) => ValueRef::Sym(Symbol(v.get(i))),
+            ColumnData::Time(v) => ValueRef::Time(crate::time::Timestamp(v.get(i))),
             // The arena only ever receives `&str` bytes for Str columns.
             ColumnData::Str(a) => ValueRef::Str(std::str::from_utf8(a.get(i)).unwrap_or("")),
             ColumnData::Bytes(a) => ValueRef::Bytes(a.get(i)),
@@ -125,11 +126,11 @@ impl Column {
     /// Bytes held on the heap, for memory accounting.
     pub(crate) fn heap_bytes(&self) -> usize {
         let data = match &self.data {
-            ColumnData::Bool(v) => v.capacity(),
-            ColumnData::Int(v) => v.capacity() * 8,
-            ColumnData::Float(v) => v.capacity() * 8,
-            ColumnData::Sym(v) => v.capacity() * 4,
-            ColumnData::Time(v) => v.capacity() * 8,
+            ColumnData::Bool(v) => v.heap_bytes(),
+            ColumnData::Int(v) => v.heap_bytes(),
+            ColumnData::Float(v) => v.heap_bytes(),
+            ColumnData::Sym(v) => v.heap_bytes(),
+            ColumnData::Time(v) => v.heap_bytes(),
             ColumnData::Str(a) | ColumnData::Bytes(a) => a.heap_bytes(),
             ColumnData::Vector { data, .. } => data.capacity() * 4,
         };

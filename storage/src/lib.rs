@@ -30,6 +30,7 @@
 //! The map of this crate is in `docs/ARCHITECTURE.md`; the on-disk format and
 //! its crash argument in `docs/storage-format.md`.
 
+mod chunked;
 mod column;
 mod error;
 mod log;
@@ -43,6 +44,7 @@ mod time_index;
 mod txn;
 mod validity;
 mod value;
+mod value_index;
 
 pub use error::{Error, Result};
 pub use log::Durability;

@@ -16,14 +16,13 @@
 //!                     t2: row 0 closed (tx_to = t2); rows 1, 2 appended
 //! ```
 
-use roaring::RoaringBitmap;
-use rustc_hash::FxHashMap;
-
+use crate::chunked::ChunkedVec;
 use crate::column::Column;
 use crate::schema::Schema;
 use crate::time::{Interval, Timestamp};
-use crate::validity::Validity;
-use crate::value::{IndexKey, Symbol, Value, ValueRef};
+use crate::validity::{Times, Validity};
+use crate::value::{Symbol, Value, ValueRef};
+use crate::value_index::{Posting, ValueIndex};
 
 /// A row's id within its relation: dense, starting at 0, in commit order.
 pub type RowId = u32;
@@ -49,16 +48,16 @@ pub(crate) struct Relation {
     /// Slot columns: the key columns, or all columns.
     pub(crate) slot_columns: Vec<usize>,
     columns: Vec<Column>,
-    valid_from: Vec<i64>,
-    valid_to: Vec<i64>,
-    tx_to: Vec<i64>,
-    supersedes: Vec<u32>,
-    provenance: Vec<u32>,
+    valid_from: ChunkedVec<i64>,
+    valid_to: ChunkedVec<i64>,
+    tx_to: ChunkedVec<i64>,
+    supersedes: ChunkedVec<u32>,
+    provenance: ChunkedVec<u32>,
     /// `(tx, first row)` for each commit that appended rows, in tx order;
     /// a row's `tx_from` is the tx of the last commit starting at or before it.
     commits: Vec<(i64, u32)>,
     /// Per column: value -> rows holding it. `None` for vector columns.
-    value_index: Vec<Option<FxHashMap<IndexKey, RoaringBitmap>>>,
+    value_index: Vec<Option<ValueIndex>>,
     pub(crate) validity: Validity,
     /// Transaction time of the last commit that changed this relation.
     pub(crate) last_write_tx: i64,
@@ -70,17 +69,17 @@ impl Relation {
         let value_index = schema
             .columns
             .iter()
-            .map(|c| (!matches!(c.ty, crate::ColumnType::Vector(_))).then(FxHashMap::default))
+            .map(|c| (!matches!(c.ty, crate::ColumnType::Vector(_))).then(ValueIndex::default))
             .collect();
         Relation {
             slot_columns: schema.slot_columns(),
             schema,
             columns,
-            valid_from: Vec::new(),
-            valid_to: Vec::new(),
-            tx_to: Vec::new(),
-            supersedes: Vec::new(),
-            provenance: Vec::new(),
+            valid_from: ChunkedVec::default(),
+            valid_to: ChunkedVec::default(),
+            tx_to: ChunkedVec::default(),
+            supersedes: ChunkedVec::default(),
+            provenance: ChunkedVec::default(),
             commits: Vec::new(),
             value_index,
             validity: Validity::default(),
@@ -109,14 +108,22 @@ impl Relation {
 
     #[inline]
     pub(crate) fn tx_to(&self, row: RowId) -> i64 {
-        self.tx_to[row as usize]
+        self.tx_to.get(row as usize)
+    }
+
+    pub(crate) fn times(&self) -> Times<'_> {
+        Times {
+            valid_from: &self.valid_from,
+            valid_to: &self.valid_to,
+            tx_to: &self.tx_to,
+        }
     }
 
     #[inline]
     pub(crate) fn valid(&self, row: RowId) -> Interval {
         Interval {
-            from: Timestamp(self.valid_from[row as usize]),
-            to: Timestamp(self.valid_to[row as usize]),
+            from: Timestamp(self.valid_from.get(row as usize)),
+            to: Timestamp(self.valid_to.get(row as usize)),
         }
     }
 
@@ -126,12 +133,12 @@ impl Relation {
     }
 
     pub(crate) fn supersedes(&self, row: RowId) -> Option<RowId> {
-        let s = self.supersedes[row as usize];
+        let s = self.supersedes.get(row as usize);
         (s != NONE).then_some(s)
     }
 
     pub(crate) fn provenance(&self, row: RowId) -> Option<Symbol> {
-        let p = self.provenance[row as usize];
+        let p = self.provenance.get(row as usize);
         (p != NONE).then_some(Symbol(p))
     }
 
@@ -140,54 +147,40 @@ impl Relation {
     #[inline]
     pub(crate) fn is_live(&self, row: RowId, valid: i64, tx: i64) -> bool {
         let r = row as usize;
-        self.valid_from[r] <= valid && valid < self.valid_to[r] && tx < self.tx_to[r]
+        self.valid_from.get(r) <= valid && valid < self.valid_to.get(r) && tx < self.tx_to.get(r)
     }
 
     /// Rows holding `value` in `column`, at any time. `None` when the column
-    /// is not indexed.
-    pub(crate) fn rows_with(&self, column: usize, value: ValueRef<'_>) -> Option<&RoaringBitmap> {
-        static EMPTY: std::sync::OnceLock<RoaringBitmap> = std::sync::OnceLock::new();
-        let index = self.value_index.get(column)?.as_ref()?;
-        let key = IndexKey::of(value)?;
-        Some(
-            index
-                .get(&key)
-                .unwrap_or_else(|| EMPTY.get_or_init(RoaringBitmap::new)),
-        )
+    /// is not indexed (vectors) or does not exist.
+    pub(crate) fn rows_with(&self, column: usize, value: ValueRef<'_>) -> Option<Posting<'_>> {
+        Some(self.value_index.get(column)?.as_ref()?.get(value))
     }
 
-    /// Currently believed rows of the slot that `values` belongs to: the
-    /// intersection of the slot columns' value bitmaps (smallest first),
-    /// restricted to rows whose transaction interval is open.
+    /// Currently believed rows of the slot that `values` belongs to: walk the
+    /// smallest posting among the slot columns and keep the rows whose
+    /// transaction interval is open and whose slot values match.
     pub(crate) fn live_slot_rows(&self, values: &[Value]) -> Vec<RowId> {
-        let mut bitmaps: Vec<&RoaringBitmap> = Vec::with_capacity(self.slot_columns.len());
-        for &c in &self.slot_columns {
-            if let Some(rows) = self.rows_with(c, values[c].as_ref()) {
-                if rows.is_empty() {
-                    return Vec::new();
-                }
-                bitmaps.push(rows);
-            }
-        }
-        bitmaps.sort_by_key(|b| b.len());
-        let matches = |row: RowId| {
-            self.tx_to[row as usize] == i64::MAX
+        let smallest = self
+            .slot_columns
+            .iter()
+            .filter_map(|&c| self.rows_with(c, values[c].as_ref()))
+            .min_by_key(Posting::len);
+        let mut out = Vec::new();
+        let mut keep = |row: RowId| {
+            if self.tx_to.get(row as usize) == i64::MAX
                 && self
                     .slot_columns
                     .iter()
                     .all(|&c| self.value(row, c) == values[c].as_ref())
-        };
-        match bitmaps.as_slice() {
-            [] => (0..self.len()).filter(|&row| matches(row)).collect(),
-            [only] => only.iter().filter(|&row| matches(row)).collect(),
-            [first, rest @ ..] => {
-                let mut rows = (*first).clone();
-                for b in rest {
-                    rows &= *b;
-                }
-                rows.iter().filter(|&row| matches(row)).collect()
+            {
+                out.push(row);
             }
+        };
+        match smallest {
+            Some(posting) => posting.for_each(&mut keep),
+            None => (0..self.len()).for_each(keep),
         }
+        out
     }
 
     /// Whether the stored row holds exactly `values`.
@@ -210,9 +203,7 @@ impl Relation {
                 let value = value.as_ref();
                 self.columns[c].push(row, value);
                 if let Some(index) = &mut self.value_index[c] {
-                    if let Some(key) = IndexKey::of(value) {
-                        index.entry(key).or_default().insert(row);
-                    }
+                    index.insert(row, value);
                 }
             }
             self.valid_from.push(new.valid_from);
@@ -220,7 +211,12 @@ impl Relation {
             self.tx_to.push(i64::MAX);
             self.supersedes.push(new.supersedes);
             self.provenance.push(new.provenance);
-            self.validity.on_append(row, new.valid_from, new.valid_to);
+            let times = Times {
+                valid_from: &self.valid_from,
+                valid_to: &self.valid_to,
+                tx_to: &self.tx_to,
+            };
+            self.validity.on_append(row, times);
         }
         self.last_write_tx = tx;
     }
@@ -228,31 +224,36 @@ impl Relation {
     /// Withdraws `row` at transaction time `tx`. The caller guarantees the
     /// row exists and is still open.
     pub(crate) fn close(&mut self, tx: i64, row: RowId) {
-        debug_assert_eq!(self.tx_to[row as usize], i64::MAX);
-        self.tx_to[row as usize] = tx;
-        self.validity.on_close(row, tx);
+        debug_assert_eq!(self.tx_to.get(row as usize), i64::MAX);
+        self.tx_to.set(row as usize, tx);
+        let times = Times {
+            valid_from: &self.valid_from,
+            valid_to: &self.valid_to,
+            tx_to: &self.tx_to,
+        };
+        self.validity.on_close(row, times);
         self.last_write_tx = tx;
     }
 
     /// Heap bytes held by rows and indexes (an estimate from capacities).
     pub(crate) fn heap_bytes(&self) -> usize {
         let rows = self.columns.iter().map(Column::heap_bytes).sum::<usize>()
-            + (self.valid_from.capacity() + self.valid_to.capacity() + self.tx_to.capacity()) * 8
-            + (self.supersedes.capacity() + self.provenance.capacity()) * 4
+            + self.valid_from.heap_bytes()
+            + self.valid_to.heap_bytes()
+            + self.tx_to.heap_bytes()
+            + self.supersedes.heap_bytes()
+            + self.provenance.heap_bytes()
             + self.commits.capacity() * 16;
-        let entry = std::mem::size_of::<(IndexKey, RoaringBitmap)>() + 8;
-        let indexes: usize = self
-            .value_index
-            .iter()
-            .flatten()
-            .map(|index| {
-                index.capacity() * entry
-                    + index
-                        .values()
-                        .map(|b| b.serialized_size() + 16)
-                        .sum::<usize>()
-            })
-            .sum();
+        let indexes: usize = self.value_index.iter().flatten().map(ValueIndex::heap_bytes).sum();
+        if std::env::var_os("CHRONOLOG_HEAP_DEBUG").is_some() {
+            eprintln!(
+                "heap {}: rows {} indexes {} validity {}",
+                self.schema.name,
+                rows,
+                indexes,
+                self.validity.heap_bytes()
+            );
+        }
         rows + indexes + self.validity.heap_bytes()
     }
 }

@@ -16,6 +16,7 @@ use crate::relation::{Relation, RowId};
 use crate::store::{RelationId, Store};
 use crate::time::{Interval, Timestamp};
 use crate::value::{Symbol, Value, ValueRef};
+use crate::value_index::Posting;
 
 /// Rows read per acquisition of the state lock.
 const CHUNK_ROWS: usize = 4096;
@@ -155,79 +156,98 @@ impl Scan<'_> {
         self
     }
 
-    /// Candidate rows: right on the temporal axes, right on the filters.
+    /// The selected rows as a bitmap of row ids.
     pub fn bitmap(&self) -> Result<RoaringBitmap> {
         let state = self.snapshot.store.inner.state.read();
-        let rel = state.relation(self.rel)?;
-        self.candidates(rel)
+        Ok(match self.candidates(state.relation(self.rel)?)? {
+            Candidates::Few(rows) => RoaringBitmap::from_sorted_iter(rows).unwrap_or_default(),
+            Candidates::Many(rows) => rows,
+        })
     }
 
-    fn candidates(&self, rel: &Relation) -> Result<RoaringBitmap> {
+    /// Rows right on the temporal axes and on the filters. A small posting
+    /// (a bound key) is walked and each row's bounds checked directly; anything
+    /// larger goes through the validity bitmap and bitmap intersections.
+    fn candidates(&self, rel: &Relation) -> Result<Candidates> {
         let schema = &rel.schema;
-        for (column, _) in &self.filters {
-            if *column >= schema.arity() {
-                return Err(Error::ArityMismatch {
-                    relation: schema.name.clone(),
-                    expected: schema.arity(),
-                    got: column + 1,
-                });
-            }
+        if let Some((column, _)) = self.filters.iter().find(|(c, _)| *c >= schema.arity()) {
+            return Err(Error::ArityMismatch {
+                relation: schema.name.clone(),
+                expected: schema.arity(),
+                got: column + 1,
+            });
         }
         let (valid, known) = match self.selector {
             Selector::AsOf(at) => (Some(at.valid.0), at.known.0.min(self.snapshot.tx)),
             Selector::History => (None, self.snapshot.tx),
         };
         let visible = rel.rows_at(known);
-        let mut bound: Option<RoaringBitmap> = None;
-        for (column, value) in &self.filters {
-            if let Some(rows) = rel.rows_with(*column, value.as_ref()) {
-                bound = Some(match bound {
-                    None => rows.clone(),
-                    Some(b) => b & rows,
+        let matches = |row: RowId| {
+            self.filters
+                .iter()
+                .all(|(c, v)| rel.value(row, *c) == v.as_ref())
+        };
+        let postings: Vec<_> = self
+            .filters
+            .iter()
+            .filter_map(|(c, v)| rel.rows_with(*c, v.as_ref()))
+            .collect();
+        if let Some(smallest) = postings.iter().min_by_key(|p| p.len()) {
+            if smallest.len() <= DIRECT_CHECK_MAX {
+                let mut rows = Vec::with_capacity(smallest.len() as usize);
+                smallest.for_each(|row| {
+                    let live = match valid {
+                        Some(v) => rel.is_live(row, v, known),
+                        None => true,
+                    };
+                    if row < visible && live && matches(row) {
+                        rows.push(row);
+                    }
                 });
+                rows.sort_unstable();
+                return Ok(Candidates::Few(rows));
             }
         }
-        if let Some(b) = &mut bound {
-            b.remove_range(visible..);
-        }
-        let mut rows = match (valid, bound) {
-            (None, Some(b)) => b,
-            (None, None) => {
+        let mut rows = match valid {
+            Some(v) => {
+                let latest = known >= rel.last_write_tx;
+                Arc::unwrap_or_clone(rel.validity.live(v, known, visible, latest, rel.times()))
+            }
+            None => {
                 let mut all = RoaringBitmap::new();
                 all.insert_range(0..visible);
                 all
             }
-            (Some(v), Some(b)) if b.len() <= DIRECT_CHECK_MAX => {
-                b.iter().filter(|&row| rel.is_live(row, v, known)).collect()
-            }
-            (Some(v), bound) => {
-                let latest = known >= rel.last_write_tx;
-                let live = rel.validity.live(v, known, visible, latest);
-                match bound {
-                    Some(b) => b & live.as_ref(),
-                    None => Arc::unwrap_or_clone(live),
-                }
-            }
         };
-        // Filters on columns without a value index (vectors) are checked here.
-        for (column, value) in &self.filters {
-            if rel.rows_with(*column, value.as_ref()).is_none() {
-                rows = rows
-                    .iter()
-                    .filter(|&row| rel.value(row, *column) == value.as_ref())
-                    .collect();
+        for posting in postings {
+            match posting {
+                Posting::Bitmap(b) => rows &= b,
+                other => rows &= other.to_bitmap(),
             }
         }
-        Ok(rows)
+        if self.filters.len() > 0 && rows.len() > 0 {
+            // Filters on unindexed columns (vectors) are checked row by row.
+            rows = rows.iter().filter(|&row| matches(row)).collect();
+        }
+        Ok(Candidates::Many(rows))
     }
 
     /// Calls `f` on every selected row, in row-id order.
     pub fn for_each(&self, mut f: impl FnMut(&RowView<'_>)) -> Result<()> {
+        let tx_clip = self.snapshot.tx;
         let rows = {
             let state = self.snapshot.store.inner.state.read();
-            self.candidates(state.relation(self.rel)?)?
+            let rel = state.relation(self.rel)?;
+            match self.candidates(rel)? {
+                Candidates::Few(rows) => {
+                    for row in rows {
+                        f(&RowView { rel, row, tx_clip });
+                    }
+                    return Ok(());
+                }
+                Candidates::Many(rows) => rows,
+            }
         };
-        let tx_clip = self.snapshot.tx;
         let mut iter = rows.iter().peekable();
         while iter.peek().is_some() {
             let state = self.snapshot.store.inner.state.read();
@@ -248,8 +268,19 @@ impl Scan<'_> {
 
     /// How many rows are selected.
     pub fn count(&self) -> Result<u64> {
-        Ok(self.bitmap()?.len())
+        let state = self.snapshot.store.inner.state.read();
+        Ok(match self.candidates(state.relation(self.rel)?)? {
+            Candidates::Few(rows) => rows.len() as u64,
+            Candidates::Many(rows) => rows.len(),
+        })
     }
+}
+
+/// A scan's selected rows: few (a bound key), or a bitmap.
+enum Candidates {
+    /// Sorted row ids.
+    Few(Vec<RowId>),
+    Many(RoaringBitmap),
 }
 
 /// A borrowed view of one row during a scan.

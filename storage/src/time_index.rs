@@ -1,139 +1,171 @@
 //! `TimeIndex`: which rows have an event at or before time `t`, as a bitmap.
 //!
 //! The validity index is built from three of these (valid starts, valid ends,
-//! transaction closes). Entries are kept sorted in segments of bounded size;
-//! each segment also holds the cumulative bitmap of every row in the segments
-//! before it. `upto(t)` is therefore one bitmap clone plus at most one
-//! segment's entries, never a walk over all rows:
+//! transaction closes). Each stores only row ids (4 bytes per row); a row's
+//! time is read from the relation's column for that axis, passed in as
+//! `times`. Rows sit in a sorted run, ordered by `(time, row)`, with a
+//! cumulative bitmap every `STRIDE` entries, plus a small unsorted tail of
+//! recent out-of-order inserts:
 //!
 //! ```text
-//!  time ──▶   seg 0: [t0..t1]     seg 1: (t1..t2]       seg 2: (t2..+inf]
-//!  below:     {}                  rows(seg0)            rows(seg0 ∪ seg1)
-//!  upto(t) for t in seg 1  =  seg1.below  ∪  {rows of seg 1 with time <= t}
+//!  sorted:  [r r r ... r | r r r ... r | r r ...]   ordered by (time, row)
+//!  checkpoints:          ^cum[0]       ^cum[1]      cum[j] = rows of sorted[..(j+1)*STRIDE]
+//!  tail:    [r r r]                                  unsorted, merged when it grows
+//!
+//!  upto(t) = cum[j-1] ∪ sorted[j*STRIDE .. pos(t)] ∪ {r in tail : time(r) <= t}
 //! ```
 //!
-//! Appends in time order (the common case: transaction times, and valid times
-//! of facts learned as they happen) touch only the last segment; a back-dated
-//! entry also inserts its row into the `below` set of every later segment.
+//! So `upto` never reads more than one stride and the tail. Appends in time
+//! order (transaction closes always; valid times of facts learned as they
+//! happen, mostly) go straight to the sorted run; a back-dated insert goes to
+//! the tail, which is merged in once it exceeds an eighth of the run, so the
+//! merge work is amortised to a constant per insert.
 
 use roaring::RoaringBitmap;
 
-/// Entries per segment before it is split in two.
-const SPLIT_LEN: usize = 32 * 1024;
+use crate::chunked::ChunkedVec;
 
-/// Rows keyed by one time per row (a row may appear at most once).
-#[derive(Debug)]
+/// Entries between cumulative checkpoints.
+const STRIDE: usize = 1 << 16;
+/// The tail is merged when it exceeds `max(TAIL_MIN, sorted / 8)`.
+const TAIL_MIN: usize = 4096;
+
+#[derive(Debug, Default)]
 pub(crate) struct TimeIndex {
-    segments: Vec<Segment>,
-    split_len: usize,
+    sorted: ChunkedVec<u32>,
+    checkpoints: Vec<RoaringBitmap>,
+    tail: Vec<u32>,
+    stride: Stride,
 }
 
-#[derive(Debug)]
-struct Segment {
-    /// Inclusive upper bound of this segment's times; `i64::MAX` for the last.
-    max_time: i64,
-    /// `(time, row)`, sorted.
-    entries: Vec<(i64, u32)>,
-    /// Every row of every earlier segment.
-    below: RoaringBitmap,
-}
+/// The checkpoint stride; a field only so tests can shrink it.
+#[derive(Debug, Clone, Copy)]
+struct Stride(usize);
 
-impl Default for TimeIndex {
+impl Default for Stride {
     fn default() -> Self {
-        TimeIndex {
-            segments: vec![Segment {
-                max_time: i64::MAX,
-                entries: Vec::new(),
-                below: RoaringBitmap::new(),
-            }],
-            split_len: SPLIT_LEN,
-        }
+        Stride(STRIDE)
     }
 }
 
 impl TimeIndex {
     #[cfg(test)]
-    fn with_split_len(split_len: usize) -> TimeIndex {
+    fn with_stride(stride: usize) -> TimeIndex {
         TimeIndex {
-            split_len,
+            stride: Stride(stride),
             ..TimeIndex::default()
         }
     }
 
-    fn segment_of(&self, time: i64) -> usize {
-        // The last segment's bound is i64::MAX, so this is always in range.
-        self.segments.partition_point(|s| s.max_time < time)
+    fn key(times: &ChunkedVec<i64>, row: u32) -> (i64, u32) {
+        (times.get(row as usize), row)
     }
 
-    /// Records that `row` has its event at `time`.
-    pub(crate) fn insert(&mut self, time: i64, row: u32) {
-        let s = self.segment_of(time);
-        let entries = &mut self.segments[s].entries;
-        if entries.last().is_none_or(|&last| last <= (time, row)) {
-            entries.push((time, row));
-        } else {
-            let at = entries.partition_point(|&e| e < (time, row));
-            entries.insert(at, (time, row));
+    /// Records `row`, whose time is `times[row]`.
+    pub(crate) fn insert(&mut self, row: u32, times: &ChunkedVec<i64>) {
+        let in_order = self.tail.is_empty()
+            && (self.sorted.len() == 0
+                || Self::key(times, self.sorted.get(self.sorted.len() - 1)) <= Self::key(times, row));
+        if in_order {
+            self.sorted.push(row);
+            let stride = self.stride.0;
+            if self.sorted.len() % stride == 0 {
+                let mut cum = self.checkpoints.last().cloned().unwrap_or_default();
+                let start = self.sorted.len() - stride;
+                cum.extend((start..self.sorted.len()).map(|i| self.sorted.get(i)));
+                self.checkpoints.push(cum);
+            }
+            return;
         }
-        for later in &mut self.segments[s + 1..] {
-            later.below.insert(row);
-        }
-        if self.segments[s].entries.len() > self.split_len {
-            self.split(s);
+        self.tail.push(row);
+        if self.tail.len() > TAIL_MIN.max(self.sorted.len() / 8) {
+            self.merge(times);
         }
     }
 
-    /// Splits segment `s` near its middle, at a change of time so that equal
-    /// times stay in one segment.
-    fn split(&mut self, s: usize) {
-        let seg = &self.segments[s];
-        let mid = seg.entries.len() / 2;
-        let pivot = seg.entries[mid].0;
-        let mut at = seg.entries.partition_point(|e| e.0 <= pivot);
-        if at == seg.entries.len() {
-            at = seg.entries.partition_point(|e| e.0 < pivot);
+    /// Merges the tail into the sorted run and rebuilds the checkpoints from
+    /// the first position that changed.
+    fn merge(&mut self, times: &ChunkedVec<i64>) {
+        let mut tail = std::mem::take(&mut self.tail);
+        tail.sort_unstable_by_key(|&r| Self::key(times, r));
+        let first_changed = self.position_of(Self::key(times, tail[0]), times);
+        let mut merged = ChunkedVec::default();
+        let (mut i, mut j) = (0, 0);
+        let n = self.sorted.len();
+        while i < n || j < tail.len() {
+            let take_sorted = j == tail.len()
+                || (i < n && Self::key(times, self.sorted.get(i)) <= Self::key(times, tail[j]));
+            if take_sorted {
+                merged.push(self.sorted.get(i));
+                i += 1;
+            } else {
+                merged.push(tail[j]);
+                j += 1;
+            }
         }
-        if at == 0 {
-            return; // one time value fills the segment; nothing to split on
+        self.sorted = merged;
+        let stride = self.stride.0;
+        let keep = first_changed / stride;
+        self.checkpoints.truncate(keep);
+        let mut cum = self.checkpoints.last().cloned().unwrap_or_default();
+        let mut at = keep * stride;
+        while at + stride <= self.sorted.len() {
+            cum.extend((at..at + stride).map(|k| self.sorted.get(k)));
+            self.checkpoints.push(cum.clone());
+            at += stride;
         }
-        let right_entries = self.segments[s].entries.split_off(at);
-        let seg = &mut self.segments[s];
-        let left_max = seg.entries[at - 1].0;
-        let mut right_below = seg.below.clone();
-        right_below.extend(seg.entries.iter().map(|e| e.1));
-        let right = Segment {
-            max_time: seg.max_time,
-            entries: right_entries,
-            below: right_below,
-        };
-        seg.max_time = left_max;
-        self.segments.insert(s + 1, right);
+    }
+
+    /// Index of the first sorted entry whose key is `>= key`.
+    fn position_of(&self, key: (i64, u32), times: &ChunkedVec<i64>) -> usize {
+        self.partition(|row| Self::key(times, row) < key)
+    }
+
+    /// Number of leading sorted entries for which `before` holds.
+    fn partition(&self, before: impl Fn(u32) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.sorted.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if before(self.sorted.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Rows whose time is `<= time`.
-    pub(crate) fn upto(&self, time: i64) -> RoaringBitmap {
-        let seg = &self.segments[self.segment_of(time)];
-        let mut rows = seg.below.clone();
-        let end = seg.entries.partition_point(|e| e.0 <= time);
-        rows.extend(seg.entries[..end].iter().map(|e| e.1));
+    pub(crate) fn upto(&self, time: i64, times: &ChunkedVec<i64>) -> RoaringBitmap {
+        let pos = self.partition(|row| times.get(row as usize) <= time);
+        let j = pos / self.stride.0;
+        let mut rows = if j > 0 {
+            self.checkpoints[j - 1].clone()
+        } else {
+            RoaringBitmap::new()
+        };
+        rows.extend((j * self.stride.0..pos).map(|k| self.sorted.get(k)));
+        rows.extend(self.tail.iter().copied().filter(|&r| times.get(r as usize) <= time));
         rows
     }
 
     /// The smallest recorded time strictly after `time`, if any.
-    pub(crate) fn first_after(&self, time: i64) -> Option<i64> {
-        let s = self.segment_of(time);
-        self.segments[s..].iter().find_map(|seg| {
-            let at = seg.entries.partition_point(|e| e.0 <= time);
-            seg.entries.get(at).map(|e| e.0)
-        })
+    pub(crate) fn first_after(&self, time: i64, times: &ChunkedVec<i64>) -> Option<i64> {
+        let pos = self.partition(|row| times.get(row as usize) <= time);
+        let in_sorted = (pos < self.sorted.len()).then(|| times.get(self.sorted.get(pos) as usize));
+        let in_tail = self
+            .tail
+            .iter()
+            .map(|&r| times.get(r as usize))
+            .filter(|&t| t > time)
+            .min();
+        in_sorted.into_iter().chain(in_tail).min()
     }
 
-    /// Heap bytes, for memory accounting.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.segments
-            .iter()
-            .map(|s| s.entries.capacity() * 16 + s.below.serialized_size())
-            .sum()
+        self.sorted.heap_bytes()
+            + self.tail.capacity() * 4
+            + self.checkpoints.iter().map(|c| c.serialized_size() + 32).sum::<usize>()
     }
 }
 
@@ -142,17 +174,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn build(events: &[i64], stride: usize) -> (TimeIndex, ChunkedVec<i64>) {
+        let mut times = ChunkedVec::default();
+        let mut index = TimeIndex::with_stride(stride);
+        for (row, &t) in events.iter().enumerate() {
+            times.push(t);
+            index.insert(row as u32, &times);
+        }
+        (index, times)
+    }
+
     proptest! {
         #[test]
         fn upto_matches_a_linear_scan(
-            events in prop::collection::vec(-50i64..50, 0..3000),
+            events in prop::collection::vec(-50i64..50, 0..12_000),
             probes in prop::collection::vec(-60i64..60, 1..20),
+            stride in 1usize..300,
         ) {
-            // A tiny split length forces many splits and back-dated inserts.
-            let mut index = TimeIndex::with_split_len(16);
-            for (row, &t) in events.iter().enumerate() {
-                index.insert(t, row as u32);
-            }
+            let (index, times) = build(&events, stride);
             for &p in &probes {
                 let expected: RoaringBitmap = events
                     .iter()
@@ -160,41 +199,23 @@ mod tests {
                     .filter(|(_, t)| **t <= p)
                     .map(|(row, _)| row as u32)
                     .collect();
-                prop_assert_eq!(index.upto(p), expected);
+                prop_assert_eq!(index.upto(p, &times), expected);
                 let next = events.iter().copied().filter(|&t| t > p).min();
-                prop_assert_eq!(index.first_after(p), next);
+                prop_assert_eq!(index.first_after(p, &times), next);
             }
         }
     }
 
     #[test]
-    fn splits_keep_answers_exact() {
-        let mut index = TimeIndex::default();
-        let n = 200_000u32;
-        // Interleave in-order and back-dated times to force splits and
-        // insertions into earlier segments.
-        for row in 0..n {
-            let t = if row % 7 == 0 {
-                (row / 3) as i64
-            } else {
-                row as i64
-            };
-            index.insert(t, row);
-        }
-        assert!(index.segments.len() > 2, "expected splits");
-        for probe in [0i64, 5_000, 66_666, 100_000, 199_999, 1_000_000] {
-            let got = index.upto(probe);
-            let expected = (0..n)
-                .filter(|&row| {
-                    let t = if row % 7 == 0 {
-                        (row / 3) as i64
-                    } else {
-                        row as i64
-                    };
-                    t <= probe
-                })
-                .count() as u64;
-            assert_eq!(got.len(), expected, "probe {probe}");
+    fn mostly_ordered_inserts_stay_exact_through_merges() {
+        let n = 300_000u32;
+        let time_of = |row: u32| if row % 7 == 0 { (row / 3) as i64 } else { row as i64 };
+        let events: Vec<i64> = (0..n).map(time_of).collect();
+        let (index, times) = build(&events, STRIDE);
+        assert!(!index.checkpoints.is_empty());
+        for probe in [0i64, 5_000, 66_666, 100_000, 199_999, 299_999, 1_000_000] {
+            let expected = events.iter().filter(|&&t| t <= probe).count() as u64;
+            assert_eq!(index.upto(probe, &times).len(), expected, "probe {probe}");
         }
     }
 }

@@ -20,7 +20,16 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use roaring::RoaringBitmap;
 
+use crate::chunked::ChunkedVec;
 use crate::time_index::TimeIndex;
+
+/// The relation's three time columns, which the indexes read times from.
+#[derive(Clone, Copy)]
+pub(crate) struct Times<'a> {
+    pub valid_from: &'a ChunkedVec<i64>,
+    pub valid_to: &'a ChunkedVec<i64>,
+    pub tx_to: &'a ChunkedVec<i64>,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct Validity {
@@ -41,11 +50,14 @@ struct NowCache {
 }
 
 impl Validity {
-    pub(crate) fn on_append(&mut self, row: u32, valid_from: i64, valid_to: i64) {
+    /// Indexes `row`, whose bounds are already in the time columns.
+    pub(crate) fn on_append(&mut self, row: u32, times: Times<'_>) {
+        let valid_from = times.valid_from.get(row as usize);
+        let valid_to = times.valid_to.get(row as usize);
         self.tx_live.insert(row);
-        self.starts.insert(valid_from, row);
+        self.starts.insert(row, times.valid_from);
         if valid_to != i64::MAX {
-            self.ends.insert(valid_to, row);
+            self.ends.insert(row, times.valid_to);
         }
         if let Some(cache) = self.now.get_mut() {
             if valid_from <= cache.valid_at && cache.valid_at < valid_to {
@@ -60,9 +72,10 @@ impl Validity {
         }
     }
 
-    pub(crate) fn on_close(&mut self, row: u32, tx: i64) {
+    /// Records that `row` was withdrawn; its `tx_to` is already set.
+    pub(crate) fn on_close(&mut self, row: u32, times: Times<'_>) {
         self.tx_live.remove(row);
-        self.closes.insert(tx, row);
+        self.closes.insert(row, times.tx_to);
         if let Some(cache) = self.now.get_mut() {
             if cache.rows.contains(row) {
                 Arc::make_mut(&mut cache.rows).remove(row);
@@ -78,6 +91,7 @@ impl Validity {
         tx: i64,
         visible: u32,
         latest: bool,
+        times: Times<'_>,
     ) -> Arc<RoaringBitmap> {
         if latest {
             if let Some(cache) = self.now.lock().as_ref() {
@@ -91,14 +105,17 @@ impl Validity {
         } else {
             let mut believed = RoaringBitmap::new();
             believed.insert_range(0..visible);
-            believed -= self.closes.upto(tx);
+            believed -= self.closes.upto(tx, times.tx_to);
             believed
         };
-        rows &= self.starts.upto(valid);
-        rows -= self.ends.upto(valid);
+        rows &= self.starts.upto(valid, times.valid_from);
+        rows -= self.ends.upto(valid, times.valid_to);
         let rows = Arc::new(rows);
         if latest {
-            let horizon = [self.starts.first_after(valid), self.ends.first_after(valid)]
+            let horizon = [
+                self.starts.first_after(valid, times.valid_from),
+                self.ends.first_after(valid, times.valid_to),
+            ]
                 .into_iter()
                 .flatten()
                 .min()
@@ -118,6 +135,16 @@ impl Validity {
             .lock()
             .as_ref()
             .map_or(0, |c| c.rows.serialized_size());
+        if std::env::var_os("CHRONOLOG_HEAP_DEBUG").is_some() {
+            eprintln!(
+                "validity: tx_live {} starts {} ends {} closes {} cache {}",
+                self.tx_live.serialized_size(),
+                self.starts.heap_bytes(),
+                self.ends.heap_bytes(),
+                self.closes.heap_bytes(),
+                cache
+            );
+        }
         self.tx_live.serialized_size()
             + self.starts.heap_bytes()
             + self.ends.heap_bytes()

@@ -181,35 +181,3 @@ impl ValueRef<'_> {
         }
     }
 }
-
-/// The hashable form of a value, used as a key of the per-column value
-/// indexes. Floats are keyed by their bit pattern (so `NaN` finds itself and
-/// `-0.0 != 0.0`); vectors are never indexed.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum IndexKey {
-    Null,
-    Bool(bool),
-    Int(i64),
-    FloatBits(u64),
-    Str(Box<str>),
-    Sym(u32),
-    Bytes(Box<[u8]>),
-    Time(i64),
-}
-
-impl IndexKey {
-    /// `None` for values that are not indexed (vectors).
-    pub(crate) fn of(value: ValueRef<'_>) -> Option<IndexKey> {
-        Some(match value {
-            ValueRef::Null => IndexKey::Null,
-            ValueRef::Bool(b) => IndexKey::Bool(b),
-            ValueRef::Int(i) => IndexKey::Int(i),
-            ValueRef::Float(x) => IndexKey::FloatBits(x.to_bits()),
-            ValueRef::Str(s) => IndexKey::Str(s.into()),
-            ValueRef::Sym(s) => IndexKey::Sym(s.0),
-            ValueRef::Bytes(b) => IndexKey::Bytes(b.into()),
-            ValueRef::Time(t) => IndexKey::Time(t.0),
-            ValueRef::Vector(_) => return None,
-        })
-    }
-}
