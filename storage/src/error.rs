@@ -81,6 +81,13 @@ pub enum Error {
         /// The id as given.
         id: u32,
     },
+    /// Another process (or another open `Store` in this one) holds the
+    /// database directory.
+    #[error("database `{path}` is in use by another process")]
+    Locked {
+        /// The directory.
+        path: String,
+    },
     /// The underlying sled database failed (I/O, disk full, ...).
     #[error("storage I/O failed while {context}: {source}")]
     Io {

@@ -34,9 +34,12 @@ pub(crate) struct LogEntry {
 pub(crate) enum Change {
     /// A new relation; its id is the number of relations before it.
     CreateRelation(Schema),
-    /// Rows appended and rows withdrawn, all at this entry's tx time.
+    /// Rows appended, cut and withdrawn, all at this entry's tx time.
     Commit {
         appends: Vec<Append>,
+        /// `(relation id, row id, valid_to)`: the row's valid interval ends at
+        /// `valid_to` from this tx on.
+        cuts: Vec<(u32, u32, i64)>,
         /// `(relation id, row id)` whose `tx_to` becomes this tx time.
         closes: Vec<(u32, u32)>,
     },
@@ -62,6 +65,28 @@ pub enum Durability {
     Buffered,
 }
 
+/// How long `open` waits for a lock that this process may still be
+/// releasing (sled's flusher thread can hold it briefly after a `Db` drops).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+fn open_with_retry(config: &sled::Config, path: &Path) -> Result<sled::Db> {
+    let started = std::time::Instant::now();
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(e) if e.to_string().contains("could not acquire lock") => {
+                if started.elapsed() >= LOCK_WAIT {
+                    return Err(Error::Locked {
+                        path: path.display().to_string(),
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(Error::io("opening the database")(e)),
+        }
+    }
+}
+
 pub(crate) struct Log {
     db: sled::Db,
     entries: sled::Tree,
@@ -76,11 +101,16 @@ impl Log {
         durability: Durability,
         mut replay: impl FnMut(i64, LogEntry) -> Result<()>,
     ) -> Result<Log> {
-        let db = sled::Config::new()
+        // With `Sync` every commit flushes itself, so sled's background
+        // flusher is only started for `Buffered`.
+        let flush_every_ms = match durability {
+            Durability::Sync => None,
+            Durability::Buffered => Some(500),
+        };
+        let config = sled::Config::new()
             .path(path)
-            .flush_every_ms(Some(500))
-            .open()
-            .map_err(Error::io("opening the database"))?;
+            .flush_every_ms(flush_every_ms);
+        let db = open_with_retry(&config, path)?;
         let meta = db.open_tree("meta").map_err(Error::io("opening meta"))?;
         match meta.get("format").map_err(Error::io("reading meta"))? {
             None => {

@@ -2,24 +2,33 @@
 //!
 //! Rows are append-only and identified by a dense [`RowId`] in commit order,
 //! so transaction-time starts are monotonic in the id: the rows a snapshot at
-//! transaction time `t` can see are a prefix `0..rows_at(t)`. A row's contents
-//! never change; the one mutation is `tx_to`, set once from "open" to the
-//! transaction time that withdrew the row.
+//! transaction time `t` can see are a prefix `0..rows_at(t)`. A row's values
+//! and valid start never change. Two things can happen to it later, each
+//! recorded with the transaction time at which it happened, so that every
+//! earlier belief stays answerable:
+//!
+//! * it is **closed**: `tx_to` goes once from open to the withdrawing tx;
+//! * it is **cut**: from tx `t` on, its valid interval ends earlier. Cuts are
+//!   kept in a per-relation log, newest first per row, and only ever shorten.
 //!
 //! ```text
 //!  valid ▲
-//!  time  │             ┌──────────────── moonshot (row 2, supersedes 1)
-//!  2024-06 ──────────  │
-//!        │  tencent    │ tencent [2021-03, 2024-06)  (row 1: remainder)
-//!  2021-03 ─ (row 0) ──┤
-//!        └─────────────┴───────────────────────────▶ transaction time
-//!                     t2: row 0 closed (tx_to = t2); rows 1, 2 appended
+//!  time  │            ┌───────────────── moonshot (row 1, supersedes row 0)
+//!  2024-06 ────────── │
+//!        │  tencent   │ tencent: row 0 as believed from t2, cut to 2024-06
+//!  2021-03 ─ (row 0) ─┤ (as believed during [t1, t2): open-ended)
+//!        └────────────┴──────────────────────────────▶ transaction time
+//!                    t2: cut row 0 at 2024-06-01; append row 1
 //! ```
+//!
+//! A functional replacement is thus one new row and one 24-byte cut, not a
+//! closed row plus a re-appended remainder.
 
 use crate::chunked::ChunkedVec;
 use crate::column::Column;
 use crate::schema::Schema;
 use crate::time::{Interval, Timestamp};
+use crate::time_index::EventTimes;
 use crate::validity::{Times, Validity};
 use crate::value::{Symbol, Value, ValueRef};
 use crate::value_index::{Posting, ValueIndex};
@@ -27,7 +36,7 @@ use crate::value_index::{Posting, ValueIndex};
 /// A row's id within its relation: dense, starting at 0, in commit order.
 pub type RowId = u32;
 
-/// Marks "no row" / "no symbol" in the `u32` link columns.
+/// Marks "no row" / "no symbol" / "no cut" in the `u32` link columns.
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// A row as written by a commit (before it has a transaction time).
@@ -42,6 +51,40 @@ pub(crate) struct NewRow {
     pub provenance: u32,
 }
 
+/// From transaction time `tx` on, `row`'s valid interval ends at `valid_to`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cut {
+    pub row: u32,
+    /// The row's previous cut, or [`NONE`].
+    pub prev: u32,
+    pub tx: i64,
+    pub valid_to: i64,
+}
+
+/// The cut log as the truncation index sees it: entry ids are cut ids.
+#[derive(Clone, Copy)]
+pub(crate) struct CutTimes<'a>(pub &'a ChunkedVec<Cut>);
+
+impl EventTimes for CutTimes<'_> {
+    #[inline]
+    fn time(&self, id: u32) -> i64 {
+        self.0.get(id as usize).valid_to
+    }
+    #[inline]
+    fn row(&self, id: u32) -> u32 {
+        self.0.get(id as usize).row
+    }
+}
+
+/// One version of a row: its valid end and transaction interval while that
+/// valid end was believed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Version {
+    pub valid_to: i64,
+    pub tx_from: i64,
+    pub tx_to: i64,
+}
+
 #[derive(Debug)]
 pub(crate) struct Relation {
     pub(crate) schema: Schema,
@@ -49,10 +92,15 @@ pub(crate) struct Relation {
     pub(crate) slot_columns: Vec<usize>,
     columns: Vec<Column>,
     valid_from: ChunkedVec<i64>,
+    /// The valid end the row was appended with.
     valid_to: ChunkedVec<i64>,
     tx_to: ChunkedVec<i64>,
     supersedes: ChunkedVec<u32>,
     provenance: ChunkedVec<u32>,
+    /// Per row: its newest cut, or [`NONE`].
+    last_cut: ChunkedVec<u32>,
+    /// Every cut, in transaction-time order.
+    cuts: ChunkedVec<Cut>,
     /// `(tx, first row)` for each commit that appended rows, in tx order;
     /// a row's `tx_from` is the tx of the last commit starting at or before it.
     commits: Vec<(i64, u32)>,
@@ -80,6 +128,8 @@ impl Relation {
             tx_to: ChunkedVec::default(),
             supersedes: ChunkedVec::default(),
             provenance: ChunkedVec::default(),
+            last_cut: ChunkedVec::default(),
+            cuts: ChunkedVec::default(),
             commits: Vec::new(),
             value_index,
             validity: Validity::default(),
@@ -116,14 +166,83 @@ impl Relation {
             valid_from: &self.valid_from,
             valid_to: &self.valid_to,
             tx_to: &self.tx_to,
+            cuts: CutTimes(&self.cuts),
         }
     }
 
+    /// The row's valid end as believed at transaction time `known`.
     #[inline]
+    pub(crate) fn valid_to_at(&self, row: RowId, known: i64) -> i64 {
+        let mut cut = self.last_cut.get(row as usize);
+        while cut != NONE {
+            let c = self.cuts.get(cut as usize);
+            if c.tx <= known {
+                return c.valid_to;
+            }
+            cut = c.prev;
+        }
+        self.valid_to.get(row as usize)
+    }
+
+    /// The row's current valid interval (as of the latest commit).
     pub(crate) fn valid(&self, row: RowId) -> Interval {
+        self.valid_at(row, i64::MAX)
+    }
+
+    /// The row's valid interval as believed at transaction time `known`.
+    pub(crate) fn valid_at(&self, row: RowId, known: i64) -> Interval {
         Interval {
             from: Timestamp(self.valid_from.get(row as usize)),
-            to: Timestamp(self.valid_to.get(row as usize)),
+            to: Timestamp(self.valid_to_at(row, known)),
+        }
+    }
+
+    /// Every version of the row, oldest first: one per cut, plus the
+    /// original. Transaction intervals are as stored (not clipped).
+    pub(crate) fn versions(&self, row: RowId) -> Vec<Version> {
+        let mut versions = Vec::new();
+        let mut tx_to = self.tx_to(row);
+        let mut cut = self.last_cut.get(row as usize);
+        while cut != NONE {
+            let c = self.cuts.get(cut as usize);
+            versions.push(Version {
+                valid_to: c.valid_to,
+                tx_from: c.tx,
+                tx_to,
+            });
+            tx_to = c.tx;
+            cut = c.prev;
+        }
+        versions.push(Version {
+            valid_to: self.valid_to.get(row as usize),
+            tx_from: self.tx_from(row),
+            tx_to,
+        });
+        versions.reverse();
+        versions
+    }
+
+    /// The version of the row believed at `known` (which must lie in the
+    /// row's transaction interval).
+    pub(crate) fn version_at(&self, row: RowId, known: i64) -> Version {
+        let mut tx_to = self.tx_to(row);
+        let mut cut = self.last_cut.get(row as usize);
+        while cut != NONE {
+            let c = self.cuts.get(cut as usize);
+            if c.tx <= known {
+                return Version {
+                    valid_to: c.valid_to,
+                    tx_from: c.tx,
+                    tx_to,
+                };
+            }
+            tx_to = c.tx;
+            cut = c.prev;
+        }
+        Version {
+            valid_to: self.valid_to.get(row as usize),
+            tx_from: self.tx_from(row),
+            tx_to,
         }
     }
 
@@ -147,7 +266,23 @@ impl Relation {
     #[inline]
     pub(crate) fn is_live(&self, row: RowId, valid: i64, tx: i64) -> bool {
         let r = row as usize;
-        self.valid_from.get(r) <= valid && valid < self.valid_to.get(r) && tx < self.tx_to.get(r)
+        self.valid_from.get(r) <= valid
+            && tx < self.tx_to.get(r)
+            && valid < self.valid_to_at(row, tx)
+    }
+
+    /// Cuts made after transaction time `tx`, oldest first.
+    pub(crate) fn cuts_after(&self, tx: i64) -> impl Iterator<Item = Cut> + '_ {
+        let (mut lo, mut hi) = (0, self.cuts.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.cuts.get(mid).tx <= tx {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo..self.cuts.len()).map(|i| self.cuts.get(i))
     }
 
     /// Rows holding `value` in `column`, at any time. `None` when the column
@@ -159,13 +294,12 @@ impl Relation {
     /// Currently believed rows of the slot that `values` belongs to: walk the
     /// smallest posting among the slot columns and keep the rows whose
     /// transaction interval is open and whose slot values match.
-    pub(crate) fn live_slot_rows(&self, values: &[Value]) -> Vec<RowId> {
+    pub(crate) fn live_slot_rows(&self, values: &[Value], out: &mut Vec<RowId>) {
         let smallest = self
             .slot_columns
             .iter()
             .filter_map(|&c| self.rows_with(c, values[c].as_ref()))
             .min_by_key(Posting::len);
-        let mut out = Vec::new();
         let mut keep = |row: RowId| {
             if self.tx_to.get(row as usize) == i64::MAX
                 && self
@@ -180,7 +314,6 @@ impl Relation {
             Some(posting) => posting.for_each(&mut keep),
             None => (0..self.len()).for_each(keep),
         }
-        out
     }
 
     /// Whether the stored row holds exactly `values`.
@@ -211,13 +344,38 @@ impl Relation {
             self.tx_to.push(i64::MAX);
             self.supersedes.push(new.supersedes);
             self.provenance.push(new.provenance);
+            self.last_cut.push(NONE);
             let times = Times {
                 valid_from: &self.valid_from,
                 valid_to: &self.valid_to,
                 tx_to: &self.tx_to,
+                cuts: CutTimes(&self.cuts),
             };
             self.validity.on_append(row, times);
         }
+        self.last_write_tx = tx;
+    }
+
+    /// Ends `row`'s valid interval at `valid_to` from transaction time `tx`
+    /// on. The caller guarantees the row is open and the cut shortens it to
+    /// a non-empty interval.
+    pub(crate) fn cut(&mut self, tx: i64, row: RowId, valid_to: i64) {
+        debug_assert!(valid_to < self.valid_to_at(row, i64::MAX));
+        let id = self.cuts.len() as u32;
+        self.cuts.push(Cut {
+            row,
+            prev: self.last_cut.get(row as usize),
+            tx,
+            valid_to,
+        });
+        self.last_cut.set(row as usize, id);
+        let times = Times {
+            valid_from: &self.valid_from,
+            valid_to: &self.valid_to,
+            tx_to: &self.tx_to,
+            cuts: CutTimes(&self.cuts),
+        };
+        self.validity.on_cut(id, row, valid_to, times);
         self.last_write_tx = tx;
     }
 
@@ -230,6 +388,7 @@ impl Relation {
             valid_from: &self.valid_from,
             valid_to: &self.valid_to,
             tx_to: &self.tx_to,
+            cuts: CutTimes(&self.cuts),
         };
         self.validity.on_close(row, times);
         self.last_write_tx = tx;
@@ -243,17 +402,15 @@ impl Relation {
             + self.tx_to.heap_bytes()
             + self.supersedes.heap_bytes()
             + self.provenance.heap_bytes()
+            + self.last_cut.heap_bytes()
+            + self.cuts.heap_bytes()
             + self.commits.capacity() * 16;
-        let indexes: usize = self.value_index.iter().flatten().map(ValueIndex::heap_bytes).sum();
-        if std::env::var_os("CHRONOLOG_HEAP_DEBUG").is_some() {
-            eprintln!(
-                "heap {}: rows {} indexes {} validity {}",
-                self.schema.name,
-                rows,
-                indexes,
-                self.validity.heap_bytes()
-            );
-        }
+        let indexes: usize = self
+            .value_index
+            .iter()
+            .flatten()
+            .map(ValueIndex::heap_bytes)
+            .sum();
         rows + indexes + self.validity.heap_bytes()
     }
 }

@@ -10,9 +10,10 @@
 use std::sync::Arc;
 
 use roaring::RoaringBitmap;
+use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
-use crate::relation::{Relation, RowId};
+use crate::relation::{Relation, RowId, Version};
 use crate::store::{RelationId, Store};
 use crate::time::{Interval, Timestamp};
 use crate::value::{Symbol, Value, ValueRef};
@@ -104,7 +105,7 @@ impl Snapshot {
             snapshot: self,
             rel,
             selector: Selector::AsOf(self.current()),
-            filters: Vec::new(),
+            filters: SmallVec::new(),
         }
     }
 }
@@ -114,7 +115,7 @@ pub struct Scan<'s> {
     snapshot: &'s Snapshot,
     rel: RelationId,
     selector: Selector,
-    filters: Vec<(usize, Value)>,
+    filters: SmallVec<[(usize, Value); 2]>,
 }
 
 impl Scan<'_> {
@@ -187,31 +188,36 @@ impl Scan<'_> {
                 .iter()
                 .all(|(c, v)| rel.value(row, *c) == v.as_ref())
         };
-        let postings: Vec<_> = self
-            .filters
-            .iter()
-            .filter_map(|(c, v)| rel.rows_with(*c, v.as_ref()))
-            .collect();
-        if let Some(smallest) = postings.iter().min_by_key(|p| p.len()) {
+        // Rows of a posting hold its value already; only the other filters
+        // need a look at the row.
+        let single_indexed = self.filters.len() == 1
+            && rel
+                .rows_with(self.filters[0].0, self.filters[0].1.as_ref())
+                .is_some();
+        let postings = || {
+            self.filters
+                .iter()
+                .filter_map(|(c, v)| rel.rows_with(*c, v.as_ref()))
+        };
+        if let Some(smallest) = postings().min_by_key(|p| p.len()) {
             if smallest.len() <= DIRECT_CHECK_MAX {
-                let mut rows = Vec::with_capacity(smallest.len() as usize);
+                let mut rows = SmallVec::new();
                 smallest.for_each(|row| {
-                    let live = match valid {
-                        Some(v) => rel.is_live(row, v, known),
-                        None => true,
-                    };
-                    if row < visible && live && matches(row) {
+                    let keep = row < visible
+                        && valid.is_none_or(|v| rel.is_live(row, v, known))
+                        && (single_indexed || matches(row));
+                    if keep {
                         rows.push(row);
                     }
                 });
-                rows.sort_unstable();
+                // Postings are ascending, so `rows` already is.
                 return Ok(Candidates::Few(rows));
             }
         }
         let mut rows = match valid {
             Some(v) => {
                 let latest = known >= rel.last_write_tx;
-                Arc::unwrap_or_clone(rel.validity.live(v, known, visible, latest, rel.times()))
+                Arc::unwrap_or_clone(rel.validity.live(rel, v, known, visible, latest))
             }
             None => {
                 let mut all = RoaringBitmap::new();
@@ -219,7 +225,7 @@ impl Scan<'_> {
                 all
             }
         };
-        for posting in postings {
+        for posting in postings() {
             match posting {
                 Posting::Bitmap(b) => rows &= b,
                 other => rows &= other.to_bitmap(),
@@ -232,16 +238,43 @@ impl Scan<'_> {
         Ok(Candidates::Many(rows))
     }
 
-    /// Calls `f` on every selected row, in row-id order.
+    /// Calls `f` on every selected row, in row-id order. For a history scan,
+    /// a row whose valid interval was cut appears once per version.
     pub fn for_each(&self, mut f: impl FnMut(&RowView<'_>)) -> Result<()> {
         let tx_clip = self.snapshot.tx;
+        let known = match self.selector {
+            Selector::AsOf(at) => Some(at.known.0.min(tx_clip)),
+            Selector::History => None,
+        };
+        let mut emit = |rel: &Relation, row: RowId| match known {
+            Some(known) => f(&RowView {
+                rel,
+                row,
+                known,
+                tx_clip,
+                version: None,
+            }),
+            None => {
+                for version in rel.versions(row) {
+                    if version.tx_from <= tx_clip {
+                        f(&RowView {
+                            rel,
+                            row,
+                            known: version.tx_from,
+                            tx_clip,
+                            version: Some(version),
+                        });
+                    }
+                }
+            }
+        };
         let rows = {
             let state = self.snapshot.store.inner.state.read();
             let rel = state.relation(self.rel)?;
             match self.candidates(rel)? {
                 Candidates::Few(rows) => {
                     for row in rows {
-                        f(&RowView { rel, row, tx_clip });
+                        emit(rel, row);
                     }
                     return Ok(());
                 }
@@ -253,7 +286,7 @@ impl Scan<'_> {
             let state = self.snapshot.store.inner.state.read();
             let rel = state.relation(self.rel)?;
             for row in iter.by_ref().take(CHUNK_ROWS) {
-                f(&RowView { rel, row, tx_clip });
+                emit(rel, row);
             }
         }
         Ok(())
@@ -266,8 +299,13 @@ impl Scan<'_> {
         Ok(out)
     }
 
-    /// How many rows are selected.
+    /// How many rows (for a history scan: row versions) are selected.
     pub fn count(&self) -> Result<u64> {
+        if self.selector == Selector::History {
+            let mut n = 0;
+            self.for_each(|_| n += 1)?;
+            return Ok(n);
+        }
         let state = self.snapshot.store.inner.state.read();
         Ok(match self.candidates(state.relation(self.rel)?)? {
             Candidates::Few(rows) => rows.len() as u64,
@@ -279,15 +317,19 @@ impl Scan<'_> {
 /// A scan's selected rows: few (a bound key), or a bitmap.
 enum Candidates {
     /// Sorted row ids.
-    Few(Vec<RowId>),
+    Few(SmallVec<[RowId; 16]>),
     Many(RoaringBitmap),
 }
 
-/// A borrowed view of one row during a scan.
+/// A borrowed view of one row (one version of it, in a history scan).
 pub struct RowView<'a> {
     rel: &'a Relation,
     row: RowId,
+    /// The transaction time the row is seen at.
+    known: i64,
     tx_clip: i64,
+    /// Set for history scans; as-of scans derive it when asked.
+    version: Option<Version>,
 }
 
 impl RowView<'_> {
@@ -309,17 +351,33 @@ impl RowView<'_> {
             .collect()
     }
 
-    /// The valid-time interval.
-    pub fn valid(&self) -> Interval {
-        self.rel.valid(self.row)
+    fn version(&self) -> Version {
+        self.version
+            .unwrap_or_else(|| self.rel.version_at(self.row, self.known))
     }
 
-    /// The transaction-time interval, as seen from the snapshot.
+    /// The valid-time interval (as believed at the scan's transaction time).
+    pub fn valid(&self) -> Interval {
+        match self.version {
+            Some(v) => Interval {
+                from: self.rel.valid(self.row).from,
+                to: Timestamp(v.valid_to),
+            },
+            None => self.rel.valid_at(self.row, self.known),
+        }
+    }
+
+    /// The transaction-time interval during which this version was believed,
+    /// as seen from the snapshot (`to` is open if it still is).
     pub fn tx(&self) -> Interval {
-        let to = self.rel.tx_to(self.row);
+        let v = self.version();
         Interval {
-            from: Timestamp(self.rel.tx_from(self.row)),
-            to: Timestamp(if to > self.tx_clip { i64::MAX } else { to }),
+            from: Timestamp(v.tx_from),
+            to: Timestamp(if v.tx_to > self.tx_clip {
+                i64::MAX
+            } else {
+                v.tx_to
+            }),
         }
     }
 

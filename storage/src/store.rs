@@ -82,7 +82,11 @@ impl State {
                 self.by_name.insert(schema.name.clone(), id);
                 self.relations.push(Relation::new(schema.clone()));
             }
-            Change::Commit { appends, closes } => {
+            Change::Commit {
+                appends,
+                cuts,
+                closes,
+            } => {
                 for append in appends {
                     let rel = self
                         .relations
@@ -102,6 +106,22 @@ impl State {
                         )));
                     }
                     rel.append(tx, &append.rows);
+                }
+                for &(relation, row, valid_to) in cuts {
+                    let rel = self.relations.get_mut(relation as usize).ok_or_else(|| {
+                        Error::corrupt(format!("cut in unknown relation #{relation}"))
+                    })?;
+                    let ok = row < rel.len()
+                        && rel.tx_to(row) == i64::MAX
+                        && rel.valid(row).from.0 < valid_to
+                        && valid_to < rel.valid(row).to.0;
+                    if !ok {
+                        return Err(Error::corrupt(format!(
+                            "tx {tx} cuts row {row} of `{}` to {valid_to}, which is not a shortening of an open row",
+                            rel.schema.name
+                        )));
+                    }
+                    rel.cut(tx, row, valid_to);
                 }
                 for &(relation, row) in closes {
                     let rel = self.relations.get_mut(relation as usize).ok_or_else(|| {

@@ -25,6 +25,23 @@ use roaring::RoaringBitmap;
 
 use crate::chunked::ChunkedVec;
 
+/// Where an index reads the time of an entry and the row it stands for.
+/// Most indexes hold row ids (the entry *is* the row); the truncation index
+/// holds truncation entries, each naming a row.
+pub(crate) trait EventTimes {
+    fn time(&self, id: u32) -> i64;
+    fn row(&self, id: u32) -> u32 {
+        id
+    }
+}
+
+impl EventTimes for ChunkedVec<i64> {
+    #[inline]
+    fn time(&self, id: u32) -> i64 {
+        self.get(id as usize)
+    }
+}
+
 /// Entries between cumulative checkpoints.
 const STRIDE: usize = 1 << 16;
 /// The tail is merged when it exceeds `max(TAIL_MIN, sorted / 8)`.
@@ -57,22 +74,23 @@ impl TimeIndex {
         }
     }
 
-    fn key(times: &ChunkedVec<i64>, row: u32) -> (i64, u32) {
-        (times.get(row as usize), row)
+    fn key(times: &impl EventTimes, id: u32) -> (i64, u32) {
+        (times.time(id), id)
     }
 
-    /// Records `row`, whose time is `times[row]`.
-    pub(crate) fn insert(&mut self, row: u32, times: &ChunkedVec<i64>) {
+    /// Records entry `row`, whose time is `times.time(row)`.
+    pub(crate) fn insert(&mut self, row: u32, times: &impl EventTimes) {
         let in_order = self.tail.is_empty()
             && (self.sorted.len() == 0
-                || Self::key(times, self.sorted.get(self.sorted.len() - 1)) <= Self::key(times, row));
+                || Self::key(times, self.sorted.get(self.sorted.len() - 1))
+                    <= Self::key(times, row));
         if in_order {
             self.sorted.push(row);
             let stride = self.stride.0;
             if self.sorted.len() % stride == 0 {
                 let mut cum = self.checkpoints.last().cloned().unwrap_or_default();
                 let start = self.sorted.len() - stride;
-                cum.extend((start..self.sorted.len()).map(|i| self.sorted.get(i)));
+                cum.extend((start..self.sorted.len()).map(|i| times.row(self.sorted.get(i))));
                 self.checkpoints.push(cum);
             }
             return;
@@ -85,7 +103,7 @@ impl TimeIndex {
 
     /// Merges the tail into the sorted run and rebuilds the checkpoints from
     /// the first position that changed.
-    fn merge(&mut self, times: &ChunkedVec<i64>) {
+    fn merge(&mut self, times: &impl EventTimes) {
         let mut tail = std::mem::take(&mut self.tail);
         tail.sort_unstable_by_key(|&r| Self::key(times, r));
         let first_changed = self.position_of(Self::key(times, tail[0]), times);
@@ -110,14 +128,14 @@ impl TimeIndex {
         let mut cum = self.checkpoints.last().cloned().unwrap_or_default();
         let mut at = keep * stride;
         while at + stride <= self.sorted.len() {
-            cum.extend((at..at + stride).map(|k| self.sorted.get(k)));
+            cum.extend((at..at + stride).map(|k| times.row(self.sorted.get(k))));
             self.checkpoints.push(cum.clone());
             at += stride;
         }
     }
 
     /// Index of the first sorted entry whose key is `>= key`.
-    fn position_of(&self, key: (i64, u32), times: &ChunkedVec<i64>) -> usize {
+    fn position_of(&self, key: (i64, u32), times: &impl EventTimes) -> usize {
         self.partition(|row| Self::key(times, row) < key)
     }
 
@@ -135,28 +153,33 @@ impl TimeIndex {
         lo
     }
 
-    /// Rows whose time is `<= time`.
-    pub(crate) fn upto(&self, time: i64, times: &ChunkedVec<i64>) -> RoaringBitmap {
-        let pos = self.partition(|row| times.get(row as usize) <= time);
+    /// Rows of the entries whose time is `<= time`.
+    pub(crate) fn upto(&self, time: i64, times: &impl EventTimes) -> RoaringBitmap {
+        let pos = self.partition(|id| times.time(id) <= time);
         let j = pos / self.stride.0;
         let mut rows = if j > 0 {
             self.checkpoints[j - 1].clone()
         } else {
             RoaringBitmap::new()
         };
-        rows.extend((j * self.stride.0..pos).map(|k| self.sorted.get(k)));
-        rows.extend(self.tail.iter().copied().filter(|&r| times.get(r as usize) <= time));
+        rows.extend((j * self.stride.0..pos).map(|k| times.row(self.sorted.get(k))));
+        rows.extend(
+            self.tail
+                .iter()
+                .filter(|&&id| times.time(id) <= time)
+                .map(|&id| times.row(id)),
+        );
         rows
     }
 
     /// The smallest recorded time strictly after `time`, if any.
-    pub(crate) fn first_after(&self, time: i64, times: &ChunkedVec<i64>) -> Option<i64> {
-        let pos = self.partition(|row| times.get(row as usize) <= time);
-        let in_sorted = (pos < self.sorted.len()).then(|| times.get(self.sorted.get(pos) as usize));
+    pub(crate) fn first_after(&self, time: i64, times: &impl EventTimes) -> Option<i64> {
+        let pos = self.partition(|id| times.time(id) <= time);
+        let in_sorted = (pos < self.sorted.len()).then(|| times.time(self.sorted.get(pos)));
         let in_tail = self
             .tail
             .iter()
-            .map(|&r| times.get(r as usize))
+            .map(|&id| times.time(id))
             .filter(|&t| t > time)
             .min();
         in_sorted.into_iter().chain(in_tail).min()
@@ -165,7 +188,11 @@ impl TimeIndex {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.sorted.heap_bytes()
             + self.tail.capacity() * 4
-            + self.checkpoints.iter().map(|c| c.serialized_size() + 32).sum::<usize>()
+            + self
+                .checkpoints
+                .iter()
+                .map(|c| c.serialized_size() + 32)
+                .sum::<usize>()
     }
 }
 
@@ -209,7 +236,13 @@ mod tests {
     #[test]
     fn mostly_ordered_inserts_stay_exact_through_merges() {
         let n = 300_000u32;
-        let time_of = |row: u32| if row % 7 == 0 { (row / 3) as i64 } else { row as i64 };
+        let time_of = |row: u32| {
+            if row % 7 == 0 {
+                (row / 3) as i64
+            } else {
+                row as i64
+            }
+        };
         let events: Vec<i64> = (0..n).map(time_of).collect();
         let (index, times) = build(&events, STRIDE);
         assert!(!index.checkpoints.is_empty());

@@ -3,24 +3,27 @@
 //! A [`WriteTxn`] buffers operations (each checked against the schema when it
 //! is added, so a bad one is rejected alone and changes nothing); `commit`
 //! plans their effect on the slots they touch, writes that plan to the log
-//! under one transaction time, and applies it. Only two kinds of change
-//! exist: append a row, and close a row's transaction interval.
+//! under one transaction time, and applies it. Three kinds of change exist:
+//! append a row, cut a row (end its valid interval earlier, from this
+//! transaction on), and close a row (withdraw it from this transaction on).
 //!
 //! The rules, for a slot (key values, or the whole tuple without keys) whose
-//! currently believed rows have pairwise disjoint valid intervals:
+//! currently believed rows have pairwise disjoint valid intervals, and a new
+//! interval `I = [a, b)`:
 //!
 //! * **assert** `X` over `I`: if a row already says `X` over all of `I`,
-//!   nothing happens. Otherwise every row overlapping `I` is closed; the parts
-//!   of a different-valued row outside `I` are re-appended as remainders; a
-//!   same-valued row is merged into `I`. The new row supersedes the row it cut
-//!   short (the remainder ending where `I` starts), or else the first row it
-//!   replaced. This is the functional replacement: `old.valid_to =
+//!   nothing happens. Otherwise, for each row overlapping `I`: a same-valued
+//!   row is closed and merged into the new one; a different-valued row that
+//!   starts before `a` is cut at `a`; one that starts at or after `a` is
+//!   closed; and if it runs past `b`, its part after `b` is re-appended as a
+//!   remainder. The new row supersedes the row it cut short (else the first
+//!   row it replaced). This is the functional replacement: `old.valid_to =
 //!   new.valid_from`, `new.supersedes = old`.
 //! * **retract** `X` over `I`: the fact stops being true in the world during
-//!   `I`. Rows saying `X` and overlapping `I` are closed and their parts
-//!   outside `I` re-appended.
+//!   `I`: rows saying `X` are cut at `a` (or closed if they start inside
+//!   `I`), keeping any part after `b` as a remainder.
 //! * **correct** `X`: we were wrong. Every believed row saying `X` is closed in
-//!   transaction time with no remainder, so as of later transaction times the
+//!   transaction time with nothing kept, so as of later transaction times the
 //!   fact was never true, while queries `known_at` earlier still see it.
 
 use parking_lot::MutexGuard;
@@ -28,7 +31,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
 use crate::log::{Append, Change};
-use crate::relation::{NONE, NewRow, Relation, RowId};
+use crate::relation::{NONE, NewRow, RowId};
 use crate::store::{RelationId, State, Store, WriterState};
 use crate::time::{Interval, Timestamp};
 use crate::value::{Symbol, Value};
@@ -49,6 +52,8 @@ pub struct CommitInfo {
     pub tx: Timestamp,
     /// Rows appended (new facts and remainders).
     pub rows_added: usize,
+    /// Rows whose valid interval was cut short.
+    pub rows_cut: usize,
     /// Rows whose transaction interval was closed.
     pub rows_closed: usize,
 }
@@ -97,10 +102,8 @@ impl<'s> WriteTxn<'s> {
     ) -> Result<()> {
         self.check(rel, &values, Some(valid))?;
         let provenance = match provenance {
-            Some(sym) => {
-                self.store.inner.symbols.read().name(sym)?;
-                sym.0
-            }
+            Some(sym) if self.store.inner.symbols.read().contains(sym) => sym.0,
+            Some(sym) => return Err(Error::UnknownSymbol { id: sym.0 }),
             None => NONE,
         };
         self.ops.push(Op::Assert {
@@ -143,7 +146,9 @@ impl<'s> WriteTxn<'s> {
         let symbols = self.store.inner.symbols.read();
         for value in values {
             if let Value::Sym(sym) = value {
-                symbols.name(*sym)?;
+                if !symbols.contains(*sym) {
+                    return Err(Error::UnknownSymbol { id: sym.0 });
+                }
             }
         }
         Ok(())
@@ -152,37 +157,36 @@ impl<'s> WriteTxn<'s> {
     /// Makes every operation durable and visible, atomically, under one new
     /// transaction time.
     pub fn commit(mut self) -> Result<CommitInfo> {
+        let ops = std::mem::take(&mut self.ops);
         let plan = {
             let state = self.store.inner.state.read();
             let mut planner = Planner::new(&state);
-            for op in &self.ops {
+            for op in ops {
                 planner.apply(op)?;
             }
             planner.finish()?
         };
-        let rows_added = plan.0.iter().map(|a| a.rows.len()).sum();
-        let rows_closed = plan.1.len();
-        if rows_added == 0 && rows_closed == 0 {
-            return Ok(CommitInfo {
-                tx: Timestamp(self.writer.last_tx),
-                rows_added,
-                rows_closed,
-            });
+        let info = |tx| CommitInfo {
+            tx,
+            rows_added: plan.appends.iter().map(|a| a.rows.len()).sum(),
+            rows_cut: plan.cuts.len(),
+            rows_closed: plan.closes.len(),
+        };
+        let unchanged = info(Timestamp(self.writer.last_tx));
+        if unchanged.rows_added + unchanged.rows_cut + unchanged.rows_closed == 0 {
+            return Ok(unchanged);
         }
         let change = Change::Commit {
-            appends: plan.0,
-            closes: plan.1,
+            appends: plan.appends,
+            cuts: plan.cuts,
+            closes: plan.closes,
         };
         let tx = self.store.commit_change(&mut self.writer, change)?;
-        Ok(CommitInfo {
-            tx,
-            rows_added,
-            rows_closed,
-        })
+        Ok(CommitInfo { tx, ..unchanged })
     }
 }
 
-/// A row that the plan will append, or that an existing row stands for.
+/// A believed row of a slot: stored, or pending in this transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Target {
     Stored(RowId),
@@ -197,23 +201,37 @@ struct PendingRow {
     provenance: u32,
     /// Replaced later in the same transaction: it never becomes visible.
     dropped: bool,
+    /// The previous pending row of the same (relation, slot hash).
+    next_in_slot: usize,
 }
 
-/// A believed row of the slot being changed, stored or pending.
+/// A believed row of the slot being changed, with its current interval.
+#[derive(Clone, Copy)]
 struct Candidate {
     target: Target,
     valid: Interval,
     same_values: bool,
 }
 
+/// What a commit will do, in the log's terms.
+struct Plan {
+    appends: Vec<Append>,
+    cuts: Vec<(u32, RowId, i64)>,
+    closes: Vec<(u32, RowId)>,
+}
+
 struct Planner<'a> {
     state: &'a State,
     pending: Vec<PendingRow>,
+    /// Newest pending row per (relation, slot hash); older ones chain through
+    /// `next_in_slot`, so a large batch plans in linear time.
+    slot_heads: FxHashMap<(u32, u64), usize>,
+    /// Planned valid ends of stored rows.
+    cuts: FxHashMap<(u32, RowId), i64>,
     closes: Vec<(u32, RowId)>,
     closed: FxHashSet<(u32, RowId)>,
-    /// Pending rows by (relation, hash of slot values), so that a large batch
-    /// plans in linear time.
-    pending_by_slot: FxHashMap<(u32, u64), Vec<usize>>,
+    scratch: Vec<RowId>,
+    found: Vec<Candidate>,
 }
 
 impl<'a> Planner<'a> {
@@ -221,67 +239,84 @@ impl<'a> Planner<'a> {
         Planner {
             state,
             pending: Vec::new(),
+            slot_heads: FxHashMap::default(),
+            cuts: FxHashMap::default(),
             closes: Vec::new(),
             closed: FxHashSet::default(),
-            pending_by_slot: FxHashMap::default(),
+            scratch: Vec::new(),
+            found: Vec::new(),
         }
     }
 
-    fn apply(&mut self, op: &Op) -> Result<()> {
+    fn apply(&mut self, op: Op) -> Result<()> {
         match op {
             Op::Assert {
                 rel,
                 values,
                 valid,
                 provenance,
-            } => self.assert(*rel, values, *valid, *provenance),
-            Op::Retract { rel, values, valid } => self.retract(*rel, values, *valid),
-            Op::Correct { rel, values } => self.correct(*rel, values),
+            } => self.assert(rel, values, valid, provenance),
+            Op::Retract { rel, values, valid } => self.retract(rel, &values, valid),
+            Op::Correct { rel, values } => self.correct(rel, &values),
         }
     }
 
-    /// Believed rows in the slot of `values`, sorted by valid start.
-    fn candidates(&self, rel: RelationId, values: &[Value]) -> Result<Vec<Candidate>> {
+    /// Believed rows in the slot of `values`, sorted by valid start. The
+    /// returned buffer is the planner's own; hand it back with `recycle`.
+    fn candidates(&mut self, rel: RelationId, values: &[Value]) -> Result<Vec<Candidate>> {
         let relation = self.state.relation(rel)?;
-        let mut out: Vec<Candidate> = relation
-            .live_slot_rows(values)
-            .into_iter()
-            .filter(|&row| !self.closed.contains(&(rel.0, row)))
-            .map(|row| Candidate {
+        let mut stored = std::mem::take(&mut self.scratch);
+        stored.clear();
+        relation.live_slot_rows(values, &mut stored);
+        let mut out = std::mem::take(&mut self.found);
+        out.clear();
+        for &row in &stored {
+            if self.closed.contains(&(rel.0, row)) {
+                continue;
+            }
+            let mut valid = relation.valid(row);
+            if let Some(&to) = self.cuts.get(&(rel.0, row)) {
+                valid.to = Timestamp(to);
+            }
+            out.push(Candidate {
                 target: Target::Stored(row),
-                valid: relation.valid(row),
+                valid,
                 same_values: relation.row_equals(row, values),
-            })
-            .collect();
+            });
+        }
+        self.scratch = stored;
         let slot = &relation.slot_columns;
-        let key = (rel.0, slot_hash(slot, values));
-        for &i in self
-            .pending_by_slot
-            .get(&key)
-            .map_or(&[][..], Vec::as_slice)
-        {
-            let p = &self.pending[i];
+        let mut next = self
+            .slot_heads
+            .get(&(rel.0, slot_hash(slot, values)))
+            .copied()
+            .unwrap_or(usize::MAX);
+        while next != usize::MAX {
+            let p = &self.pending[next];
             if !p.dropped && slot.iter().all(|&c| p.values[c] == values[c]) {
                 out.push(Candidate {
-                    target: Target::Pending(i),
+                    target: Target::Pending(next),
                     valid: p.valid,
                     same_values: p.values == values,
                 });
             }
+            next = p.next_in_slot;
         }
-        out.sort_by_key(|c| c.valid.from);
+        if out.len() > 1 {
+            out.sort_by_key(|c| c.valid.from);
+        }
         Ok(out)
     }
 
-    fn relation(&self, rel: RelationId) -> Result<&'a Relation> {
-        self.state.relation(rel)
+    fn recycle(&mut self, candidates: Vec<Candidate>) {
+        self.found = candidates;
     }
 
-    /// Values, link and provenance of a candidate, for its remainders.
+    /// Values, link and provenance of a candidate, for a remainder.
     fn carry(&self, rel: RelationId, target: Target) -> Result<(Vec<Value>, Option<Target>, u32)> {
         Ok(match target {
             Target::Stored(row) => {
-                let r = self.relation(rel)?;
+                let r = self.state.relation(rel)?;
                 let values = (0..r.schema.arity())
                     .map(|c| r.value(row, c).to_owned())
                     .collect();
@@ -295,15 +330,49 @@ impl<'a> Planner<'a> {
         })
     }
 
+    fn link_of(&self, rel: RelationId, target: Target) -> Result<Option<Target>> {
+        Ok(match target {
+            Target::Stored(row) => self
+                .state
+                .relation(rel)?
+                .supersedes(row)
+                .map(Target::Stored),
+            Target::Pending(i) => self.pending[i].supersedes,
+        })
+    }
+
     fn withdraw(&mut self, rel: RelationId, target: Target) {
         match target {
             Target::Stored(row) => {
                 if self.closed.insert((rel.0, row)) {
                     self.closes.push((rel.0, row));
+                    self.cuts.remove(&(rel.0, row));
                 }
             }
             Target::Pending(i) => self.pending[i].dropped = true,
         }
+    }
+
+    fn cut(&mut self, rel: RelationId, target: Target, valid_to: Timestamp) {
+        match target {
+            Target::Stored(row) => {
+                self.cuts.insert((rel.0, row), valid_to.0);
+            }
+            Target::Pending(i) => self.pending[i].valid.to = valid_to,
+        }
+    }
+
+    /// Re-appends the part of `c` after `end`, if it runs past it.
+    fn keep_after(&mut self, rel: RelationId, c: &Candidate, end: Timestamp) -> Result<()> {
+        if c.valid.to > end {
+            let (values, link, provenance) = self.carry(rel, c.target)?;
+            let right = Interval {
+                from: end,
+                to: c.valid.to,
+            };
+            self.push(rel, values, right, link, provenance)?;
+        }
+        Ok(())
     }
 
     fn push(
@@ -314,11 +383,12 @@ impl<'a> Planner<'a> {
         supersedes: Option<Target>,
         provenance: u32,
     ) -> Result<Target> {
-        let hash = slot_hash(&self.relation(rel)?.slot_columns, &values);
-        self.pending_by_slot
-            .entry((rel.0, hash))
-            .or_default()
-            .push(self.pending.len());
+        let hash = slot_hash(&self.state.relation(rel)?.slot_columns, &values);
+        let index = self.pending.len();
+        let next_in_slot = self
+            .slot_heads
+            .insert((rel.0, hash), index)
+            .unwrap_or(usize::MAX);
         self.pending.push(PendingRow {
             rel: rel.0,
             values,
@@ -326,57 +396,52 @@ impl<'a> Planner<'a> {
             supersedes,
             provenance,
             dropped: false,
+            next_in_slot,
         });
-        Ok(Target::Pending(self.pending.len() - 1))
+        Ok(Target::Pending(index))
     }
 
     fn assert(
         &mut self,
         rel: RelationId,
-        values: &[Value],
+        values: Vec<Value>,
         valid: Interval,
         provenance: u32,
     ) -> Result<()> {
-        let candidates = self.candidates(rel, values)?;
+        let candidates = self.candidates(rel, &values)?;
         if candidates
             .iter()
             .any(|c| c.same_values && c.valid.covers(&valid))
         {
+            self.recycle(candidates);
             return Ok(());
         }
         let mut span = valid;
-        let mut cut_short = None; // the remainder ending where `valid` starts
-        let mut replaced = None; // the first different-valued row replaced
+        let mut cut_short = None; // the row now ending where `valid` starts
+        let mut replaced = None; // the first different-valued row closed
         let mut merged_link = None; // what a merged same-valued row superseded
         for c in candidates.iter().filter(|c| c.valid.overlaps(&valid)) {
-            let (old_values, link, old_provenance) = self.carry(rel, c.target)?;
-            self.withdraw(rel, c.target);
             if c.same_values {
                 span = Interval {
                     from: span.from.min(c.valid.from),
                     to: span.to.max(c.valid.to),
                 };
-                merged_link = merged_link.or(link);
+                merged_link = merged_link.or(self.link_of(rel, c.target)?);
+                self.withdraw(rel, c.target);
                 continue;
             }
-            replaced = replaced.or(Some(c.target));
+            self.keep_after(rel, c, valid.to)?;
             if c.valid.from < valid.from {
-                let left = Interval {
-                    from: c.valid.from,
-                    to: valid.from,
-                };
-                cut_short = Some(self.push(rel, old_values.clone(), left, link, old_provenance)?);
-            }
-            if c.valid.to > valid.to {
-                let right = Interval {
-                    from: valid.to,
-                    to: c.valid.to,
-                };
-                self.push(rel, old_values, right, link, old_provenance)?;
+                self.cut(rel, c.target, valid.from);
+                cut_short = Some(c.target);
+            } else {
+                self.withdraw(rel, c.target);
+                replaced = replaced.or(Some(c.target));
             }
         }
         let link = cut_short.or(replaced).or(merged_link);
-        self.push(rel, values.to_vec(), span, link, provenance)?;
+        self.recycle(candidates);
+        self.push(rel, values, span, link, provenance)?;
         Ok(())
     }
 
@@ -386,23 +451,14 @@ impl<'a> Planner<'a> {
             .iter()
             .filter(|c| c.same_values && c.valid.overlaps(&valid))
         {
-            let (old_values, link, provenance) = self.carry(rel, c.target)?;
-            self.withdraw(rel, c.target);
+            self.keep_after(rel, c, valid.to)?;
             if c.valid.from < valid.from {
-                let left = Interval {
-                    from: c.valid.from,
-                    to: valid.from,
-                };
-                self.push(rel, old_values.clone(), left, link, provenance)?;
-            }
-            if c.valid.to > valid.to {
-                let right = Interval {
-                    from: valid.to,
-                    to: c.valid.to,
-                };
-                self.push(rel, old_values, right, link, provenance)?;
+                self.cut(rel, c.target, valid.from);
+            } else {
+                self.withdraw(rel, c.target);
             }
         }
+        self.recycle(candidates);
         Ok(())
     }
 
@@ -411,13 +467,14 @@ impl<'a> Planner<'a> {
         for c in candidates.iter().filter(|c| c.same_values) {
             self.withdraw(rel, c.target);
         }
+        self.recycle(candidates);
         Ok(())
     }
 
     /// Assigns row ids to surviving pending rows and resolves links.
-    fn finish(self) -> Result<(Vec<Append>, Vec<(u32, RowId)>)> {
+    fn finish(self) -> Result<Plan> {
         let mut next_row: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut row_of: Vec<Option<RowId>> = vec![None; self.pending.len()];
+        let mut row_of: Vec<u32> = vec![NONE; self.pending.len()];
         for (i, p) in self.pending.iter().enumerate() {
             if p.dropped {
                 continue;
@@ -433,7 +490,7 @@ impl<'a> Planner<'a> {
                     what: format!("relation #{} is full (2^32 - 1 rows)", p.rel),
                 });
             }
-            row_of[i] = Some(*next);
+            row_of[i] = *next;
             *next += 1;
         }
         // A link to a row dropped within this transaction passes through to
@@ -443,34 +500,47 @@ impl<'a> Planner<'a> {
                 match link {
                     None => return NONE,
                     Some(Target::Stored(row)) => return row,
-                    Some(Target::Pending(i)) => match row_of[i] {
-                        Some(row) => return row,
-                        None => link = self.pending[i].supersedes,
-                    },
+                    Some(Target::Pending(i)) if row_of[i] != NONE => return row_of[i],
+                    Some(Target::Pending(i)) => link = self.pending[i].supersedes,
                 }
             }
             NONE
         };
+        let links: Vec<u32> = self.pending.iter().map(|p| resolve(p.supersedes)).collect();
         let mut appends: Vec<Append> = Vec::new();
-        for (i, p) in self.pending.iter().enumerate() {
-            let Some(row) = row_of[i] else { continue };
+        let mut append_of: FxHashMap<u32, usize> = FxHashMap::default();
+        for ((p, row), supersedes) in self.pending.into_iter().zip(row_of).zip(links) {
+            if p.dropped {
+                continue;
+            }
             let new = NewRow {
-                values: p.values.clone(),
+                values: p.values,
                 valid_from: p.valid.from.0,
                 valid_to: p.valid.to.0,
-                supersedes: resolve(p.supersedes),
+                supersedes,
                 provenance: p.provenance,
             };
-            match appends.iter_mut().find(|a| a.relation == p.rel) {
-                Some(a) => a.rows.push(new),
-                None => appends.push(Append {
+            let at = *append_of.entry(p.rel).or_insert_with(|| {
+                appends.push(Append {
                     relation: p.rel,
                     first_row: row,
-                    rows: vec![new],
-                }),
-            }
+                    rows: Vec::new(),
+                });
+                appends.len() - 1
+            });
+            appends[at].rows.push(new);
         }
-        Ok((appends, self.closes))
+        let mut cuts: Vec<(u32, RowId, i64)> = self
+            .cuts
+            .into_iter()
+            .map(|((rel, row), to)| (rel, row, to))
+            .collect();
+        cuts.sort_unstable();
+        Ok(Plan {
+            appends,
+            cuts,
+            closes: self.closes,
+        })
     }
 }
 

@@ -2,91 +2,126 @@
 //!
 //! Most values in an agent's memory are held by a handful of rows (a person's
 //! few jobs), a few by very many (a popular company). So each distinct value
-//! keeps a *chain*: the newest row holding it, and per row the previous row
-//! holding the same value — 4 bytes per row plus one small map entry per
-//! value, where a roaring bitmap per value would cost a few hundred bytes. A
-//! value held by more than `BITMAP_AT` rows also gets a roaring bitmap, so
-//! intersections of popular values stay fast.
+//! keeps its rows inline in the map entry while they fit (`INLINE` of them,
+//! no allocation), then in an exact-size boxed slice, and past `BITMAP_AT`
+//! in a roaring bitmap. Rows are appended in increasing id order, so every
+//! form is sorted and a lookup hands out all row ids at once: the row checks
+//! that follow are independent loads the CPU can overlap.
 
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
 
-use crate::chunked::ChunkedVec;
-use crate::relation::NONE;
 use crate::value::ValueRef;
 
-/// Values held by more rows than this also keep a bitmap.
-const BITMAP_AT: u32 = 64;
+/// Rows kept inside the map entry itself.
+const INLINE: usize = 5;
+/// Values held by more rows than this switch to a bitmap.
+const BITMAP_AT: usize = 64;
 
 #[derive(Debug, Default)]
 pub(crate) struct ValueIndex {
     /// Bool, Int, Float (bit pattern), Sym, Time: keyed by 64 bits.
-    fixed: FxHashMap<u64, Head>,
+    fixed: FxHashMap<u64, Rows>,
     /// Str, Bytes: keyed by their bytes.
-    var: FxHashMap<Box<[u8]>, Head>,
-    null: Head,
-    /// Per row: the previous row holding the same value, or `NONE`.
-    prev: ChunkedVec<u32>,
+    var: FxHashMap<Box<[u8]>, Rows>,
+    null: Rows,
 }
 
+/// The rows holding one value, ascending.
 #[derive(Debug)]
-struct Head {
-    last: u32,
-    count: u32,
-    bitmap: Option<Box<RoaringBitmap>>,
+enum Rows {
+    Inline { len: u8, rows: [u32; INLINE] },
+    Boxed(Box<[u32]>),
+    Bitmap(Box<RoaringBitmap>),
 }
 
-impl Default for Head {
+impl Default for Rows {
     fn default() -> Self {
-        Head {
-            last: NONE,
-            count: 0,
-            bitmap: None,
+        Rows::Inline {
+            len: 0,
+            rows: [0; INLINE],
         }
     }
 }
 
-/// The rows holding one value.
+impl Rows {
+    fn push(&mut self, row: u32) {
+        match self {
+            Rows::Inline { len, rows } if (*len as usize) < INLINE => {
+                rows[*len as usize] = row;
+                *len += 1;
+            }
+            Rows::Inline { rows, .. } => {
+                let mut all = rows.to_vec();
+                all.push(row);
+                *self = Rows::Boxed(all.into_boxed_slice());
+            }
+            Rows::Boxed(list) if list.len() < BITMAP_AT => {
+                let mut all = std::mem::take(list).into_vec();
+                all.push(row);
+                *list = all.into_boxed_slice();
+            }
+            Rows::Boxed(list) => {
+                let mut bitmap =
+                    RoaringBitmap::from_sorted_iter(list.iter().copied()).unwrap_or_default();
+                bitmap.insert(row);
+                *self = Rows::Bitmap(Box::new(bitmap));
+            }
+            Rows::Bitmap(bitmap) => {
+                // Row ids only grow, so this is an append (no search).
+                if !bitmap.push(row) {
+                    bitmap.insert(row);
+                }
+            }
+        }
+    }
+
+    fn posting(&self) -> Posting<'_> {
+        match self {
+            Rows::Inline { len, rows } => Posting::List(&rows[..*len as usize]),
+            Rows::Boxed(list) => Posting::List(list),
+            Rows::Bitmap(bitmap) => Posting::Bitmap(bitmap),
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Rows::Inline { .. } => 0,
+            Rows::Boxed(list) => list.len() * 4 + 16,
+            Rows::Bitmap(bitmap) => bitmap.serialized_size() + 48,
+        }
+    }
+}
+
+/// The rows holding one value, in ascending row order.
 #[derive(Clone, Copy)]
 pub(crate) enum Posting<'a> {
-    Empty,
-    Chain { prev: &'a ChunkedVec<u32>, last: u32, count: u32 },
+    List(&'a [u32]),
     Bitmap(&'a RoaringBitmap),
 }
 
-impl<'a> Posting<'a> {
+impl Posting<'_> {
     pub(crate) fn len(&self) -> u64 {
         match self {
-            Posting::Empty => 0,
-            Posting::Chain { count, .. } => u64::from(*count),
+            Posting::List(rows) => rows.len() as u64,
             Posting::Bitmap(b) => b.len(),
         }
     }
 
-    /// Calls `f` on every row (in no particular order).
-    pub(crate) fn for_each(&self, mut f: impl FnMut(u32)) {
+    /// Calls `f` on every row, ascending.
+    pub(crate) fn for_each(&self, f: impl FnMut(u32)) {
         match *self {
-            Posting::Empty => {}
-            Posting::Chain { prev, last, .. } => {
-                let mut row = last;
-                while row != NONE {
-                    f(row);
-                    row = prev.get(row as usize);
-                }
-            }
+            Posting::List(rows) => rows.iter().copied().for_each(f),
             Posting::Bitmap(b) => b.iter().for_each(f),
         }
     }
 
     pub(crate) fn to_bitmap(self) -> RoaringBitmap {
         match self {
-            Posting::Bitmap(b) => b.clone(),
-            other => {
-                let mut rows = Vec::with_capacity(other.len() as usize);
-                other.for_each(|r| rows.push(r));
-                rows.sort_unstable();
-                RoaringBitmap::from_sorted_iter(rows).unwrap_or_default()
+            Posting::List(rows) => {
+                RoaringBitmap::from_sorted_iter(rows.iter().copied()).unwrap_or_default()
             }
+            Posting::Bitmap(b) => b.clone(),
         }
     }
 }
@@ -114,76 +149,45 @@ fn key(value: ValueRef<'_>) -> Option<Key<'_>> {
 impl ValueIndex {
     /// Records that `row` (the next row id) holds `value`.
     pub(crate) fn insert(&mut self, row: u32, value: ValueRef<'_>) {
-        let head = match key(value) {
+        let rows = match key(value) {
             Some(Key::Fixed(k)) => self.fixed.entry(k).or_default(),
             Some(Key::Var(bytes)) => {
                 if !self.var.contains_key(bytes) {
-                    self.var.insert(bytes.into(), Head::default());
+                    self.var.insert(bytes.into(), Rows::default());
                 }
                 match self.var.get_mut(bytes) {
-                    Some(head) => head,
+                    Some(rows) => rows,
                     None => return,
                 }
             }
             Some(Key::Null) => &mut self.null,
-            None => {
-                self.prev.push(NONE);
-                return;
-            }
+            None => return,
         };
-        self.prev.push(head.last);
-        head.last = row;
-        head.count += 1;
-        match &mut head.bitmap {
-            Some(bitmap) => {
-                bitmap.insert(row);
-            }
-            None if head.count > BITMAP_AT => {
-                let chain = Posting::Chain {
-                    prev: &self.prev,
-                    last: head.last,
-                    count: head.count,
-                };
-                head.bitmap = Some(Box::new(chain.to_bitmap()));
-            }
-            None => {}
-        }
+        rows.push(row);
     }
 
-    /// The rows holding `value` (`Empty` for vectors, which are not indexed).
+    /// The rows holding `value` (empty for vectors, which are not indexed).
     pub(crate) fn get(&self, value: ValueRef<'_>) -> Posting<'_> {
-        let head = match key(value) {
+        let rows = match key(value) {
             Some(Key::Fixed(k)) => self.fixed.get(&k),
             Some(Key::Var(bytes)) => self.var.get(bytes),
             Some(Key::Null) => Some(&self.null),
             None => None,
         };
-        match head {
-            None => Posting::Empty,
-            Some(Head { bitmap: Some(b), .. }) => Posting::Bitmap(b),
-            Some(h) if h.count == 0 => Posting::Empty,
-            Some(h) => Posting::Chain {
-                prev: &self.prev,
-                last: h.last,
-                count: h.count,
-            },
-        }
+        rows.map_or(Posting::List(&[]), Rows::posting)
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(u64, Head)>() + 1;
-        let bitmaps: usize = self
-            .fixed
-            .values()
-            .chain(self.var.values())
-            .filter_map(|h| h.bitmap.as_ref())
-            .map(|b| b.serialized_size() + 32)
-            .sum();
+        let entry = std::mem::size_of::<(u64, Rows)>() + 1;
         self.fixed.capacity() * entry
-            + self.var.iter().map(|(k, _)| k.len() + 16).sum::<usize>()
-            + self.var.capacity() * (std::mem::size_of::<(Box<[u8]>, Head)>() + 1)
-            + self.prev.heap_bytes()
-            + bitmaps
+            + self.var.capacity() * (std::mem::size_of::<(Box<[u8]>, Rows)>() + 1)
+            + self.var.keys().map(|k| k.len() + 16).sum::<usize>()
+            + self
+                .fixed
+                .values()
+                .chain(self.var.values())
+                .map(Rows::heap_bytes)
+                .sum::<usize>()
     }
 }
 
@@ -195,20 +199,38 @@ mod tests {
     #[test]
     fn chains_and_bitmaps_agree_with_a_scan() {
         let mut index = ValueIndex::default();
-        let values: Vec<u32> = (0..5000).map(|i| if i % 3 == 0 { 1 } else { i % 17 }).collect();
+        let values: Vec<u32> = (0..5000)
+            .map(|i| if i % 3 == 0 { 1 } else { i % 17 })
+            .collect();
         for (row, &v) in values.iter().enumerate() {
             index.insert(row as u32, ValueRef::Sym(Symbol(v)));
         }
         index.insert(5000, ValueRef::Str("x"));
         index.insert(5001, ValueRef::Null);
         for v in 0..20u32 {
-            let expected: Vec<u32> = (0..values.len() as u32).filter(|&r| values[r as usize] == v).collect();
+            let expected: Vec<u32> = (0..values.len() as u32)
+                .filter(|&r| values[r as usize] == v)
+                .collect();
             let posting = index.get(ValueRef::Sym(Symbol(v)));
             assert_eq!(posting.len() as usize, expected.len());
             assert_eq!(posting.to_bitmap().iter().collect::<Vec<_>>(), expected);
         }
-        assert_eq!(index.get(ValueRef::Str("x")).to_bitmap().iter().collect::<Vec<_>>(), vec![5000]);
+        assert_eq!(
+            index
+                .get(ValueRef::Str("x"))
+                .to_bitmap()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![5000]
+        );
         assert_eq!(index.get(ValueRef::Str("y")).len(), 0);
-        assert_eq!(index.get(ValueRef::Null).to_bitmap().iter().collect::<Vec<_>>(), vec![5001]);
+        assert_eq!(
+            index
+                .get(ValueRef::Null)
+                .to_bitmap()
+                .iter()
+                .collect::<Vec<_>>(),
+            vec![5001]
+        );
     }
 }

@@ -224,3 +224,24 @@ fn bad_times_are_rejected_with_the_text() {
         "`2021-13-01` is not an ISO-8601 date or datetime"
     );
 }
+
+#[test]
+fn a_database_open_elsewhere_is_reported_as_locked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let _first = Store::open(dir.path()).expect("open");
+    let err = Store::open(dir.path()).err().expect("second open fails");
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
+    assert!(err.to_string().ends_with("is in use by another process"));
+}
+
+#[test]
+fn closing_and_reopening_at_once_works() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for round in 0..20 {
+        let store = Store::open(dir.path()).expect("reopen right after drop");
+        if round == 0 {
+            works_at(&store);
+        }
+        assert_eq!(store.relations().len(), 1);
+    }
+}

@@ -269,11 +269,22 @@ fn check(
             pairs(&now),
             model_at(latest, functional, CELLS as usize - 1)
         );
+        // History versions of one row have adjacent, non-overlapping
+        // transaction intervals and only ever shorter valid intervals.
+        for pair in history.windows(2) {
+            if pair[0].id == pair[1].id {
+                prop_assert_eq!(pair[0].tx.to, pair[1].tx.from);
+                prop_assert!(pair[1].valid.to < pair[0].valid.to);
+            }
+        }
         // Links only point backwards, at rows of the same slot.
         for row in &history {
             if let Some(prev) = row.supersedes {
                 prop_assert!(prev < row.id);
-                let prev = &history[prev as usize];
+                let prev = history
+                    .iter()
+                    .find(|r| r.id == prev)
+                    .expect("linked row is in the history");
                 prop_assert_eq!(int(&prev.values[0]), int(&row.values[0]));
             }
         }

@@ -77,9 +77,9 @@ fn functional_replacement_as_of_known_at_and_history() {
     let t2 = info.tx;
     assert!(t2 > t1, "transaction times strictly increase");
     assert_eq!(
-        (info.rows_added, info.rows_closed),
-        (2, 1),
-        "remainder + new row; the old row closed"
+        (info.rows_added, info.rows_cut, info.rows_closed),
+        (1, 1, 0),
+        "one new row; the old row cut short, nothing withdrawn"
     );
 
     let now = store.snapshot().tx();
@@ -112,30 +112,31 @@ fn functional_replacement_as_of_known_at_and_history() {
         .history()
         .collect()
         .expect("history");
-    assert_eq!(history.len(), 3);
-    let (orig, remainder, new) = (&history[0], &history[1], &history[2]);
-    assert_eq!(orig.valid, Interval::starting(day("2021-03-01")));
+    assert_eq!(history.len(), 3, "two versions of row 0, one of row 1");
+    let (believed, cut, new) = (&history[0], &history[1], &history[2]);
+    assert_eq!((believed.id, cut.id, new.id), (0, 0, 1));
+    assert_eq!(believed.valid, Interval::starting(day("2021-03-01")));
     assert_eq!(
-        orig.tx,
+        believed.tx,
         Interval { from: t1, to: t2 },
-        "the original was withdrawn at t2"
+        "open-ended tencent was believed until t2"
     );
-    assert_eq!(orig.provenance, Some(chat));
+    assert_eq!(believed.provenance, Some(chat));
     assert_eq!(
-        remainder.valid,
+        cut.valid,
         Interval::new(day("2021-03-01"), day("2024-06-01")).expect("iv")
     );
-    assert_eq!(remainder.tx, Interval::starting(t2));
     assert_eq!(
-        remainder.provenance,
-        Some(chat),
-        "a remainder keeps its provenance"
+        cut.tx,
+        Interval::starting(t2),
+        "from t2 on it ends at 2024-06-01"
     );
+    assert_eq!(cut.provenance, Some(chat), "a cut keeps its provenance");
     assert_eq!(
-        new.valid.from, remainder.valid.to,
+        new.valid.from, cut.valid.to,
         "old.valid_to = new.valid_from"
     );
-    assert_eq!(new.supersedes, Some(remainder.id), "new.supersedes = old");
+    assert_eq!(new.supersedes, Some(cut.id), "new.supersedes = old");
 
     // Correction: we were wrong about moonshot. Later reads forget it; reads
     // known at t2 still see it.
@@ -173,7 +174,8 @@ fn functional_replacement_as_of_known_at_and_history() {
         company_of(&store, rel, alice, day("2023-06-01"), t4),
         Vec::<String>::new()
     );
-    // Nothing was deleted: every version is still in the history.
+    // Nothing was deleted: every version is still in the history (tencent
+    // open-ended, cut at 2024-06, cut at 2023-01; moonshot, withdrawn).
     assert_eq!(
         store.snapshot().scan(rel).history().count().expect("count"),
         4
