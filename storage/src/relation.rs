@@ -293,35 +293,36 @@ impl Relation {
 
     /// Currently believed rows of the slot that `values` belongs to: walk the
     /// smallest posting among the slot columns and keep the rows whose
-    /// transaction interval is open and whose slot values match.
+    /// transaction interval is open and whose other slot values match.
     pub(crate) fn live_slot_rows(&self, values: &[Value], out: &mut Vec<RowId>) {
         let smallest = self
             .slot_columns
             .iter()
-            .filter_map(|&c| self.rows_with(c, values[c].as_ref()))
-            .min_by_key(Posting::len);
-        let mut keep = |row: RowId| {
+            .filter_map(|&c| Some((c, self.rows_with(c, values[c].as_ref())?)))
+            .min_by_key(|(_, posting)| posting.len());
+        let mut keep = |row: RowId, skip: usize| {
             if self.tx_to.get(row as usize) == i64::MAX
                 && self
                     .slot_columns
                     .iter()
-                    .all(|&c| self.value(row, c) == values[c].as_ref())
+                    .all(|&c| c == skip || self.value(row, c) == values[c].as_ref())
             {
                 out.push(row);
             }
         };
         match smallest {
-            Some(posting) => posting.for_each(&mut keep),
-            None => (0..self.len()).for_each(keep),
+            // Rows of a posting hold its value: that column needs no check.
+            Some((column, posting)) => posting.for_each(|row| keep(row, column)),
+            None => (0..self.len()).for_each(|row| keep(row, usize::MAX)),
         }
     }
 
-    /// Whether the stored row holds exactly `values`.
-    pub(crate) fn row_equals(&self, row: RowId, values: &[Value]) -> bool {
-        values
-            .iter()
-            .enumerate()
-            .all(|(c, v)| self.value(row, c) == v.as_ref())
+    /// Whether a row of the slot of `values` (so already equal on the slot
+    /// columns) holds exactly `values`.
+    pub(crate) fn slot_row_equals(&self, row: RowId, values: &[Value]) -> bool {
+        (0..values.len())
+            .filter(|c| !self.slot_columns.contains(c))
+            .all(|c| self.value(row, c) == values[c].as_ref())
     }
 
     /// Appends the rows of one commit at transaction time `tx`.

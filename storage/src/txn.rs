@@ -281,7 +281,7 @@ impl<'a> Planner<'a> {
             out.push(Candidate {
                 target: Target::Stored(row),
                 valid,
-                same_values: relation.row_equals(row, values),
+                same_values: relation.slot_row_equals(row, values),
             });
         }
         self.scratch = stored;
