@@ -1,3 +1,4 @@
+#![allow(missing_docs)] // criterion_group! generates undocumented functions
 //! Criterion benches of the storage hot paths, each beside cozo 0.7.6 on the
 //! same data in the same run (`cargo bench -p chronolog-benches --bench storage`).
 //! The `compare` binary turns the same workloads into a table of ratios.

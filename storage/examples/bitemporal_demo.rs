@@ -31,7 +31,7 @@ fn main() -> Result<()> {
         }
         Err(_) => {
             let id = write_story(&store)?;
-            println!("wrote the story in three transactions\n");
+            println!("wrote the story in four transactions\n");
             id
         }
     };
@@ -78,7 +78,7 @@ fn main() -> Result<()> {
 
     println!("history works_at(alice, Y):");
     println!(
-        "  {:<4} {:<10} {:<24} {:<52} {:<10} provenance",
+        "  {:<4} {:<10} {:<24} {:<62} {:<10} provenance",
         "row", "company", "valid", "known (tx)", "supersedes"
     );
     for row in &history {
@@ -160,7 +160,7 @@ fn print_row(store: &Store, row: &RowVersion) {
         .map(|s| format!("row {s}"))
         .unwrap_or_default();
     println!(
-        "  {:<4} {:<10} {:<24} {:<52} {:<10} {}",
+        "  {:<4} {:<10} {:<24} {:<62} {:<10} {}",
         row.id,
         show(store, &row.values[1]),
         row.valid.to_string(),

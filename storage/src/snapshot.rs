@@ -199,20 +199,20 @@ impl Scan<'_> {
                 .iter()
                 .filter_map(|(c, v)| rel.rows_with(*c, v.as_ref()))
         };
-        if let Some(smallest) = postings().min_by_key(|p| p.len()) {
-            if smallest.len() <= DIRECT_CHECK_MAX {
-                let mut rows = SmallVec::new();
-                smallest.for_each(|row| {
-                    let keep = row < visible
-                        && valid.is_none_or(|v| rel.is_live(row, v, known))
-                        && (single_indexed || matches(row));
-                    if keep {
-                        rows.push(row);
-                    }
-                });
-                // Postings are ascending, so `rows` already is.
-                return Ok(Candidates::Few(rows));
-            }
+        if let Some(smallest) = postings().min_by_key(|p| p.len())
+            && smallest.len() <= DIRECT_CHECK_MAX
+        {
+            let mut rows = SmallVec::new();
+            smallest.for_each(|row| {
+                let keep = row < visible
+                    && valid.is_none_or(|v| rel.is_live(row, v, known))
+                    && (single_indexed || matches(row));
+                if keep {
+                    rows.push(row);
+                }
+            });
+            // Postings are ascending, so `rows` already is.
+            return Ok(Candidates::Few(rows));
         }
         let mut rows = match valid {
             Some(v) => {
@@ -231,7 +231,7 @@ impl Scan<'_> {
                 other => rows &= other.to_bitmap(),
             }
         }
-        if self.filters.len() > 0 && rows.len() > 0 {
+        if !self.filters.is_empty() && !rows.is_empty() {
             // Filters on unindexed columns (vectors) are checked row by row.
             rows = rows.iter().filter(|&row| matches(row)).collect();
         }

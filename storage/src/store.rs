@@ -319,12 +319,12 @@ impl Store {
             symbols,
             change,
         };
-        if let Some(log) = &self.inner.log {
-            if let Err(e) = log.append(tx, &entry) {
-                log.remove(tx);
-                writer.poisoned = true;
-                return Err(e);
-            }
+        if let Some(log) = &self.inner.log
+            && let Err(e) = log.append(tx, &entry)
+        {
+            log.remove(tx);
+            writer.poisoned = true;
+            return Err(e);
         }
         writer.persisted_symbols += entry.symbols.len() as u32;
         writer.last_tx = tx;

@@ -87,7 +87,7 @@ impl TimeIndex {
         if in_order {
             self.sorted.push(row);
             let stride = self.stride.0;
-            if self.sorted.len() % stride == 0 {
+            if self.sorted.len().is_multiple_of(stride) {
                 let mut cum = self.checkpoints.last().cloned().unwrap_or_default();
                 let start = self.sorted.len() - stride;
                 cum.extend((start..self.sorted.len()).map(|i| times.row(self.sorted.get(i))));
@@ -237,7 +237,7 @@ mod tests {
     fn mostly_ordered_inserts_stay_exact_through_merges() {
         let n = 300_000u32;
         let time_of = |row: u32| {
-            if row % 7 == 0 {
+            if row.is_multiple_of(7) {
                 (row / 3) as i64
             } else {
                 row as i64

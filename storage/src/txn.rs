@@ -130,13 +130,13 @@ impl<'s> WriteTxn<'s> {
     }
 
     fn check(&self, rel: RelationId, values: &[Value], valid: Option<Interval>) -> Result<()> {
-        if let Some(valid) = valid {
-            if valid.from >= valid.to {
-                return Err(Error::EmptyInterval {
-                    from: valid.from,
-                    to: valid.to,
-                });
-            }
+        if let Some(valid) = valid
+            && valid.from >= valid.to
+        {
+            return Err(Error::EmptyInterval {
+                from: valid.from,
+                to: valid.to,
+            });
         }
         let state = self.store.inner.state.read();
         let relation = state.relation(rel)?;
@@ -145,10 +145,10 @@ impl<'s> WriteTxn<'s> {
             .check_tuple(values.iter().map(Value::as_ref))?;
         let symbols = self.store.inner.symbols.read();
         for value in values {
-            if let Value::Sym(sym) = value {
-                if !symbols.contains(*sym) {
-                    return Err(Error::UnknownSymbol { id: sym.0 });
-                }
+            if let Value::Sym(sym) = value
+                && !symbols.contains(*sym)
+            {
+                return Err(Error::UnknownSymbol { id: sym.0 });
             }
         }
         Ok(())

@@ -100,10 +100,10 @@ impl Validity {
     pub(crate) fn on_close(&mut self, row: u32, times: Times<'_>) {
         self.tx_live.remove(row);
         self.closes.insert(row, times.tx_to);
-        if let Some(cache) = self.now.get_mut() {
-            if cache.rows.contains(row) {
-                Arc::make_mut(&mut cache.rows).remove(row);
-            }
+        if let Some(cache) = self.now.get_mut()
+            && cache.rows.contains(row)
+        {
+            Arc::make_mut(&mut cache.rows).remove(row);
         }
     }
 
@@ -117,12 +117,12 @@ impl Validity {
         visible: u32,
         latest: bool,
     ) -> Arc<RoaringBitmap> {
-        if latest {
-            if let Some(cache) = self.now.lock().as_ref() {
-                if cache.valid_at <= valid && valid < cache.horizon {
-                    return Arc::clone(&cache.rows);
-                }
-            }
+        if latest
+            && let Some(cache) = self.now.lock().as_ref()
+            && cache.valid_at <= valid
+            && valid < cache.horizon
+        {
+            return Arc::clone(&cache.rows);
         }
         let times = rel.times();
         let mut rows = if latest {
