@@ -51,6 +51,15 @@ impl Arena {
         &self.bytes[start..self.ends.get(row) as usize]
     }
 
+    fn zero(&mut self, row: usize) {
+        let start = if row == 0 {
+            0
+        } else {
+            self.ends.get(row - 1) as usize
+        };
+        self.bytes[start..self.ends.get(row) as usize].fill(0);
+    }
+
     fn heap_bytes(&self) -> usize {
         self.ends.heap_bytes() + self.bytes.capacity()
     }
@@ -100,6 +109,20 @@ impl Column {
             (ColumnData::Time(v), _) => v.push(0),
             (ColumnData::Str(a) | ColumnData::Bytes(a), _) => a.push(&[]),
             (ColumnData::Vector { dim, data }, _) => data.extend(std::iter::repeat_n(0.0, *dim)),
+        }
+    }
+
+    /// Erases the value at `row` (purge): zeroes its bytes and marks it null.
+    pub(crate) fn redact(&mut self, row: u32) {
+        self.nulls.insert(row);
+        let i = row as usize;
+        match &mut self.data {
+            ColumnData::Bool(v) => v.set(i, false),
+            ColumnData::Int(v) | ColumnData::Time(v) => v.set(i, 0),
+            ColumnData::Float(v) => v.set(i, 0.0),
+            ColumnData::Sym(v) => v.set(i, u32::MAX),
+            ColumnData::Str(a) | ColumnData::Bytes(a) => a.zero(i),
+            ColumnData::Vector { dim, data } => data[i * *dim..(i + 1) * *dim].fill(0.0),
         }
     }
 

@@ -75,6 +75,12 @@ pub enum Error {
         /// Which limit.
         what: String,
     },
+    /// A symbol name that cannot be stored.
+    #[error("invalid symbol: {reason}")]
+    InvalidSymbol {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The symbol id is not known to this database.
     #[error("unknown symbol id {id}")]
     UnknownSymbol {

@@ -34,6 +34,14 @@ pub(crate) struct LogEntry {
 pub(crate) enum Change {
     /// A new relation; its id is the number of relations before it.
     CreateRelation(Schema),
+    /// The right to be forgotten: every row holding `subject` is erased and
+    /// the symbol's name forgotten. The entries that held them were
+    /// rewritten (values nulled, name tombstoned) in the same atomic batch.
+    Purge {
+        subject: u32,
+        rows: Vec<(u32, u32)>,
+        reason: String,
+    },
     /// Rows appended, cut and withdrawn, all at this entry's tx time.
     Commit {
         appends: Vec<Append>,
@@ -156,6 +164,38 @@ impl Log {
             self.db.flush().map_err(Error::io("syncing the log"))?;
         }
         Ok(())
+    }
+
+    /// Rewrites every earlier entry that `redact` changes and appends
+    /// `entry` at `tx`, in one atomic sled batch, then syncs (whatever the
+    /// durability setting: a purge must not be undone by a crash).
+    pub(crate) fn purge(
+        &self,
+        tx: i64,
+        entry: &LogEntry,
+        mut redact: impl FnMut(&mut LogEntry) -> bool,
+    ) -> Result<usize> {
+        let mut batch = sled::Batch::default();
+        let mut rewritten = 0;
+        for item in self.entries.iter() {
+            let (key, value) = item.map_err(Error::io("reading the log"))?;
+            let mut old: LogEntry = postcard::from_bytes(&value)
+                .map_err(|e| Error::corrupt(format!("log entry {key:?}: {e}")))?;
+            if redact(&mut old) {
+                let bytes = postcard::to_stdvec(&old)
+                    .map_err(|e| Error::corrupt(format!("encoding a log entry: {e}")))?;
+                batch.insert(key, bytes);
+                rewritten += 1;
+            }
+        }
+        let bytes = postcard::to_stdvec(entry)
+            .map_err(|e| Error::corrupt(format!("encoding a log entry: {e}")))?;
+        batch.insert(&(tx as u64).to_be_bytes(), bytes);
+        self.entries
+            .apply_batch(batch)
+            .map_err(Error::io("rewriting the log for a purge"))?;
+        self.db.flush().map_err(Error::io("syncing the log"))?;
+        Ok(rewritten)
     }
 
     /// Best effort to take back an entry whose sync failed.

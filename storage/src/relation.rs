@@ -109,6 +109,8 @@ pub(crate) struct Relation {
     pub(crate) validity: Validity,
     /// Transaction time of the last commit that changed this relation.
     pub(crate) last_write_tx: i64,
+    /// Rows erased by a purge: redacted, and invisible to every read.
+    purged: roaring::RoaringBitmap,
 }
 
 impl Relation {
@@ -134,6 +136,7 @@ impl Relation {
             value_index,
             validity: Validity::default(),
             last_write_tx: i64::MIN,
+            purged: roaring::RoaringBitmap::new(),
         }
     }
 
@@ -271,6 +274,43 @@ impl Relation {
             && valid < self.valid_to_at(row, tx)
     }
 
+    /// Whether a purge erased the row.
+    #[inline]
+    pub(crate) fn is_purged(&self, row: RowId) -> bool {
+        !self.purged.is_empty() && self.purged.contains(row)
+    }
+
+    /// Rows erased by purges.
+    pub(crate) fn purged(&self) -> &roaring::RoaringBitmap {
+        &self.purged
+    }
+
+    /// Rows (not yet purged) holding `sym` in any symbol column.
+    pub(crate) fn rows_holding(&self, sym: Symbol) -> Vec<RowId> {
+        let mut rows = roaring::RoaringBitmap::new();
+        for (c, col) in self.schema.columns.iter().enumerate() {
+            if col.ty == crate::ColumnType::Sym {
+                if let Some(posting) = self.rows_with(c, ValueRef::Sym(sym)) {
+                    posting.for_each(|row| {
+                        rows.insert(row);
+                    });
+                }
+            }
+        }
+        rows -= &self.purged;
+        rows.iter().collect()
+    }
+
+    /// Erases a row's contents (the right to be forgotten): its values are
+    /// zeroed and it disappears from every read, history included.
+    pub(crate) fn purge(&mut self, row: RowId) {
+        if row < self.len() && self.purged.insert(row) {
+            for column in &mut self.columns {
+                column.redact(row);
+            }
+        }
+    }
+
     /// Cuts made after transaction time `tx`, oldest first.
     pub(crate) fn cuts_after(&self, tx: i64) -> impl Iterator<Item = Cut> + '_ {
         let (mut lo, mut hi) = (0, self.cuts.len());
@@ -302,6 +342,7 @@ impl Relation {
             .min_by_key(|(_, posting)| posting.len());
         let mut keep = |row: RowId, skip: usize| {
             if self.tx_to.get(row as usize) == i64::MAX
+                && !self.is_purged(row)
                 && self
                     .slot_columns
                     .iter()

@@ -205,6 +205,7 @@ impl Scan<'_> {
             let mut rows = SmallVec::new();
             smallest.for_each(|row| {
                 let keep = row < visible
+                    && !rel.is_purged(row)
                     && valid.is_none_or(|v| rel.is_live(row, v, known))
                     && (single_indexed || matches(row));
                 if keep {
@@ -225,6 +226,9 @@ impl Scan<'_> {
                 all
             }
         };
+        if !rel.purged().is_empty() {
+            rows -= rel.purged();
+        }
         for posting in postings() {
             match posting {
                 Posting::Bitmap(b) => rows &= b,

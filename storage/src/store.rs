@@ -46,6 +46,8 @@ pub(crate) struct Inner {
 pub(crate) struct State {
     pub(crate) relations: Vec<Relation>,
     by_name: FxHashMap<String, u32>,
+    /// Every purge, in order: the audit log of the right to be forgotten.
+    purges: Vec<PurgeRecord>,
     /// Transaction time of the last applied commit.
     pub(crate) last_tx: i64,
 }
@@ -57,6 +59,20 @@ pub(crate) struct WriterState {
     /// Set when a log write failed midway: memory and disk may disagree, so
     /// further writes are refused until the database is reopened.
     pub(crate) poisoned: bool,
+}
+
+/// One purge, as kept in the audit log. It names the purged symbol by id
+/// only: the name itself is what was forgotten.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PurgeRecord {
+    /// When the purge committed.
+    pub tx: Timestamp,
+    /// The purged symbol's id (its name now reads as `<purged>`).
+    pub subject: Symbol,
+    /// How many rows were erased.
+    pub rows: usize,
+    /// Why, as given by the caller.
+    pub reason: String,
 }
 
 /// Options for [`Store::open_with`].
@@ -77,6 +93,24 @@ impl State {
 
     fn apply(&mut self, tx: i64, change: &Change) -> Result<()> {
         match change {
+            Change::Purge {
+                subject,
+                rows,
+                reason,
+            } => {
+                for &(relation, row) in rows {
+                    let rel = self.relations.get_mut(relation as usize).ok_or_else(|| {
+                        Error::corrupt(format!("purge in unknown relation #{relation}"))
+                    })?;
+                    rel.purge(row);
+                }
+                self.purges.push(PurgeRecord {
+                    tx: Timestamp(tx),
+                    subject: Symbol(*subject),
+                    rows: rows.len(),
+                    reason: reason.clone(),
+                });
+            }
             Change::CreateRelation(schema) => {
                 let id = self.relations.len() as u32;
                 self.by_name.insert(schema.name.clone(), id);
@@ -169,7 +203,7 @@ impl Store {
                 )));
             }
             for name in &entry.symbols {
-                symbols.intern(name)?;
+                symbols.replay(name)?;
             }
             if tx <= state.last_tx {
                 return Err(Error::corrupt(format!(
@@ -275,6 +309,86 @@ impl Store {
         self.inner.symbols.read().name(sym)
     }
 
+    /// The right to be forgotten: erases every row that holds the symbol
+    /// `name` in any column of any relation — from every read, history and
+    /// old snapshots included — and forgets the name itself. The log entries
+    /// that held them are rewritten in the same atomic, synced batch, and
+    /// the purge is recorded (without the name) in [`Store::purges`]. This
+    /// is the one operation that deletes; it is never part of normal writes.
+    /// A name the database does not know purges nothing and logs nothing.
+    pub fn purge(&self, name: &str, reason: &str) -> Result<PurgeRecord> {
+        let mut writer = self.inner.writer.lock();
+        if writer.poisoned {
+            return Err(Error::corrupt(
+                "an earlier write failed to reach disk; reopen the database",
+            ));
+        }
+        let Some(subject) = self.symbol(name) else {
+            return Ok(PurgeRecord {
+                tx: Timestamp(writer.last_tx),
+                subject: Symbol(u32::MAX),
+                rows: 0,
+                reason: reason.to_string(),
+            });
+        };
+        let rows: Vec<(u32, u32)> = {
+            let state = self.inner.state.read();
+            state
+                .relations
+                .iter()
+                .enumerate()
+                .flat_map(|(r, rel)| {
+                    rel.rows_holding(subject)
+                        .into_iter()
+                        .map(move |row| (r as u32, row))
+                })
+                .collect()
+        };
+        let tx = Timestamp::now().0.max(writer.last_tx + 1);
+        let mut symbols = {
+            let table = self.inner.symbols.read();
+            table.names_from(writer.persisted_symbols)
+        };
+        if let Some(name) =
+            symbols.get_mut(subject.0.wrapping_sub(writer.persisted_symbols) as usize)
+        {
+            *name = crate::symbols::tombstone(subject.0);
+        }
+        let entry = LogEntry {
+            symbols_from: writer.persisted_symbols,
+            symbols,
+            change: Change::Purge {
+                subject: subject.0,
+                rows: rows.clone(),
+                reason: reason.to_string(),
+            },
+        };
+        if let Some(log) = &self.inner.log {
+            let doomed: rustc_hash::FxHashSet<(u32, u32)> = rows.iter().copied().collect();
+            let redact = |old: &mut LogEntry| redact_entry(old, subject.0, &doomed);
+            if let Err(e) = log.purge(tx, &entry, redact) {
+                writer.poisoned = true;
+                return Err(e);
+            }
+        }
+        writer.persisted_symbols += entry.symbols.len() as u32;
+        writer.last_tx = tx;
+        self.inner.symbols.write().redact(subject);
+        let mut state = self.inner.state.write();
+        state.apply(tx, &entry.change)?;
+        Ok(state.purges.last().cloned().unwrap_or(PurgeRecord {
+            tx: Timestamp(tx),
+            subject,
+            rows: rows.len(),
+            reason: reason.to_string(),
+        }))
+    }
+
+    /// Every purge so far, oldest first.
+    pub fn purges(&self) -> Vec<PurgeRecord> {
+        self.inner.state.read().purges.clone()
+    }
+
     /// Forces every commit so far to disk (useful after `Buffered` writes).
     pub fn sync(&self) -> Result<()> {
         match &self.inner.log {
@@ -333,11 +447,40 @@ impl Store {
     }
 }
 
+/// Nulls the values of doomed rows and tombstones the subject's name in one
+/// log entry; says whether anything changed.
+fn redact_entry(
+    entry: &mut LogEntry,
+    subject: u32,
+    doomed: &rustc_hash::FxHashSet<(u32, u32)>,
+) -> bool {
+    let mut changed = false;
+    if let Some(name) = entry
+        .symbols
+        .get_mut(subject.wrapping_sub(entry.symbols_from) as usize)
+    {
+        *name = crate::symbols::tombstone(subject);
+        changed = true;
+    }
+    if let Change::Commit { appends, .. } = &mut entry.change {
+        for append in appends {
+            for (k, row) in append.rows.iter_mut().enumerate() {
+                if doomed.contains(&(append.relation, append.first_row + k as u32)) {
+                    row.values.iter_mut().for_each(|v| *v = crate::Value::Null);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
 impl State {
     fn empty() -> State {
         State {
             relations: Vec::new(),
             by_name: FxHashMap::default(),
+            purges: Vec::new(),
             last_tx: 0,
         }
     }

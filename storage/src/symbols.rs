@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use hashbrown::HashTable;
+use roaring::RoaringBitmap;
 
 use crate::chunked::ChunkedVec;
 use crate::error::{Error, Result};
@@ -29,6 +30,17 @@ pub(crate) struct Interner {
     ends: ChunkedVec<u64>,
     /// Ids, hashed by their name.
     ids: HashTable<u32>,
+    /// Ids whose name was purged: zeroed in `bytes`, gone from `ids`.
+    purged: RoaringBitmap,
+}
+
+/// What a purged symbol's name reads as.
+pub(crate) const PURGED_NAME: &str = "<purged>";
+
+/// The name a purged symbol is logged under: unique per id and impossible
+/// for a user to intern (names cannot contain NUL), so replay keeps ids dense.
+pub(crate) fn tombstone(id: u32) -> String {
+    format!("\0purged:{id}")
 }
 
 impl std::fmt::Debug for Interner {
@@ -73,6 +85,35 @@ impl Interner {
                 what: format!("symbol names are at most {MAX_SYMBOL_LEN} bytes"),
             });
         }
+        if name.contains('\0') {
+            return Err(Error::InvalidSymbol {
+                reason: "a symbol name cannot contain NUL".into(),
+            });
+        }
+        self.push(name)
+    }
+
+    /// Interns a name read back from the log, where tombstones of purged
+    /// symbols (which contain NUL) are allowed.
+    pub(crate) fn replay(&mut self, name: &str) -> Result<Symbol> {
+        if let Some(id) = name.strip_prefix("\0purged:") {
+            let sym = self.push(name)?;
+            if id.parse::<u32>().ok() != Some(sym.0) {
+                return Err(Error::corrupt(format!(
+                    "tombstone `{id}` replayed as symbol {}",
+                    sym.0
+                )));
+            }
+            self.redact(sym);
+            return Ok(sym);
+        }
+        if self.get(name).is_some() {
+            return Err(Error::corrupt(format!("symbol `{name}` is logged twice")));
+        }
+        self.push(name)
+    }
+
+    fn push(&mut self, name: &str) -> Result<Symbol> {
         let id = self.len();
         if id == u32::MAX {
             return Err(Error::LimitReached {
@@ -81,7 +122,9 @@ impl Interner {
         }
         self.bytes.extend_from_slice(name.as_bytes());
         self.ends.push(self.bytes.len() as u64);
-        let Interner { bytes, ends, ids } = self;
+        let Interner {
+            bytes, ends, ids, ..
+        } = self;
         let text_of = |id: u32| {
             let id = id as usize;
             let start = if id == 0 {
@@ -105,13 +148,41 @@ impl Interner {
         if !self.contains(sym) {
             return Err(Error::UnknownSymbol { id: sym.0 });
         }
+        if self.purged.contains(sym.0) {
+            return Ok(Arc::from(PURGED_NAME));
+        }
         Ok(Arc::from(self.text(sym.0)))
     }
 
-    /// Names with ids `from..`, for the log.
+    /// Forgets a symbol's name: it can no longer be looked up, reads as
+    /// `<purged>`, and its bytes are zeroed. The id stays taken.
+    pub(crate) fn redact(&mut self, sym: Symbol) {
+        if !self.contains(sym) || !self.purged.insert(sym.0) {
+            return;
+        }
+        let hash = hash(self.text(sym.0));
+        if let Ok(entry) = self.ids.find_entry(hash, |&id| id == sym.0) {
+            entry.remove();
+        }
+        let id = sym.0 as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            self.ends.get(id - 1) as usize
+        };
+        self.bytes[start..self.ends.get(id) as usize].fill(0);
+    }
+
+    /// Names with ids `from..`, for the log (tombstones for purged ones).
     pub(crate) fn names_from(&self, from: u32) -> Vec<String> {
         (from..self.len())
-            .map(|id| self.text(id).to_string())
+            .map(|id| {
+                if self.purged.contains(id) {
+                    tombstone(id)
+                } else {
+                    self.text(id).to_string()
+                }
+            })
             .collect()
     }
 
@@ -143,5 +214,27 @@ mod tests {
             table.names_from(9_999),
             vec!["entity-9999".to_string(), String::new()]
         );
+        assert!(table.intern("nul\0inside").is_err());
+    }
+
+    #[test]
+    fn a_redacted_name_is_gone_and_replays_as_a_tombstone() {
+        let mut table = Interner::default();
+        let a = table.intern("alice").expect("intern");
+        let b = table.intern("bob").expect("intern");
+        table.redact(a);
+        assert_eq!(table.get("alice"), None);
+        assert_eq!(&*table.name(a).expect("name"), PURGED_NAME);
+        assert_eq!(table.get("bob"), Some(b));
+        assert!(!table.bytes.windows(5).any(|w| w == b"alice"));
+        let logged = table.names_from(0);
+        let mut replayed = Interner::default();
+        for name in &logged {
+            replayed.replay(name).expect("replay");
+        }
+        assert_eq!(replayed.get("alice"), None);
+        assert_eq!(replayed.get("bob"), Some(b));
+        // A new "alice" is a new symbol.
+        assert_eq!(replayed.intern("alice").expect("intern"), Symbol(2));
     }
 }

@@ -1,0 +1,200 @@
+//! The right to be forgotten: `Store::purge` erases every row holding a
+//! subject, from every read (history and older snapshots included), forgets
+//! the name, keeps an audit record without it, and survives a reopen.
+
+use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
+
+fn day(s: &str) -> Timestamp {
+    Timestamp::parse(s).expect("date")
+}
+
+struct Fixture {
+    works_at: chronolog_storage::RelationId,
+    knows: chronolog_storage::RelationId,
+}
+
+fn setup(store: &Store) -> Fixture {
+    let works_at = store
+        .create_relation(Schema::new(
+            "works_at",
+            vec![
+                ColumnDef::new("person", ColumnType::Sym).key(),
+                ColumnDef::new("company", ColumnType::Sym),
+                ColumnDef::new("note", ColumnType::Str),
+            ],
+        ))
+        .expect("create");
+    let knows = store
+        .create_relation(Schema::new(
+            "knows",
+            vec![
+                ColumnDef::new("a", ColumnType::Sym),
+                ColumnDef::new("b", ColumnType::Sym),
+            ],
+        ))
+        .expect("create");
+    let mut txn = store.begin();
+    let alice = txn.symbol("alice").expect("sym");
+    let bob = txn.symbol("bob").expect("sym");
+    let acme = txn.symbol("acme").expect("sym");
+    let initech = txn.symbol("initech").expect("sym");
+    let note = |s: &str| Value::str(s);
+    txn.assert(
+        works_at,
+        vec![Value::Sym(alice), Value::Sym(acme), note("alice's secret")],
+        Interval::starting(day("2020-01-01")),
+        None,
+    )
+    .expect("a");
+    txn.assert(
+        works_at,
+        vec![Value::Sym(bob), Value::Sym(acme), note("bob")],
+        Interval::starting(day("2020-01-01")),
+        None,
+    )
+    .expect("b");
+    txn.assert(
+        knows,
+        vec![Value::Sym(alice), Value::Sym(bob)],
+        Interval::ALWAYS,
+        None,
+    )
+    .expect("k1");
+    txn.assert(
+        knows,
+        vec![Value::Sym(bob), Value::Sym(alice)],
+        Interval::ALWAYS,
+        None,
+    )
+    .expect("k2");
+    txn.commit().expect("commit");
+    let mut txn = store.begin();
+    txn.assert(
+        works_at,
+        vec![Value::Sym(alice), Value::Sym(initech), note("moved")],
+        Interval::starting(day("2023-01-01")),
+        None,
+    )
+    .expect("a2");
+    txn.commit().expect("commit");
+    Fixture { works_at, knows }
+}
+
+fn everything(store: &Store, f: &Fixture) -> Vec<Vec<Value>> {
+    let snap = store.snapshot();
+    let mut out = Vec::new();
+    for rel in [f.works_at, f.knows] {
+        for row in snap.scan(rel).history().collect().expect("history") {
+            out.push(row.values);
+        }
+    }
+    out
+}
+
+fn mentions(store: &Store, values: &[Value], needle: &str) -> bool {
+    values.iter().any(|v| match v {
+        Value::Sym(s) => &*store.symbol_name(*s).expect("name") == needle,
+        Value::Str(s) => s.contains(needle),
+        _ => false,
+    })
+}
+
+#[test]
+fn purge_erases_a_subject_everywhere_and_survives_reopen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    let f = setup(&store);
+    let alice = store.symbol("alice").expect("alice");
+    let before = store.snapshot();
+    assert_eq!(
+        everything(&store, &f).len(),
+        6,
+        "2 alice versions + 1 cut version + bob + 2 knows"
+    );
+
+    let record = store.purge("alice", "erasure request #7").expect("purge");
+    assert_eq!(record.rows, 4, "two works_at rows, two knows rows");
+    assert_eq!(record.subject, alice);
+
+    let check = |store: &Store| {
+        assert_eq!(store.symbol("alice"), None, "the name is forgotten");
+        assert_eq!(
+            &*store.symbol_name(alice).expect("id still taken"),
+            "<purged>"
+        );
+        let rows = everything(store, &f);
+        assert_eq!(rows.len(), 1, "only bob's job is left: {rows:?}");
+        assert!(rows.iter().all(|r| !mentions(store, r, "alice")));
+        let bob = store.symbol("bob").expect("bob");
+        let bobs = store
+            .snapshot()
+            .scan(f.works_at)
+            .eq(0, Value::Sym(bob))
+            .collect()
+            .expect("bob");
+        assert_eq!(bobs.len(), 1);
+        assert_eq!(bobs[0].values[2], Value::str("bob"));
+        let purges = store.purges();
+        assert_eq!(purges.len(), 1);
+        assert_eq!(purges[0].reason, "erasure request #7");
+        assert_eq!(purges[0].rows, 4);
+    };
+    check(&store);
+    // A snapshot taken before the purge does not bring alice back either.
+    assert_eq!(before.scan(f.knows).history().count().expect("count"), 0);
+    assert_eq!(
+        before
+            .scan(f.works_at)
+            .eq(0, Value::Sym(alice))
+            .count()
+            .expect("count"),
+        0
+    );
+
+    // A new "alice" is a new subject, and writing still works.
+    let mut txn = store.begin();
+    let new_alice = txn.symbol("alice").expect("sym");
+    assert_ne!(new_alice, alice);
+    let acme = store.symbol("acme").expect("acme");
+    txn.assert(
+        f.works_at,
+        vec![
+            Value::Sym(new_alice),
+            Value::Sym(acme),
+            Value::str("hello again"),
+        ],
+        Interval::ALWAYS,
+        None,
+    )
+    .expect("assert");
+    txn.commit().expect("commit");
+    drop(before);
+    drop(store);
+
+    let store = Store::open(dir.path()).expect("reopen");
+    assert_eq!(store.symbol("alice"), Some(new_alice));
+    assert_eq!(&*store.symbol_name(alice).expect("id"), "<purged>");
+    let rows = everything(&store, &f);
+    assert_eq!(rows.len(), 2, "bob's job and the new alice's");
+    assert!(!rows.iter().any(|r| mentions(&store, r, "secret")));
+    assert_eq!(store.purges().len(), 1);
+}
+
+#[test]
+fn purging_an_unknown_name_changes_nothing() {
+    let store = Store::in_memory();
+    let f = setup(&store);
+    let record = store.purge("carol", "no such person").expect("purge");
+    assert_eq!(record.rows, 0);
+    assert!(store.purges().is_empty());
+    assert_eq!(everything(&store, &f).len(), 6);
+}
+
+#[test]
+fn in_memory_purge_behaves_the_same() {
+    let store = Store::in_memory();
+    let f = setup(&store);
+    store.purge("alice", "test").expect("purge");
+    assert_eq!(everything(&store, &f).len(), 1);
+    assert_eq!(store.symbol("alice"), None);
+}
