@@ -421,12 +421,14 @@ impl Store {
             ));
         }
         let tx = Timestamp::now().0.max(writer.last_tx + 1);
-        let (symbols_from, symbols) = {
+        let (symbols_from, symbols, interned) = {
             let table = self.inner.symbols.read();
-            (
-                writer.persisted_symbols,
-                table.names_from(writer.persisted_symbols),
-            )
+            // Only a durable store needs the new names spelled out.
+            let names = match self.inner.log {
+                Some(_) => table.names_from(writer.persisted_symbols),
+                None => Vec::new(),
+            };
+            (writer.persisted_symbols, names, table.len())
         };
         let entry = LogEntry {
             symbols_from,
@@ -440,7 +442,7 @@ impl Store {
             writer.poisoned = true;
             return Err(e);
         }
-        writer.persisted_symbols += entry.symbols.len() as u32;
+        writer.persisted_symbols = interned;
         writer.last_tx = tx;
         self.inner.state.write().apply(tx, &entry.change)?;
         Ok(Timestamp(tx))
