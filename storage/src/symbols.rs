@@ -60,19 +60,23 @@ impl Interner {
     }
 
     fn text(&self, id: u32) -> &str {
+        // Only whole `&str`s are ever appended, so every slice is UTF-8.
+        std::str::from_utf8(self.text_bytes(id)).unwrap_or("")
+    }
+
+    fn text_bytes(&self, id: u32) -> &[u8] {
         let id = id as usize;
         let start = if id == 0 {
             0
         } else {
             self.ends.get(id - 1) as usize
         };
-        // Only whole `&str`s are ever appended, so every slice is UTF-8.
-        std::str::from_utf8(&self.bytes[start..self.ends.get(id) as usize]).unwrap_or("")
+        &self.bytes[start..self.ends.get(id) as usize]
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<Symbol> {
         self.ids
-            .find(hash(name), |&id| self.text(id) == name)
+            .find(hash(name), |&id| self.text_bytes(id) == name.as_bytes())
             .map(|&id| Symbol(id))
     }
 

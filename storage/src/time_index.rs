@@ -104,22 +104,33 @@ impl TimeIndex {
     /// Merges the tail into the sorted run and rebuilds the checkpoints from
     /// the first position that changed.
     fn merge(&mut self, times: &impl EventTimes) {
-        let mut tail = std::mem::take(&mut self.tail);
-        tail.sort_unstable_by_key(|&r| Self::key(times, r));
-        let first_changed = self.position_of(Self::key(times, tail[0]), times);
+        // Read each tail entry's time once, then sort without touching `times`.
+        let mut tail: Vec<(i64, u32)> =
+            self.tail.drain(..).map(|id| Self::key(times, id)).collect();
+        tail.sort_unstable();
+        let first_changed = self.position_of(tail[0], times);
         let mut merged = ChunkedVec::default();
-        let (mut i, mut j) = (0, 0);
+        for i in 0..first_changed {
+            merged.push(self.sorted.get(i));
+        }
+        let (mut i, mut j) = (first_changed, 0);
         let n = self.sorted.len();
-        while i < n || j < tail.len() {
-            let take_sorted = j == tail.len()
-                || (i < n && Self::key(times, self.sorted.get(i)) <= Self::key(times, tail[j]));
-            if take_sorted {
-                merged.push(self.sorted.get(i));
-                i += 1;
-            } else {
-                merged.push(tail[j]);
-                j += 1;
+        let mut next_sorted = (i < n).then(|| Self::key(times, self.sorted.get(i)));
+        while let Some(&t) = tail.get(j) {
+            match next_sorted {
+                Some(s) if s <= t => {
+                    merged.push(s.1);
+                    i += 1;
+                    next_sorted = (i < n).then(|| Self::key(times, self.sorted.get(i)));
+                }
+                _ => {
+                    merged.push(t.1);
+                    j += 1;
+                }
             }
+        }
+        for k in i..n {
+            merged.push(self.sorted.get(k));
         }
         self.sorted = merged;
         let stride = self.stride.0;

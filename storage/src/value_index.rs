@@ -3,8 +3,8 @@
 //! Most values in an agent's memory are held by a handful of rows (a person's
 //! few jobs), a few by very many (a popular company). So each distinct value
 //! keeps its rows inline in the map entry while they fit (`INLINE` of them,
-//! no allocation), then in an exact-size boxed slice, and past `BITMAP_AT`
-//! in a roaring bitmap. Rows are appended in increasing id order, so every
+//! no allocation), then in a vector, and past `BITMAP_AT` in a roaring
+//! bitmap (compact, and fast to intersect). Rows are appended in increasing id order, so every
 //! form is sorted and a lookup hands out all row ids at once: the row checks
 //! that follow are independent loads the CPU can overlap.
 
@@ -16,7 +16,7 @@ use crate::value::ValueRef;
 /// Rows kept inside the map entry itself.
 const INLINE: usize = 5;
 /// Values held by more rows than this switch to a bitmap.
-const BITMAP_AT: usize = 64;
+const BITMAP_AT: usize = 1024;
 
 #[derive(Debug, Default)]
 pub(crate) struct ValueIndex {
@@ -31,7 +31,7 @@ pub(crate) struct ValueIndex {
 #[derive(Debug)]
 enum Rows {
     Inline { len: u8, rows: [u32; INLINE] },
-    Boxed(Box<[u32]>),
+    List(Vec<u32>),
     Bitmap(Box<RoaringBitmap>),
 }
 
@@ -52,16 +52,13 @@ impl Rows {
                 *len += 1;
             }
             Rows::Inline { rows, .. } => {
-                let mut all = rows.to_vec();
+                let mut all = Vec::with_capacity(2 * INLINE);
+                all.extend_from_slice(rows);
                 all.push(row);
-                *self = Rows::Boxed(all.into_boxed_slice());
+                *self = Rows::List(all);
             }
-            Rows::Boxed(list) if list.len() < BITMAP_AT => {
-                let mut all = std::mem::take(list).into_vec();
-                all.push(row);
-                *list = all.into_boxed_slice();
-            }
-            Rows::Boxed(list) => {
+            Rows::List(list) if list.len() < BITMAP_AT => list.push(row),
+            Rows::List(list) => {
                 let mut bitmap =
                     RoaringBitmap::from_sorted_iter(list.iter().copied()).unwrap_or_default();
                 bitmap.insert(row);
@@ -79,7 +76,7 @@ impl Rows {
     fn posting(&self) -> Posting<'_> {
         match self {
             Rows::Inline { len, rows } => Posting::List(&rows[..*len as usize]),
-            Rows::Boxed(list) => Posting::List(list),
+            Rows::List(list) => Posting::List(list),
             Rows::Bitmap(bitmap) => Posting::Bitmap(bitmap),
         }
     }
@@ -87,7 +84,7 @@ impl Rows {
     fn heap_bytes(&self) -> usize {
         match self {
             Rows::Inline { .. } => 0,
-            Rows::Boxed(list) => list.len() * 4 + 16,
+            Rows::List(list) => list.capacity() * 4 + 16,
             Rows::Bitmap(bitmap) => bitmap.serialized_size() + 48,
         }
     }
