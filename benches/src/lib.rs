@@ -59,7 +59,20 @@ impl Workload {
 
     /// Company of version `k` of person `i`.
     pub fn company(i: usize, k: usize) -> String {
-        format!("c{}", (i * 7 + k * 13) % 1000)
+        format!("c{}", Self::company_index(i, k))
+    }
+
+    fn company_index(i: usize, k: usize) -> usize {
+        (i * 7 + k * 13) % 1000
+    }
+
+    /// Every name the workload uses, built once so that loads time the
+    /// engines, not string formatting.
+    pub fn names(&self) -> Names {
+        Names {
+            people: (0..self.entities).map(Self::person).collect(),
+            companies: (0..1000).map(|c| format!("c{c}")).collect(),
+        }
     }
 
     /// Raw size of the data as a user would hand it over: per version the
@@ -77,6 +90,22 @@ impl Workload {
 
 fn base() -> i64 {
     Timestamp::parse("2015-01-01").map(|t| t.0).unwrap_or(0)
+}
+
+/// The workload's names, prebuilt.
+pub struct Names {
+    people: Vec<String>,
+    companies: Vec<String>,
+}
+
+impl Names {
+    fn person(&self, i: usize) -> &str {
+        &self.people[i]
+    }
+
+    fn company(&self, i: usize, k: usize) -> &str {
+        &self.companies[Workload::company_index(i, k)]
+    }
 }
 
 /// A Chronolog store holding the workload, with the symbols the benches need.
@@ -104,6 +133,7 @@ pub fn works_at_schema() -> Schema {
 /// Returns the store and the seconds the load took.
 pub fn load_chronolog(store: Store, w: Workload) -> Result<(ChronologDb, f64)> {
     let works_at = store.create_relation(works_at_schema())?;
+    let names = w.names();
     let started = Instant::now();
     let mut people = Vec::with_capacity(w.entities);
     for k in 0..w.versions {
@@ -111,13 +141,13 @@ pub fn load_chronolog(store: Store, w: Workload) -> Result<(ChronologDb, f64)> {
             let mut txn = store.begin();
             for &i in chunk {
                 let person = if k == 0 {
-                    let s = txn.symbol(&Workload::person(i))?;
+                    let s = txn.symbol(names.person(i))?;
                     people.push(s);
                     s
                 } else {
                     people[i]
                 };
-                let company = txn.symbol(&Workload::company(i, k))?;
+                let company = txn.symbol(names.company(i, k))?;
                 txn.assert(
                     works_at,
                     vec![Value::Sym(person), Value::Sym(company)],
@@ -181,6 +211,7 @@ pub fn load_cozo(w: Workload) -> Result<(DbInstance, f64)> {
         ScriptMutability::Mutable,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let names = w.names();
     let started = Instant::now();
     for k in 0..w.versions {
         for chunk in (0..w.entities).collect::<Vec<_>>().chunks(BATCH) {
@@ -188,12 +219,12 @@ pub fn load_cozo(w: Workload) -> Result<(DbInstance, f64)> {
                 .iter()
                 .map(|&i| {
                     DataValue::List(vec![
-                        DataValue::from(Workload::person(i)),
+                        DataValue::from(names.person(i)),
                         DataValue::List(vec![
                             DataValue::from(w.valid_from(i, k)),
                             DataValue::from(true),
                         ]),
-                        DataValue::from(Workload::company(i, k)),
+                        DataValue::from(names.company(i, k)),
                     ])
                 })
                 .collect();

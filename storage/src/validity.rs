@@ -62,9 +62,9 @@ impl Validity {
     pub(crate) fn on_append(&mut self, row: u32, times: Times<'_>) {
         let valid_from = times.valid_from.get(row as usize);
         let valid_to = times.valid_to.get(row as usize);
-        if !self.tx_live.push(row) {
-            self.tx_live.insert(row);
-        }
+        // `insert`, not `push`: roaring 0.10's push scans a bitmap container
+        // for its maximum, and rows arrive densely.
+        self.tx_live.insert(row);
         self.starts.insert(row, times.valid_from);
         if valid_to != i64::MAX {
             self.ends.insert(row, times.valid_to);

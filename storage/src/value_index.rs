@@ -65,10 +65,7 @@ impl Rows {
                 *self = Rows::Bitmap(Box::new(bitmap));
             }
             Rows::Bitmap(bitmap) => {
-                // Row ids only grow, so this is an append (no search).
-                if !bitmap.push(row) {
-                    bitmap.insert(row);
-                }
+                bitmap.insert(row);
             }
         }
     }

@@ -23,6 +23,14 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// Loads per engine and workload; the median is reported.
+const LOAD_RUNS: usize = 3;
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
 fn us(ns: u64) -> String {
     format!("{:.2} us", ns as f64 / 1e3)
 }
@@ -40,11 +48,25 @@ fn main() -> Result<()> {
     );
     let mut table: Vec<[String; 4]> = Vec::new();
 
-    // Load in memory, measuring resident memory around it.
+    // Load in memory, measuring resident memory around the first load. The
+    // machine is a shared VM (CPU steal is common), so load rates are the
+    // median of three loads of each engine.
     let rss_before = rss_bytes();
-    let (db, load_s) = load_chronolog(Store::in_memory(), w)?;
+    let (db, first_s) = load_chronolog(Store::in_memory(), w)?;
     let rss_after = rss_bytes();
-    let (cozo, cozo_load_s) = load_cozo(w)?;
+    let mut ours = vec![first_s];
+    let mut theirs = Vec::new();
+    let mut cozo = None;
+    for _ in 0..LOAD_RUNS {
+        let (db, s) = load_cozo(w)?;
+        theirs.push(s);
+        cozo = Some(db);
+    }
+    for _ in 1..LOAD_RUNS {
+        ours.push(load_chronolog(Store::in_memory(), w)?.1);
+    }
+    let cozo = cozo.ok_or_else(|| anyhow::anyhow!("no cozo load"))?;
+    let (load_s, cozo_load_s) = (median(&mut ours), median(&mut theirs));
     table.push([
         format!(
             "batched load of all {} versions (replacements cut rows), in memory",
@@ -60,8 +82,13 @@ fn main() -> Result<()> {
         entities: w.entities,
         versions: 1,
     };
-    let (_, fresh_s) = load_chronolog(Store::in_memory(), fresh)?;
-    let (_, cozo_fresh_s) = load_cozo(fresh)?;
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..LOAD_RUNS {
+        ours.push(load_chronolog(Store::in_memory(), fresh)?.1);
+        theirs.push(load_cozo(fresh)?.1);
+    }
+    let (fresh_s, cozo_fresh_s) = (median(&mut ours), median(&mut theirs));
     table.push([
         format!("batched insert of {} new facts, in memory", fresh.rows()),
         format!("{:.0} rows/s", fresh.rows() as f64 / fresh_s),
