@@ -289,12 +289,12 @@ impl Relation {
     pub(crate) fn rows_holding(&self, sym: Symbol) -> Vec<RowId> {
         let mut rows = roaring::RoaringBitmap::new();
         for (c, col) in self.schema.columns.iter().enumerate() {
-            if col.ty == crate::ColumnType::Sym {
-                if let Some(posting) = self.rows_with(c, ValueRef::Sym(sym)) {
-                    posting.for_each(|row| {
-                        rows.insert(row);
-                    });
-                }
+            if col.ty == crate::ColumnType::Sym
+                && let Some(posting) = self.rows_with(c, ValueRef::Sym(sym))
+            {
+                posting.for_each(|row| {
+                    rows.insert(row);
+                });
             }
         }
         rows -= &self.purged;
