@@ -1,0 +1,297 @@
+//! The spanned syntax tree: what the parser produces, before names are
+//! resolved. Every node keeps its span for error messages.
+
+use crate::span::Span;
+
+/// A whole script: statements run in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The statements, in source order.
+    pub statements: Vec<Statement>,
+}
+
+/// One statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `:create works_at(person: sym key, company: sym).`
+    Create(CreateRelation),
+    /// `works_at(alice, acme) valid 2021-03-01.`, `retract ...`, `correct ...`
+    Fact(Fact),
+    /// `let t1 = 2022-01-01.`
+    Let(Let),
+    /// `colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.`
+    Rule(Rule),
+    /// `?- works_at(alice, Y) as_of t1.`
+    Query(Query),
+}
+
+/// A relation declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateRelation {
+    /// Relation name.
+    pub name: Name,
+    /// Columns in order.
+    pub columns: Vec<ColumnDecl>,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// `person: sym key`, `note: str?` (nullable).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnDecl {
+    /// Column name.
+    pub name: Name,
+    /// Its type.
+    pub ty: TypeName,
+    /// Part of the functional slot.
+    pub key: bool,
+    /// Accepts `null`.
+    pub nullable: bool,
+}
+
+/// A column type as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeName {
+    /// `int`
+    Int,
+    /// `float`
+    Float,
+    /// `str`
+    Str,
+    /// `sym`
+    Sym,
+    /// `bool`
+    Bool,
+    /// `bytes`
+    Bytes,
+    /// `time`
+    Time,
+    /// `vec<N>`
+    Vector(u32),
+}
+
+/// What a fact statement does to its relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactKind {
+    /// True over the valid interval (default: always).
+    Assert,
+    /// Stopped being true over the valid interval.
+    Retract,
+    /// Was never true: withdrawn in transaction time.
+    Correct,
+}
+
+/// A ground atom with what to do with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fact {
+    /// Assert, retract or correct.
+    pub kind: FactKind,
+    /// The tuple.
+    pub atom: Atom,
+    /// `valid FROM` or `valid FROM .. TO`.
+    pub valid: Option<(Expr, Option<Expr>)>,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// `let name = value.`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Let {
+    /// The bound name.
+    pub name: Name,
+    /// Its value (a constant expression).
+    pub value: Expr,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// `head :- body.`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    /// The derived relation and its arguments (which may aggregate).
+    pub head: Head,
+    /// The conditions.
+    pub body: Vec<Literal>,
+    /// The whole rule.
+    pub span: Span,
+}
+
+/// A rule head: `count_by(C, count(X))`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Head {
+    /// Relation name.
+    pub name: Name,
+    /// Arguments.
+    pub args: Vec<HeadArg>,
+    /// The head's span.
+    pub span: Span,
+}
+
+/// One head argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeadArg {
+    /// A plain term.
+    Term(Expr),
+    /// `count(X)`, `sum(X)`, ...
+    Aggregate(Aggregate, Name, Span),
+}
+
+/// The aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    /// Number of distinct bindings.
+    Count,
+    /// Sum of numbers.
+    Sum,
+    /// Smallest value.
+    Min,
+    /// Largest value.
+    Max,
+    /// Arithmetic mean.
+    Mean,
+    /// All values, as a list.
+    Collect,
+}
+
+impl Aggregate {
+    /// The function called `name`.
+    pub fn from_name(name: &str) -> Option<Aggregate> {
+        Some(match name {
+            "count" => Aggregate::Count,
+            "sum" => Aggregate::Sum,
+            "min" => Aggregate::Min,
+            "max" => Aggregate::Max,
+            "mean" => Aggregate::Mean,
+            "collect" => Aggregate::Collect,
+            _ => return None,
+        })
+    }
+}
+
+/// A body condition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// `rel(args)`
+    Atom(Atom),
+    /// `not rel(args)`
+    Not(Atom, Span),
+    /// `X < Y + 1`, `X = expr`
+    Compare(Expr, CompareOp, Expr, Span),
+}
+
+/// `rel(arg, ...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Atom {
+    /// Relation name.
+    pub name: Name,
+    /// Arguments.
+    pub args: Vec<Expr>,
+    /// The atom's span.
+    pub span: Span,
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+}
+
+/// An expression: a term or arithmetic over terms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// `X`
+    Var(Name),
+    /// `_`
+    Wildcard(Span),
+    /// A lowercase name: a symbol, or the value of a `let`.
+    Ident(Name),
+    /// `$name`
+    Param(Name),
+    /// A literal.
+    Const(Const, Span),
+    /// `a + b`
+    Binary(Box<Expr>, ArithOp, Box<Expr>, Span),
+    /// `-a`
+    Neg(Box<Expr>, Span),
+}
+
+impl Expr {
+    /// The expression's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Var(n) | Expr::Ident(n) | Expr::Param(n) => n.span,
+            Expr::Wildcard(s) | Expr::Const(_, s) | Expr::Binary(_, _, _, s) | Expr::Neg(_, s) => {
+                *s
+            }
+        }
+    }
+}
+
+/// A literal constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Const {
+    /// `42`
+    Int(i64),
+    /// `4.5`
+    Float(f64),
+    /// `"text"`
+    Str(String),
+    /// `2021-03-01`, as UTC microseconds.
+    Time(i64),
+    /// `true` / `false`
+    Bool(bool),
+    /// `null`
+    Null,
+}
+
+/// A query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    /// `history` was given: every version of the one atom in the body.
+    pub history: bool,
+    /// The conditions.
+    pub body: Vec<Literal>,
+    /// `as_of T`: valid time.
+    pub as_of: Option<Expr>,
+    /// `known_at T`: transaction time.
+    pub known_at: Option<Expr>,
+    /// `order by X desc, Y`.
+    pub order_by: Vec<(Name, bool)>,
+    /// `limit N`.
+    pub limit: Option<u64>,
+    /// The whole query.
+    pub span: Span,
+}
+
+/// A name with its span.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Name {
+    /// The text.
+    pub text: String,
+    /// Where it is.
+    pub span: Span,
+}

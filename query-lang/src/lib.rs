@@ -1,0 +1,16 @@
+//! Chronolog's Datalog: text to a resolved, stratified program. This crate
+//! knows nothing of how data is stored; `chronolog-engine` runs its output.
+//!
+//! Pipeline, one typed form per stage: `lex` (tokens with spans) -> `parse`
+//! (`ast::Program`) -> resolution and stratification -> logical plans.
+
+pub mod ast;
+mod error;
+mod lexer;
+mod parser;
+mod span;
+
+pub use error::{CompileError, ParseError, ParseErrorKind};
+pub use lexer::parse_time;
+pub use parser::parse;
+pub use span::{LineCol, Span, line_col, render};

@@ -1,0 +1,561 @@
+//! Recursive-descent parser over the lexer's tokens, producing the spanned
+//! AST. On the first error it stops and reports what it expected and what it
+//! found, with the found token's span.
+//!
+//! ```text
+//! program   = statement*
+//! statement = ":create" name "(" column ("," column)* ")" "."?
+//!           | "let" name "=" expr "."
+//!           | "?-" ["history"] body modifier* "."
+//!           | ("retract" | "correct") atom ["valid" expr [".." expr]] "."
+//!           | head [":-" body] ["valid" expr [".." expr]] "."
+//! column    = name ":" type ["?"] ["key"]
+//! body      = literal ("," literal)*
+//! literal   = "not" atom | atom | expr cmp expr
+//! modifier  = "as_of" expr | "known_at" expr | "limit" int | "order" "by" var ["asc"|"desc"] ("," ...)*
+//! expr      = mul (("+" | "-") mul)* ;  mul = unary (("*" | "/") unary)*
+//! unary     = "-" unary | primary ;  primary = var | "_" | name | $param | literal | "(" expr ")"
+//! ```
+
+use crate::ast::*;
+use crate::error::{ParseError, ParseErrorKind};
+use crate::lexer::{Tok, Token, lex};
+use crate::span::Span;
+
+/// Parses a whole script.
+pub fn parse(source: &str) -> Result<Program, ParseError> {
+    let tokens = lex(source)?;
+    let mut parser = Parser { tokens, pos: 0 };
+    let mut statements = Vec::new();
+    while !parser.at_eof() {
+        statements.push(parser.statement()?);
+    }
+    Ok(Program { statements })
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+impl Parser {
+    fn peek(&self) -> &Token {
+        // `lex` always ends with Eof, and `bump` never passes it.
+        &self.tokens[self.pos.min(self.tokens.len() - 1)]
+    }
+
+    fn peek_at(&self, ahead: usize) -> &Tok {
+        &self.tokens[(self.pos + ahead).min(self.tokens.len() - 1)].tok
+    }
+
+    fn at_eof(&self) -> bool {
+        self.peek().tok == Tok::Eof
+    }
+
+    fn bump(&mut self) -> Token {
+        let token = self.peek().clone();
+        if token.tok != Tok::Eof {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn error<T>(&self, expected: &str) -> PResult<T> {
+        let found = self.peek();
+        Err(ParseError::new(
+            ParseErrorKind::Expected(expected.to_string(), found.tok.describe()),
+            found.span,
+        ))
+    }
+
+    fn is_punct(&self, p: &str) -> bool {
+        matches!(self.peek().tok, Tok::Punct(q) if q == p)
+    }
+
+    fn is_keyword(&self, k: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Ident(s) if s == k)
+    }
+
+    fn eat_punct(&mut self, p: &str) -> bool {
+        if self.is_punct(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_keyword(&mut self, k: &str) -> bool {
+        if self.is_keyword(k) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, p: &str) -> PResult<Span> {
+        if self.is_punct(p) {
+            Ok(self.bump().span)
+        } else {
+            self.error(&format!("`{p}`"))
+        }
+    }
+
+    fn name(&mut self, what: &str) -> PResult<Name> {
+        match &self.peek().tok {
+            Tok::Ident(s) => {
+                let text = s.clone();
+                let span = self.bump().span;
+                Ok(Name { text, span })
+            }
+            _ => self.error(what),
+        }
+    }
+
+    fn statement(&mut self) -> PResult<Statement> {
+        let start = self.peek().span;
+        if self.is_punct(":") {
+            return self.create().map(Statement::Create);
+        }
+        if self.is_punct("?-") {
+            return self.query().map(Statement::Query);
+        }
+        if self.is_keyword("let")
+            && matches!(self.peek_at(1), Tok::Ident(_))
+            && matches!(self.peek_at(2), Tok::Punct("="))
+        {
+            self.bump();
+            let name = self.name("a name")?;
+            self.expect_punct("=")?;
+            let value = self.expr()?;
+            let end = self.expect_punct(".")?;
+            return Ok(Statement::Let(Let {
+                name,
+                value,
+                span: start.to(end),
+            }));
+        }
+        for (keyword, kind) in [
+            ("retract", FactKind::Retract),
+            ("correct", FactKind::Correct),
+        ] {
+            if self.is_keyword(keyword)
+                && matches!(self.peek_at(1), Tok::Ident(_))
+                && matches!(self.peek_at(2), Tok::Punct("("))
+            {
+                self.bump();
+                let atom = self.atom()?;
+                let valid = self.valid_clause()?;
+                let end = self.expect_punct(".")?;
+                return Ok(Statement::Fact(Fact {
+                    kind,
+                    atom,
+                    valid,
+                    span: start.to(end),
+                }));
+            }
+        }
+        if matches!(self.peek().tok, Tok::Ident(_)) {
+            let head = self.head()?;
+            if self.eat_punct(":-") {
+                let body = self.body()?;
+                let end = self.expect_punct(".")?;
+                return Ok(Statement::Rule(Rule {
+                    head,
+                    body,
+                    span: start.to(end),
+                }));
+            }
+            let valid = self.valid_clause()?;
+            let end = if valid.is_some() {
+                self.expect_punct(".")?
+            } else if self.is_punct(".") {
+                self.bump().span
+            } else {
+                return self.error("`.`, `:-` or `valid`");
+            };
+            let atom = head_to_atom(head)?;
+            return Ok(Statement::Fact(Fact {
+                kind: FactKind::Assert,
+                atom,
+                valid,
+                span: start.to(end),
+            }));
+        }
+        self.error("a statement (a fact, a rule, `?-`, `let` or `:create`)")
+    }
+
+    fn create(&mut self) -> PResult<CreateRelation> {
+        let start = self.expect_punct(":")?;
+        if !self.eat_keyword("create") {
+            return self.error("`create` after `:`");
+        }
+        let name = self.name("a relation name")?;
+        self.expect_punct("(")?;
+        let mut columns = Vec::new();
+        loop {
+            let col = self.name("a column name")?;
+            self.expect_punct(":")?;
+            let ty = self.type_name()?;
+            let nullable = self.eat_punct("?");
+            let key = self.eat_keyword("key");
+            columns.push(ColumnDecl {
+                name: col,
+                ty,
+                key,
+                nullable,
+            });
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        let mut end = self.expect_punct(")")?;
+        if self.is_punct(".") {
+            end = self.bump().span;
+        }
+        Ok(CreateRelation {
+            name,
+            columns,
+            span: start.to(end),
+        })
+    }
+
+    fn type_name(&mut self) -> PResult<TypeName> {
+        let name = self.name("a column type")?;
+        Ok(match name.text.as_str() {
+            "int" => TypeName::Int,
+            "float" => TypeName::Float,
+            "str" => TypeName::Str,
+            "sym" => TypeName::Sym,
+            "bool" => TypeName::Bool,
+            "bytes" => TypeName::Bytes,
+            "time" => TypeName::Time,
+            "vec" => {
+                self.expect_punct("<")?;
+                let dim = match self.peek().tok {
+                    Tok::Int(n) if n > 0 && n <= 65_536 => n as u32,
+                    _ => return self.error("a vector dimension between 1 and 65536"),
+                };
+                self.bump();
+                self.expect_punct(">")?;
+                TypeName::Vector(dim)
+            }
+            other => {
+                return Err(ParseError::new(
+                    ParseErrorKind::UnknownType(other.to_string()),
+                    name.span,
+                ));
+            }
+        })
+    }
+
+    fn valid_clause(&mut self) -> PResult<Option<(Expr, Option<Expr>)>> {
+        if !self.eat_keyword("valid") {
+            return Ok(None);
+        }
+        let from = self.expr()?;
+        let to = if self.eat_punct("..") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok(Some((from, to)))
+    }
+
+    fn query(&mut self) -> PResult<Query> {
+        let start = self.expect_punct("?-")?;
+        let history = self.eat_keyword("history");
+        let body = self.body()?;
+        let mut query = Query {
+            history,
+            body,
+            as_of: None,
+            known_at: None,
+            order_by: Vec::new(),
+            limit: None,
+            span: start,
+        };
+        loop {
+            if self.eat_keyword("as_of") {
+                query.as_of = Some(self.expr()?);
+            } else if self.eat_keyword("known_at") {
+                query.known_at = Some(self.expr()?);
+            } else if self.eat_keyword("limit") {
+                match self.peek().tok {
+                    Tok::Int(n) if n >= 0 => {
+                        self.bump();
+                        query.limit = Some(n as u64);
+                    }
+                    _ => return self.error("a row count after `limit`"),
+                }
+            } else if self.eat_keyword("order") {
+                if !self.eat_keyword("by") {
+                    return self.error("`by` after `order`");
+                }
+                loop {
+                    let var = match &self.peek().tok {
+                        Tok::Var(v) => Name {
+                            text: v.clone(),
+                            span: self.peek().span,
+                        },
+                        _ => return self.error("a variable to order by"),
+                    };
+                    self.bump();
+                    let descending = if self.eat_keyword("desc") {
+                        true
+                    } else {
+                        self.eat_keyword("asc");
+                        false
+                    };
+                    query.order_by.push((var, descending));
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+        if !self.is_punct(".") {
+            return self.error("`.`, `,`, `as_of`, `known_at`, `order by` or `limit`");
+        }
+        query.span = start.to(self.bump().span);
+        Ok(query)
+    }
+
+    fn body(&mut self) -> PResult<Vec<Literal>> {
+        let mut body = vec![self.literal()?];
+        while self.eat_punct(",") {
+            body.push(self.literal()?);
+        }
+        Ok(body)
+    }
+
+    fn literal(&mut self) -> PResult<Literal> {
+        let start = self.peek().span;
+        if self.is_keyword("not") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let atom = self.atom()?;
+            let span = start.to(atom.span);
+            return Ok(Literal::Not(atom, span));
+        }
+        if matches!(self.peek().tok, Tok::Ident(_)) && matches!(self.peek_at(1), Tok::Punct("(")) {
+            return self.atom().map(Literal::Atom);
+        }
+        let lhs = self.expr()?;
+        let op = match self.peek().tok {
+            Tok::Punct("=") => CompareOp::Eq,
+            Tok::Punct("!=") => CompareOp::Ne,
+            Tok::Punct("<") => CompareOp::Lt,
+            Tok::Punct("<=") => CompareOp::Le,
+            Tok::Punct(">") => CompareOp::Gt,
+            Tok::Punct(">=") => CompareOp::Ge,
+            _ => {
+                return self
+                    .error("an atom, `not`, or a comparison (`=`, `!=`, `<`, `<=`, `>`, `>=`)");
+            }
+        };
+        self.bump();
+        let rhs = self.expr()?;
+        let span = lhs.span().to(rhs.span());
+        Ok(Literal::Compare(lhs, op, rhs, span))
+    }
+
+    fn atom(&mut self) -> PResult<Atom> {
+        let name = self.name("a relation name")?;
+        self.expect_punct("(")?;
+        let mut args = Vec::new();
+        if !self.is_punct(")") {
+            args.push(self.expr()?);
+            while self.eat_punct(",") {
+                args.push(self.expr()?);
+            }
+        }
+        let end = self.expect_punct(")")?;
+        Ok(Atom {
+            span: name.span.to(end),
+            name,
+            args,
+        })
+    }
+
+    fn head(&mut self) -> PResult<Head> {
+        let name = self.name("a relation name")?;
+        self.expect_punct("(")?;
+        let mut args = Vec::new();
+        if !self.is_punct(")") {
+            loop {
+                args.push(self.head_arg()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        let end = self.expect_punct(")")?;
+        Ok(Head {
+            span: name.span.to(end),
+            name,
+            args,
+        })
+    }
+
+    fn head_arg(&mut self) -> PResult<HeadArg> {
+        if let Tok::Ident(f) = &self.peek().tok {
+            if let (Some(agg), Tok::Punct("(")) = (Aggregate::from_name(f), self.peek_at(1)) {
+                let start = self.bump().span;
+                self.bump();
+                let var = match &self.peek().tok {
+                    Tok::Var(v) => Name {
+                        text: v.clone(),
+                        span: self.peek().span,
+                    },
+                    _ => return self.error("a variable to aggregate"),
+                };
+                self.bump();
+                let end = self.expect_punct(")")?;
+                return Ok(HeadArg::Aggregate(agg, var, start.to(end)));
+            }
+        }
+        self.expr().map(HeadArg::Term)
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        let mut lhs = self.mul()?;
+        loop {
+            let op = match self.peek().tok {
+                Tok::Punct("+") => ArithOp::Add,
+                Tok::Punct("-") => ArithOp::Sub,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.mul()?;
+            let span = lhs.span().to(rhs.span());
+            lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs), span);
+        }
+    }
+
+    fn mul(&mut self) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.peek().tok {
+                Tok::Punct("*") => ArithOp::Mul,
+                Tok::Punct("/") => ArithOp::Div,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.unary()?;
+            let span = lhs.span().to(rhs.span());
+            lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs), span);
+        }
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        if self.is_punct("-") {
+            let start = self.bump().span;
+            let inner = self.unary()?;
+            let span = start.to(inner.span());
+            return Ok(match inner {
+                Expr::Const(Const::Int(i), _) => Expr::Const(Const::Int(i.wrapping_neg()), span),
+                Expr::Const(Const::Float(x), _) => Expr::Const(Const::Float(-x), span),
+                other => Expr::Neg(Box::new(other), span),
+            });
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let token = self.peek().clone();
+        let span = token.span;
+        let expr = match token.tok {
+            Tok::Var(v) => Expr::Var(Name { text: v, span }),
+            Tok::Wildcard => Expr::Wildcard(span),
+            Tok::Param(p) => Expr::Param(Name { text: p, span }),
+            Tok::Int(i) => Expr::Const(Const::Int(i), span),
+            Tok::Float(x) => Expr::Const(Const::Float(x), span),
+            Tok::Str(s) => Expr::Const(Const::Str(s), span),
+            Tok::Time(t) => Expr::Const(Const::Time(t), span),
+            Tok::Ident(s) if s == "true" => Expr::Const(Const::Bool(true), span),
+            Tok::Ident(s) if s == "false" => Expr::Const(Const::Bool(false), span),
+            Tok::Ident(s) if s == "null" => Expr::Const(Const::Null, span),
+            Tok::Ident(s) => Expr::Ident(Name { text: s, span }),
+            Tok::Punct("(") => {
+                self.bump();
+                let inner = self.expr()?;
+                self.expect_punct(")")?;
+                return Ok(inner);
+            }
+            _ => return self.error("a term (a variable, a name, a number, a string or a date)"),
+        };
+        self.bump();
+        Ok(expr)
+    }
+}
+
+/// A head without a body is a fact: no aggregates allowed.
+fn head_to_atom(head: Head) -> PResult<Atom> {
+    let mut args = Vec::with_capacity(head.args.len());
+    for arg in head.args {
+        match arg {
+            HeadArg::Term(e) => args.push(e),
+            HeadArg::Aggregate(_, _, span) => {
+                return Err(ParseError::new(
+                    ParseErrorKind::Expected(
+                        "a value (aggregates belong in rule heads)".into(),
+                        "an aggregate".into(),
+                    ),
+                    span,
+                ));
+            }
+        }
+    }
+    Ok(Atom {
+        name: head.name,
+        args,
+        span: head.span,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_design_card() {
+        let src = r#"
+            :create works_at(person: sym key, company: sym).
+            works_at(alice, tencent) valid 2021-03-01.
+            let t1 = 2022-01-01.
+            ?- works_at(x, Y) as_of t1.
+            ?- works_at(alice, Y) as_of t1 known_at 2021-01-01.
+            ?- history works_at(alice, Y).
+            colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.
+            reach(X, Y) :- reach(X, Z), knows(Z, Y).
+            ?- reach(alice, Y), not blocked(Y).
+            per_company(C, count(X)) :- works_at(X, C).
+            retract works_at(alice, tencent) valid 2023-01-01.
+            correct works_at(alice, tencent).
+            ?- works_at(X, C) order by X desc limit 10.
+        "#;
+        let program = parse(src).expect("parse");
+        assert_eq!(program.statements.len(), 13);
+        let Statement::Query(q) = &program.statements[3] else {
+            panic!("query")
+        };
+        assert!(matches!(&q.as_of, Some(Expr::Ident(n)) if n.text == "t1"));
+    }
+
+    #[test]
+    fn errors_say_what_was_expected_and_where() {
+        let src = "?- works_at(x, Y.";
+        let err = parse(src).expect_err("missing paren");
+        assert_eq!(err.to_string(), "expected `)`, found `.`");
+        assert_eq!(err.span, Span::new(16, 17));
+        let err = parse("p(X) :- q(X)").expect_err("no dot");
+        assert_eq!(err.to_string(), "expected `.`, found end of input");
+        let err = parse(":create r(a: string).").expect_err("bad type");
+        assert!(err.to_string().starts_with("unknown column type `string`"));
+    }
+}
