@@ -5,11 +5,14 @@
 //! (`ast::Program`) -> resolution and stratification -> logical plans.
 
 pub mod ast;
+mod compile;
 mod error;
 mod lexer;
 mod parser;
+pub mod plan;
 mod span;
 
+pub use compile::{Catalog, Lets, OUTPUT, compile_query, constant};
 pub use error::{CompileError, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
 pub use parser::parse;

@@ -1,0 +1,788 @@
+//! Resolution, safety, stratification and step ordering: an `ast::Query`
+//! plus the rules in scope becomes a [`Plan`].
+//!
+//! * **Resolution**: every atom names a stored relation (asked of the
+//!   [`Catalog`]) or a relation derived by rules, with the right arity;
+//!   lowercase names become `let` values or symbols.
+//! * **Safety**: every variable in a head, a negation or a comparison is bound
+//!   by a positive atom (or by `X = expr` once `expr` is bound).
+//! * **Stratification**: derived relations are grouped into strongly
+//!   connected components of the dependency graph, dependencies first; a
+//!   negated or aggregated dependency inside a component is rejected, naming
+//!   the cycle.
+//! * **Step order**: atoms in source order; each filter, assignment and
+//!   negation runs as soon as its variables are bound.
+
+use std::collections::HashMap;
+
+use crate::ast::{self, Expr, HeadArg, Literal, Rule, TypeName};
+use crate::error::CompileError;
+use crate::plan::*;
+use crate::span::Span;
+
+/// What the compiler needs to know about stored relations.
+pub trait Catalog {
+    /// The columns (name and type) of stored relation `name`, if it exists.
+    fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>>;
+}
+
+/// `let` bindings in scope.
+pub type Lets = HashMap<String, Constant>;
+
+/// Name of the query's own output relation in plans.
+pub const OUTPUT: &str = "?";
+
+/// Compiles `query` against the `rules` in scope.
+pub fn compile_query(
+    query: &ast::Query,
+    rules: &[Rule],
+    lets: &Lets,
+    catalog: &dyn Catalog,
+) -> Result<Plan, CompileError> {
+    let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
+    for rule in rules {
+        by_head
+            .entry(rule.head.name.text.as_str())
+            .or_default()
+            .push(rule);
+    }
+    let mut c = Compiler {
+        by_head,
+        lets,
+        catalog,
+        derived: Vec::new(),
+        index: HashMap::new(),
+    };
+    if query.history {
+        match query.body.as_slice() {
+            [Literal::Atom(atom)] if catalog.stored(&atom.name.text).is_some() => {}
+            _ => {
+                return Err(CompileError::new(
+                    "`history` takes exactly one atom of a stored relation",
+                    query.span,
+                ));
+            }
+        }
+    }
+    // Discover every derived relation the query depends on.
+    for lit in &query.body {
+        if let Literal::Atom(a) | Literal::Not(a, _) = lit {
+            c.visit(a)?;
+        }
+    }
+    let output = c.derived.len();
+    let columns = output_columns(&query.body);
+    c.derived.push(Derived {
+        name: OUTPUT.into(),
+        arity: columns.len(),
+    });
+    let strata = c.stratify(output, query)?;
+    let as_of = query.as_of.as_ref().map(|e| c.time_term(e)).transpose()?;
+    let known_at = query
+        .known_at
+        .as_ref()
+        .map(|e| c.time_term(e))
+        .transpose()?;
+    let mut order_by = Vec::new();
+    for (var, desc) in &query.order_by {
+        let Some(col) = columns.iter().position(|c| *c == var.text) else {
+            return Err(CompileError::new(
+                format!(
+                    "cannot order by `{}`: it is not an output variable",
+                    var.text
+                ),
+                var.span,
+            ));
+        };
+        order_by.push((col, *desc));
+    }
+    Ok(Plan {
+        derived: c.derived,
+        strata,
+        columns,
+        as_of,
+        known_at,
+        history: query.history,
+        order_by,
+        limit: query.limit,
+    })
+}
+
+/// The query's variables in order of first appearance (not `_`-prefixed).
+fn output_columns(body: &[Literal]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |e: &Expr| {
+        walk_vars(e, &mut |name| {
+            if !name.starts_with('_') && !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        })
+    };
+    for lit in body {
+        match lit {
+            Literal::Atom(a) => a.args.iter().for_each(&mut add),
+            Literal::Compare(l, _, r, _) => {
+                add(l);
+                add(r);
+            }
+            Literal::Not(..) => {}
+        }
+    }
+    out
+}
+
+fn walk_vars(e: &Expr, f: &mut impl FnMut(&str)) {
+    match e {
+        Expr::Var(n) => f(&n.text),
+        Expr::Binary(a, _, b, _) => {
+            walk_vars(a, f);
+            walk_vars(b, f);
+        }
+        Expr::Neg(a, _) => walk_vars(a, f),
+        _ => {}
+    }
+}
+
+struct Compiler<'a> {
+    by_head: HashMap<&'a str, Vec<&'a Rule>>,
+    lets: &'a Lets,
+    catalog: &'a dyn Catalog,
+    derived: Vec<Derived>,
+    index: HashMap<String, usize>,
+}
+
+impl<'a> Compiler<'a> {
+    /// Checks an atom's relation and arity, registering derived relations
+    /// (and, recursively, what their rules read).
+    fn visit(&mut self, atom: &ast::Atom) -> Result<(), CompileError> {
+        let name = atom.name.text.as_str();
+        if let Some(columns) = self.catalog.stored(name) {
+            if self.by_head.contains_key(name) {
+                let rule = self.by_head[name][0];
+                return Err(CompileError::new(
+                    format!("`{name}` is a stored relation; a rule cannot derive into it"),
+                    rule.head.span,
+                ));
+            }
+            return check_arity(name, columns.len(), atom);
+        }
+        if let Some(&i) = self.index.get(name) {
+            return check_arity(name, self.derived[i].arity, atom);
+        }
+        let Some(rules) = self.by_head.get(name).cloned() else {
+            return Err(CompileError::new(
+                format!("unknown relation `{name}`"),
+                atom.name.span,
+            ));
+        };
+        let arity = rules[0].head.args.len();
+        for rule in &rules {
+            if rule.head.args.len() != arity {
+                return Err(CompileError::new(
+                    format!(
+                        "rules for `{name}` disagree on arity ({arity} and {})",
+                        rule.head.args.len()
+                    ),
+                    rule.head.span,
+                ));
+            }
+        }
+        check_arity(name, arity, atom)?;
+        self.index.insert(name.to_string(), self.derived.len());
+        self.derived.push(Derived {
+            name: name.to_string(),
+            arity,
+        });
+        for rule in rules {
+            for lit in &rule.body {
+                if let Literal::Atom(a) | Literal::Not(a, _) = lit {
+                    self.visit(a)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn rel_ref(&self, name: &str) -> RelRef {
+        match self.index.get(name) {
+            Some(&i) => RelRef::Derived(i),
+            None => RelRef::Stored(name.to_string()),
+        }
+    }
+
+    /// Groups derived relations into strata (Tarjan's SCCs come out
+    /// dependencies first) and compiles their rules.
+    fn stratify(&self, output: usize, query: &ast::Query) -> Result<Vec<Stratum>, CompileError> {
+        let n = self.derived.len();
+        // edges[i] = (j, strict, span): relation i reads relation j.
+        let mut edges: Vec<Vec<(usize, bool, Span)>> = vec![Vec::new(); n];
+        let mut add_edges = |head: usize, body: &[Literal], aggregates: bool| {
+            for lit in body {
+                let (atom, negated, span) = match lit {
+                    Literal::Atom(a) => (a, false, a.span),
+                    Literal::Not(a, s) => (a, true, *s),
+                    Literal::Compare(..) => continue,
+                };
+                if let Some(&j) = self.index.get(&atom.name.text) {
+                    edges[head].push((j, negated || aggregates, span));
+                }
+            }
+        };
+        for (name, &i) in &self.index {
+            for rule in &self.by_head[name.as_str()] {
+                let aggregates = rule
+                    .head
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, HeadArg::Aggregate(..)));
+                add_edges(i, &rule.body, aggregates);
+            }
+        }
+        add_edges(output, &query.body, false);
+        let sccs = tarjan(&edges);
+        let mut strata = Vec::new();
+        for scc in sccs {
+            let members: std::collections::HashSet<usize> = scc.iter().copied().collect();
+            let mut recursive = false;
+            for &i in &scc {
+                for &(j, strict, span) in &edges[i] {
+                    if members.contains(&j) {
+                        recursive = true;
+                        if strict {
+                            let cycle = self.cycle_names(i, j, &edges, &members);
+                            return Err(CompileError::new(
+                                format!("negation or aggregation through recursion: {cycle}"),
+                                span,
+                            ));
+                        }
+                    }
+                }
+            }
+            let mut rules = Vec::new();
+            for &i in &scc {
+                if i == output {
+                    rules.push(self.compile_query_rule(output, query)?);
+                } else {
+                    for rule in &self.by_head[self.derived[i].name.as_str()] {
+                        rules.push(self.compile_rule(i, &rule.head.args, &rule.body, rule.span)?);
+                    }
+                }
+            }
+            strata.push(Stratum {
+                relations: scc,
+                rules,
+                recursive,
+            });
+        }
+        Ok(strata)
+    }
+
+    /// `a -> b -> ... -> a` for an edge `from -> to` inside one component.
+    fn cycle_names(
+        &self,
+        from: usize,
+        to: usize,
+        edges: &[Vec<(usize, bool, Span)>],
+        members: &std::collections::HashSet<usize>,
+    ) -> String {
+        // Breadth-first path from `to` back to `from` within the component.
+        let mut prev: HashMap<usize, usize> = HashMap::new();
+        let mut queue = std::collections::VecDeque::from([to]);
+        while let Some(x) = queue.pop_front() {
+            if x == from {
+                break;
+            }
+            for &(y, _, _) in &edges[x] {
+                if members.contains(&y) && y != to && !prev.contains_key(&y) {
+                    prev.insert(y, x);
+                    queue.push_back(y);
+                }
+            }
+        }
+        let mut path = vec![from];
+        let mut at = from;
+        while at != to {
+            match prev.get(&at) {
+                Some(&p) => {
+                    path.push(p);
+                    at = p;
+                }
+                None => break,
+            }
+        }
+        path.reverse();
+        let mut names: Vec<&str> = vec![self.derived[from].name.as_str()];
+        names.extend(path.iter().map(|&i| self.derived[i].name.as_str()));
+        if names.first() != names.last() {
+            names.push(self.derived[from].name.as_str());
+        }
+        names.dedup();
+        names.join(" -> ")
+    }
+
+    fn compile_query_rule(
+        &self,
+        output: usize,
+        query: &ast::Query,
+    ) -> Result<RulePlan, CompileError> {
+        let head: Vec<HeadArg> = output_columns(&query.body)
+            .into_iter()
+            .map(|v| {
+                HeadArg::Term(Expr::Var(ast::Name {
+                    text: v,
+                    span: query.span,
+                }))
+            })
+            .collect();
+        self.compile_rule(output, &head, &query.body, query.span)
+    }
+
+    fn compile_rule(
+        &self,
+        head: usize,
+        head_args: &[HeadArg],
+        body: &[Literal],
+        span: Span,
+    ) -> Result<RulePlan, CompileError> {
+        let mut slots: Vec<String> = Vec::new();
+        let mut steps = Vec::new();
+        let mut pending: Vec<&Literal> = body.iter().collect();
+        if pending.is_empty() {
+            return Err(CompileError::new(
+                "a rule needs at least one condition",
+                span,
+            ));
+        }
+        while !pending.is_empty() {
+            let bound = |name: &str, slots: &[String]| slots.iter().any(|s| s == name);
+            let all_bound = |e: &Expr, slots: &[String]| {
+                let mut ok = true;
+                walk_vars(e, &mut |v| ok &= bound(v, slots));
+                ok
+            };
+            // 1. A filter, assignment or negation whose inputs are bound.
+            let ready = pending.iter().position(|lit| match lit {
+                Literal::Compare(l, op, r, _) => {
+                    (all_bound(l, &slots) && all_bound(r, &slots))
+                        || (*op == ast::CompareOp::Eq
+                            && ((matches!(l, Expr::Var(v) if !bound(&v.text, &slots))
+                                && all_bound(r, &slots))
+                                || (matches!(r, Expr::Var(v) if !bound(&v.text, &slots))
+                                    && all_bound(l, &slots))))
+                }
+                Literal::Not(a, _) => a.args.iter().all(|e| all_bound(e, &slots)),
+                Literal::Atom(_) => false,
+            });
+            let pick = ready.or_else(|| {
+                pending
+                    .iter()
+                    .position(|lit| matches!(lit, Literal::Atom(_)))
+            });
+            let Some(pick) = pick else {
+                // Only filters and negations are left, with unbound inputs.
+                return Err(unsafe_error(pending[0], &slots));
+            };
+            let lit = pending.remove(pick);
+            match lit {
+                Literal::Atom(a) => {
+                    let mut args = Vec::with_capacity(a.args.len());
+                    for e in &a.args {
+                        args.push(match e {
+                            Expr::Wildcard(_) => Arg::Any,
+                            Expr::Var(v) if !bound(&v.text, &slots) => {
+                                slots.push(v.text.clone());
+                                Arg::Bind(slots.len() - 1)
+                            }
+                            other => {
+                                if !all_bound(other, &slots) {
+                                    return Err(unsafe_in(other, &slots));
+                                }
+                                Arg::Bound(self.term(other, &slots)?)
+                            }
+                        });
+                    }
+                    steps.push(Step::Atom {
+                        rel: self.rel_ref(&a.name.text),
+                        args,
+                        negated: false,
+                    });
+                }
+                Literal::Not(a, _) => {
+                    let args = a
+                        .args
+                        .iter()
+                        .map(|e| match e {
+                            Expr::Wildcard(_) => Ok(Arg::Any),
+                            other => Ok(Arg::Bound(self.term(other, &slots)?)),
+                        })
+                        .collect::<Result<Vec<_>, CompileError>>()?;
+                    steps.push(Step::Atom {
+                        rel: self.rel_ref(&a.name.text),
+                        args,
+                        negated: true,
+                    });
+                }
+                Literal::Compare(l, op, r, _) => {
+                    let unbound_var = |e: &Expr, slots: &[String]| match e {
+                        Expr::Var(v) if !bound(&v.text, slots) => Some(v.text.clone()),
+                        _ => None,
+                    };
+                    if let (ast::CompareOp::Eq, Some(v)) = (op, unbound_var(l, &slots)) {
+                        let value = self.term(r, &slots)?;
+                        slots.push(v);
+                        steps.push(Step::Assign(slots.len() - 1, value));
+                    } else if let (ast::CompareOp::Eq, Some(v)) = (op, unbound_var(r, &slots)) {
+                        let value = self.term(l, &slots)?;
+                        slots.push(v);
+                        steps.push(Step::Assign(slots.len() - 1, value));
+                    } else {
+                        steps.push(Step::Filter(
+                            self.term(l, &slots)?,
+                            *op,
+                            self.term(r, &slots)?,
+                        ));
+                    }
+                }
+            }
+        }
+        let mut head_terms = Vec::with_capacity(head_args.len());
+        for arg in head_args {
+            head_terms.push(match arg {
+                HeadArg::Term(Expr::Wildcard(s)) => {
+                    return Err(CompileError::new("`_` cannot appear in a rule head", *s));
+                }
+                HeadArg::Term(e) => {
+                    let mut missing = None;
+                    walk_vars(e, &mut |v| {
+                        if missing.is_none() && !slots.iter().any(|s| s == v) {
+                            missing = Some(v.to_string());
+                        }
+                    });
+                    if let Some(v) = missing {
+                        return Err(CompileError::new(
+                            format!("variable `{v}` in the head is not bound by the body"),
+                            e.span(),
+                        ));
+                    }
+                    HeadTerm::Value(self.term(e, &slots)?)
+                }
+                HeadArg::Aggregate(agg, var, _) => {
+                    match slots.iter().position(|s| *s == var.text) {
+                        Some(slot) => HeadTerm::Aggregate(*agg, slot),
+                        None => {
+                            return Err(CompileError::new(
+                                format!(
+                                    "variable `{}` in the head is not bound by the body",
+                                    var.text
+                                ),
+                                var.span,
+                            ));
+                        }
+                    }
+                }
+            });
+        }
+        Ok(RulePlan {
+            head,
+            head_terms,
+            steps,
+            slots,
+        })
+    }
+
+    /// An expression whose variables are bound, as a plan term.
+    fn term(&self, e: &Expr, slots: &[String]) -> Result<Term, CompileError> {
+        Ok(match e {
+            Expr::Var(v) => match slots.iter().position(|s| *s == v.text) {
+                Some(i) => Term::Slot(i),
+                None => return Err(unsafe_in(e, slots)),
+            },
+            Expr::Wildcard(s) => {
+                return Err(CompileError::new("`_` cannot be used in an expression", *s));
+            }
+            Expr::Ident(n) => Term::Const(
+                self.lets
+                    .get(&n.text)
+                    .cloned()
+                    .unwrap_or_else(|| Constant::Sym(n.text.clone())),
+            ),
+            Expr::Param(p) => Term::Param(p.text.clone()),
+            Expr::Const(c, _) => Term::Const(constant(c)),
+            Expr::Binary(a, op, b, _) => Term::Arith(
+                Box::new(self.term(a, slots)?),
+                *op,
+                Box::new(self.term(b, slots)?),
+            ),
+            Expr::Neg(a, _) => Term::Neg(Box::new(self.term(a, slots)?)),
+        })
+    }
+
+    /// An `as_of` / `known_at` argument: a constant, `let` name or parameter.
+    fn time_term(&self, e: &Expr) -> Result<Term, CompileError> {
+        let term = self.term(e, &[]).map_err(|_| {
+            CompileError::new(
+                "expected a time: a date, a `let` name or a `$parameter`",
+                e.span(),
+            )
+        })?;
+        match &term {
+            Term::Const(Constant::Time(_)) | Term::Param(_) => Ok(term),
+            Term::Const(Constant::Sym(name)) => Err(CompileError::new(
+                format!("`{name}` is not bound by `let`; expected a time"),
+                e.span(),
+            )),
+            _ => Err(CompileError::new(
+                "expected a time: a date, a `let` name or a `$parameter`",
+                e.span(),
+            )),
+        }
+    }
+}
+
+/// A literal from the AST as a plan constant.
+pub fn constant(c: &ast::Const) -> Constant {
+    match c {
+        ast::Const::Int(i) => Constant::Int(*i),
+        ast::Const::Float(x) => Constant::Float(*x),
+        ast::Const::Str(s) => Constant::Str(s.clone()),
+        ast::Const::Time(t) => Constant::Time(*t),
+        ast::Const::Bool(b) => Constant::Bool(*b),
+        ast::Const::Null => Constant::Null,
+    }
+}
+
+fn check_arity(name: &str, arity: usize, atom: &ast::Atom) -> Result<(), CompileError> {
+    if atom.args.len() != arity {
+        return Err(CompileError::new(
+            format!(
+                "`{name}` has {arity} columns, got {} arguments",
+                atom.args.len()
+            ),
+            atom.span,
+        ));
+    }
+    Ok(())
+}
+
+fn unsafe_in(e: &Expr, slots: &[String]) -> CompileError {
+    let mut found = None;
+    walk_vars_spanned(e, &mut |name, span| {
+        if found.is_none() && !slots.iter().any(|s| s == name) {
+            found = Some((name.to_string(), span));
+        }
+    });
+    let (name, span) = found.unwrap_or_else(|| ("?".into(), e.span()));
+    CompileError::new(
+        format!(
+            "variable `{name}` is unsafe: it is not bound by a positive atom before it is used"
+        ),
+        span,
+    )
+}
+
+fn walk_vars_spanned(e: &Expr, f: &mut impl FnMut(&str, Span)) {
+    match e {
+        Expr::Var(n) => f(&n.text, n.span),
+        Expr::Binary(a, _, b, _) => {
+            walk_vars_spanned(a, f);
+            walk_vars_spanned(b, f);
+        }
+        Expr::Neg(a, _) => walk_vars_spanned(a, f),
+        _ => {}
+    }
+}
+
+fn unsafe_error(lit: &Literal, slots: &[String]) -> CompileError {
+    match lit {
+        Literal::Compare(l, _, r, _) => {
+            let probe = |e: &Expr| {
+                let mut hit = false;
+                walk_vars(e, &mut |v| hit |= !slots.iter().any(|s| s == v));
+                hit
+            };
+            if probe(l) {
+                unsafe_in(l, slots)
+            } else {
+                unsafe_in(r, slots)
+            }
+        }
+        Literal::Not(a, _) => a
+            .args
+            .iter()
+            .find(|e| {
+                let mut hit = false;
+                walk_vars(e, &mut |v| hit |= !slots.iter().any(|s| s == v));
+                hit
+            })
+            .map_or_else(
+                || CompileError::new("unsafe negation", a.span),
+                |e| unsafe_in(e, slots),
+            ),
+        Literal::Atom(a) => CompileError::new("unsafe atom", a.span),
+    }
+}
+
+/// Tarjan's strongly connected components, in reverse topological order of
+/// the condensation: a component comes after every component it reads.
+fn tarjan(edges: &[Vec<(usize, bool, Span)>]) -> Vec<Vec<usize>> {
+    struct State<'e> {
+        edges: &'e [Vec<(usize, bool, Span)>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        out: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State<'_>, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for k in 0..s.edges[v].len() {
+            let w = s.edges[v][k].0;
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut scc = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                scc.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            scc.sort_unstable();
+            s.out.push(scc);
+        }
+    }
+    let n = edges.len();
+    let mut s = State {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v].is_none() {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Statement;
+    use crate::parse;
+
+    struct Stored;
+    impl Catalog for Stored {
+        fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>> {
+            let sym = |n: &str| (n.to_string(), TypeName::Sym);
+            match name {
+                "works_at" => Some(vec![sym("person"), sym("company")]),
+                "knows" => Some(vec![sym("a"), sym("b")]),
+                "blocked" => Some(vec![sym("who")]),
+                _ => None,
+            }
+        }
+    }
+
+    fn compile(src: &str) -> Result<Plan, CompileError> {
+        let program = parse(src).expect("parse");
+        let mut rules = Vec::new();
+        let mut lets = Lets::new();
+        let mut last = None;
+        for st in program.statements {
+            match st {
+                Statement::Rule(r) => rules.push(r),
+                Statement::Let(l) => {
+                    if let Expr::Const(c, _) = &l.value {
+                        lets.insert(l.name.text.clone(), constant(c));
+                    }
+                }
+                Statement::Query(q) => last = Some(q),
+                _ => {}
+            }
+        }
+        compile_query(&last.expect("a query"), &rules, &lets, &Stored)
+    }
+
+    #[test]
+    fn explains_a_recursive_rule_with_negation() {
+        let plan = compile(
+            "reach(X, Y) :- knows(X, Y).
+             reach(X, Y) :- reach(X, Z), knows(Z, Y).
+             ?- reach(alice, Y), not blocked(Y).",
+        )
+        .expect("compile");
+        assert_eq!(
+            plan.to_string(),
+            "query (Y)
+  stratum 0 [reach] (semi-naive fixpoint)
+    rule reach(X, Y)
+      join scan knows(X, Y)
+    rule reach(X, Y)
+      join read reach(X, Z)
+      join scan knows(=Z, Y)
+  stratum 1 [?] (once)
+    rule ?(Y)
+      join read reach(=alice, Y)
+      anti-join scan blocked(=Y)
+"
+        );
+    }
+
+    #[test]
+    fn the_design_card_query_resolves_let_names() {
+        let plan = compile("let t1 = 2022-01-01. ?- works_at(x, Y) as_of t1.").expect("compile");
+        assert_eq!(
+            plan.as_of,
+            Some(Term::Const(Constant::Time(1_640_995_200_000_000)))
+        );
+        assert_eq!(plan.columns, vec!["Y"]);
+    }
+
+    #[test]
+    fn rejects_what_cannot_run() {
+        let msg = |src: &str| compile(src).expect_err("should fail").message;
+        assert_eq!(msg("?- lives_in(X, Y)."), "unknown relation `lives_in`");
+        assert_eq!(
+            msg("?- works_at(X)."),
+            "`works_at` has 2 columns, got 1 arguments"
+        );
+        assert_eq!(
+            msg("?- works_at(X, Y), Z > 3."),
+            "variable `Z` is unsafe: it is not bound by a positive atom before it is used"
+        );
+        assert_eq!(
+            msg("p(X) :- knows(X, _), not q(X). q(X) :- knows(X, _), not p(X). ?- p(X)."),
+            "negation or aggregation through recursion: p -> q -> p"
+        );
+        assert_eq!(
+            msg("p(X, Y) :- knows(X, _). ?- p(X, Y)."),
+            "variable `Y` in the head is not bound by the body"
+        );
+        assert_eq!(
+            msg("?- works_at(X, Y) as_of soon."),
+            "`soon` is not bound by `let`; expected a time"
+        );
+        assert_eq!(
+            msg("?- history knows(X, Y), knows(Y, X)."),
+            "`history` takes exactly one atom of a stored relation"
+        );
+    }
+}

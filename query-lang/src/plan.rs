@@ -1,0 +1,312 @@
+//! Logical plans: what the engine executes. A [`Plan`] is a query with the
+//! rules it depends on, grouped into strata in evaluation order; each rule
+//! is a [`RulePlan`], a sequence of steps over numbered variable slots.
+//! `Display` prints the plan as an indented tree (`:explain`, golden tests).
+
+use std::fmt;
+
+use crate::ast::{Aggregate, ArithOp, CompareOp, TypeName};
+
+/// A constant after `let` substitution; symbols are still names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constant {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// Text.
+    Str(String),
+    /// A symbol, by name.
+    Sym(String),
+    /// UTC microseconds.
+    Time(i64),
+    /// A boolean.
+    Bool(bool),
+    /// Null.
+    Null,
+}
+
+impl fmt::Display for Constant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Constant::Int(i) => write!(f, "{i}"),
+            Constant::Float(x) => write!(f, "{x:?}"),
+            Constant::Str(s) => write!(f, "{s:?}"),
+            Constant::Sym(s) => f.write_str(s),
+            Constant::Time(t) => write!(f, "@{t}"),
+            Constant::Bool(b) => write!(f, "{b}"),
+            Constant::Null => f.write_str("null"),
+        }
+    }
+}
+
+/// A value computed from bindings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// The variable in this slot.
+    Slot(usize),
+    /// A constant.
+    Const(Constant),
+    /// A parameter supplied at run time.
+    Param(String),
+    /// Arithmetic.
+    Arith(Box<Term>, ArithOp, Box<Term>),
+    /// Negation.
+    Neg(Box<Term>),
+}
+
+/// How an atom's argument is used when the atom is matched.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// Must equal this (already bound) term.
+    Bound(Term),
+    /// Binds this slot (its first occurrence).
+    Bind(usize),
+    /// `_`: anything.
+    Any,
+}
+
+/// Which relation an atom reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RelRef {
+    /// A stored relation, by name.
+    Stored(String),
+    /// A relation derived by rules: index into [`Plan::derived`].
+    Derived(usize),
+}
+
+/// One step of a rule body, in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Match (or, negated, require the absence of) tuples of a relation.
+    Atom {
+        /// The relation.
+        rel: RelRef,
+        /// Per column.
+        args: Vec<Arg>,
+        /// `not rel(...)`.
+        negated: bool,
+    },
+    /// Keep bindings for which the comparison holds.
+    Filter(Term, CompareOp, Term),
+    /// Bind a slot to a computed value (`X = Y + 1` with `X` unbound).
+    Assign(usize, Term),
+}
+
+/// What a head column produces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeadTerm {
+    /// A value.
+    Value(Term),
+    /// An aggregate over the slot's values, grouped by the other columns.
+    Aggregate(Aggregate, usize),
+}
+
+/// One rule, compiled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RulePlan {
+    /// The derived relation it adds to.
+    pub head: usize,
+    /// Head columns.
+    pub head_terms: Vec<HeadTerm>,
+    /// Body steps in execution order.
+    pub steps: Vec<Step>,
+    /// Variable names by slot (for display).
+    pub slots: Vec<String>,
+}
+
+impl RulePlan {
+    /// Whether any head column aggregates.
+    pub fn aggregates(&self) -> bool {
+        self.head_terms
+            .iter()
+            .any(|t| matches!(t, HeadTerm::Aggregate(..)))
+    }
+}
+
+/// A derived relation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Derived {
+    /// Its name (the query's own output is `?`).
+    pub name: String,
+    /// Number of columns.
+    pub arity: usize,
+}
+
+/// Rules evaluated together to a fixpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stratum {
+    /// The derived relations it defines.
+    pub relations: Vec<usize>,
+    /// Their rules.
+    pub rules: Vec<RulePlan>,
+    /// Whether its relations depend on themselves (needs iteration).
+    pub recursive: bool,
+}
+
+/// A compiled query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Every derived relation; the last is the query's output.
+    pub derived: Vec<Derived>,
+    /// Strata in evaluation order; the last holds the query's own rule.
+    pub strata: Vec<Stratum>,
+    /// Output column names (the query's variables in order of appearance).
+    pub columns: Vec<String>,
+    /// `as_of`: valid time (a time constant or a parameter).
+    pub as_of: Option<Term>,
+    /// `known_at`: transaction time.
+    pub known_at: Option<Term>,
+    /// `history rel(...)`: list every version of the stored relation.
+    pub history: bool,
+    /// `(output column, descending)`.
+    pub order_by: Vec<(usize, bool)>,
+    /// Row limit.
+    pub limit: Option<u64>,
+}
+
+/// A declared column type for the catalog (mirrors storage's types without
+/// depending on it).
+pub type ColumnTypeName = TypeName;
+
+fn op_text(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Eq => "=",
+        CompareOp::Ne => "!=",
+        CompareOp::Lt => "<",
+        CompareOp::Le => "<=",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => ">=",
+    }
+}
+
+struct ShowTerm<'a>(&'a Term, &'a [String]);
+
+impl fmt::Display for ShowTerm<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Term::Slot(s) => f.write_str(self.1.get(*s).map_or("?", String::as_str)),
+            Term::Const(c) => write!(f, "{c}"),
+            Term::Param(p) => write!(f, "${p}"),
+            Term::Arith(a, op, b) => {
+                let op = match op {
+                    ArithOp::Add => "+",
+                    ArithOp::Sub => "-",
+                    ArithOp::Mul => "*",
+                    ArithOp::Div => "/",
+                };
+                write!(f, "({} {op} {})", ShowTerm(a, self.1), ShowTerm(b, self.1))
+            }
+            Term::Neg(a) => write!(f, "-{}", ShowTerm(a, self.1)),
+        }
+    }
+}
+
+impl Plan {
+    fn rel_name<'a>(&'a self, rel: &'a RelRef) -> String {
+        match rel {
+            RelRef::Stored(name) => format!("scan {name}"),
+            RelRef::Derived(i) => format!("read {}", self.derived[*i].name),
+        }
+    }
+
+    fn write_rule(&self, f: &mut fmt::Formatter<'_>, rule: &RulePlan, indent: &str) -> fmt::Result {
+        let slots = &rule.slots;
+        let head: Vec<String> = rule
+            .head_terms
+            .iter()
+            .map(|t| match t {
+                HeadTerm::Value(term) => ShowTerm(term, slots).to_string(),
+                HeadTerm::Aggregate(agg, s) => {
+                    format!("{}({})", format!("{agg:?}").to_lowercase(), slots[*s])
+                }
+            })
+            .collect();
+        writeln!(
+            f,
+            "{indent}rule {}({})",
+            self.derived[rule.head].name,
+            head.join(", ")
+        )?;
+        for step in &rule.steps {
+            match step {
+                Step::Atom { rel, args, negated } => {
+                    let args: Vec<String> = args
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Bound(t) => format!("={}", ShowTerm(t, slots)),
+                            Arg::Bind(s) => slots[*s].clone(),
+                            Arg::Any => "_".into(),
+                        })
+                        .collect();
+                    let what = if *negated { "anti-join" } else { "join" };
+                    writeln!(
+                        f,
+                        "{indent}  {what} {}({})",
+                        self.rel_name(rel),
+                        args.join(", ")
+                    )?;
+                }
+                Step::Filter(a, op, b) => {
+                    writeln!(
+                        f,
+                        "{indent}  filter {} {} {}",
+                        ShowTerm(a, slots),
+                        op_text(*op),
+                        ShowTerm(b, slots)
+                    )?;
+                }
+                Step::Assign(s, t) => {
+                    writeln!(f, "{indent}  let {} = {}", slots[*s], ShowTerm(t, slots))?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut header = format!("query ({})", self.columns.join(", "));
+        if let Some(t) = &self.as_of {
+            header += &format!(" as_of {}", ShowTerm(t, &[]));
+        }
+        if let Some(t) = &self.known_at {
+            header += &format!(" known_at {}", ShowTerm(t, &[]));
+        }
+        if self.history {
+            header += " history";
+        }
+        if !self.order_by.is_empty() {
+            let keys: Vec<String> = self
+                .order_by
+                .iter()
+                .map(|(c, desc)| {
+                    format!("{}{}", self.columns[*c], if *desc { " desc" } else { "" })
+                })
+                .collect();
+            header += &format!(" order by {}", keys.join(", "));
+        }
+        if let Some(n) = self.limit {
+            header += &format!(" limit {n}");
+        }
+        writeln!(f, "{header}")?;
+        for (i, stratum) in self.strata.iter().enumerate() {
+            let names: Vec<&str> = stratum
+                .relations
+                .iter()
+                .map(|&r| self.derived[r].name.as_str())
+                .collect();
+            let kind = if stratum.recursive {
+                "semi-naive fixpoint"
+            } else {
+                "once"
+            };
+            writeln!(f, "  stratum {i} [{}] ({kind})", names.join(", "))?;
+            for rule in &stratum.rules {
+                self.write_rule(f, rule, "    ")?;
+            }
+        }
+        Ok(())
+    }
+}
