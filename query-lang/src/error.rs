@@ -62,7 +62,8 @@ pub struct CompileError {
 }
 
 impl CompileError {
-    pub(crate) fn new(message: impl Into<String>, span: Span) -> CompileError {
+    /// An error with a message at a span.
+    pub fn new(message: impl Into<String>, span: Span) -> CompileError {
         CompileError {
             message: message.into(),
             span,

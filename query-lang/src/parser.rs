@@ -403,21 +403,21 @@ impl Parser {
     }
 
     fn head_arg(&mut self) -> PResult<HeadArg> {
-        if let Tok::Ident(f) = &self.peek().tok {
-            if let (Some(agg), Tok::Punct("(")) = (Aggregate::from_name(f), self.peek_at(1)) {
-                let start = self.bump().span;
-                self.bump();
-                let var = match &self.peek().tok {
-                    Tok::Var(v) => Name {
-                        text: v.clone(),
-                        span: self.peek().span,
-                    },
-                    _ => return self.error("a variable to aggregate"),
-                };
-                self.bump();
-                let end = self.expect_punct(")")?;
-                return Ok(HeadArg::Aggregate(agg, var, start.to(end)));
-            }
+        if let Tok::Ident(f) = &self.peek().tok
+            && let (Some(agg), Tok::Punct("(")) = (Aggregate::from_name(f), self.peek_at(1))
+        {
+            let start = self.bump().span;
+            self.bump();
+            let var = match &self.peek().tok {
+                Tok::Var(v) => Name {
+                    text: v.clone(),
+                    span: self.peek().span,
+                },
+                _ => return self.error("a variable to aggregate"),
+            };
+            self.bump();
+            let end = self.expect_punct(")")?;
+            return Ok(HeadArg::Aggregate(agg, var, start.to(end)));
         }
         self.expr().map(HeadArg::Term)
     }

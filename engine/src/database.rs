@@ -1,0 +1,482 @@
+//! `Database`: a session over a store. It runs scripts statement by
+//! statement, keeps the rules and `let` bindings defined so far, and
+//! prepares queries once to run many times with parameters.
+//!
+//! Transactions: consecutive fact statements (`p(a). retract q(b).`) form one
+//! write transaction, committed when the next non-fact statement (or the end
+//! of the script) is reached. A bad fact aborts its whole batch, so bad input
+//! changes nothing. A script that does not parse runs nothing.
+
+use std::collections::HashMap;
+
+use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName};
+use chronolog_ql::plan::{Constant, Plan};
+use chronolog_ql::{Catalog, CompileError, Lets, compile_query, constant, parse};
+use chronolog_storage::{
+    ColumnDef, ColumnType, CommitInfo, Interval, Schema, Store, Timestamp, Value, WriteTxn,
+};
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::eval::{Executor, Limits, Rows};
+use crate::val::Val;
+
+/// What one statement produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// `:create` made a relation.
+    Created(String),
+    /// A batch of facts committed.
+    Committed(CommitInfo),
+    /// `let` bound a name.
+    Bound(String),
+    /// A rule was added for this relation.
+    RuleAdded(String),
+    /// A query's answer.
+    Rows(Rows),
+}
+
+/// A query parsed and planned once, to run many times.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    plan: Plan,
+}
+
+impl Prepared {
+    /// The plan, as `:explain` prints it.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+/// Symbols named by queries: interned ids, or virtual ids for names the
+/// store has never seen (they compare and print, but match no stored row).
+#[derive(Default, Debug)]
+pub struct SymbolResolver {
+    virtual_names: Vec<String>,
+    virtual_ids: HashMap<String, u32>,
+}
+
+impl SymbolResolver {
+    pub(crate) fn resolve(&mut self, store: &Store, name: &str) -> u32 {
+        if let Some(sym) = store.symbol(name) {
+            return sym.0;
+        }
+        if let Some(&id) = self.virtual_ids.get(name) {
+            return id;
+        }
+        let id = u32::MAX - 1 - self.virtual_names.len() as u32;
+        self.virtual_names.push(name.to_string());
+        self.virtual_ids.insert(name.to_string(), id);
+        id
+    }
+
+    pub(crate) fn is_virtual(&self, id: u32) -> bool {
+        id < u32::MAX && (u32::MAX - 1 - id) < self.virtual_names.len() as u32
+    }
+
+    fn name(&self, id: u32) -> Option<&str> {
+        if self.is_virtual(id) {
+            self.virtual_names
+                .get((u32::MAX - 1 - id) as usize)
+                .map(String::as_str)
+        } else {
+            None
+        }
+    }
+}
+
+/// A Datalog session over a bi-temporal store.
+pub struct Database {
+    store: Store,
+    rules: Vec<ast::Rule>,
+    lets: Lets,
+    symbols: SymbolResolver,
+}
+
+struct StoreCatalog<'a>(&'a Store);
+
+impl Catalog for StoreCatalog<'_> {
+    fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>> {
+        let id = self.0.relation_id(name).ok()?;
+        let schema = self.0.schema(id).ok()?;
+        Some(
+            schema
+                .columns
+                .iter()
+                .map(|c| {
+                    let ty = match c.ty {
+                        ColumnType::Bool => TypeName::Bool,
+                        ColumnType::Int => TypeName::Int,
+                        ColumnType::Float => TypeName::Float,
+                        ColumnType::Str => TypeName::Str,
+                        ColumnType::Sym => TypeName::Sym,
+                        ColumnType::Bytes => TypeName::Bytes,
+                        ColumnType::Time => TypeName::Time,
+                        ColumnType::Vector(d) => TypeName::Vector(d),
+                    };
+                    (c.name.clone(), ty)
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Database {
+    /// A session over an open store.
+    pub fn new(store: Store) -> Database {
+        Database {
+            store,
+            rules: Vec::new(),
+            lets: Lets::new(),
+            symbols: SymbolResolver::default(),
+        }
+    }
+
+    /// Opens (or creates) the database in directory `path`.
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Database> {
+        Ok(Database::new(Store::open(path)?))
+    }
+
+    /// A database in memory only.
+    pub fn in_memory() -> Database {
+        Database::new(Store::in_memory())
+    }
+
+    /// The underlying store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Runs a script with no parameters and no limits.
+    pub fn run(&mut self, script: &str) -> Result<Vec<Output>> {
+        self.run_with(script, &HashMap::new(), &Limits::default())
+    }
+
+    /// Runs a script; `params` bind `$name`s; `limits` bound each query.
+    pub fn run_with(
+        &mut self,
+        script: &str,
+        params: &HashMap<String, Value>,
+        limits: &Limits,
+    ) -> Result<Vec<Output>> {
+        let program = parse(script)?;
+        let params = to_vals(params);
+        let store = self.store.clone();
+        let mut outputs = Vec::new();
+        let mut txn: Option<WriteTxn<'_>> = None;
+        for statement in &program.statements {
+            if let Statement::Fact(fact) = statement {
+                let t = txn.get_or_insert_with(|| store.begin());
+                self.fact(t, fact, &params).map_err(|e| e.at(fact.span))?;
+                continue;
+            }
+            if let Some(t) = txn.take() {
+                outputs.push(Output::Committed(t.commit()?));
+            }
+            outputs.push(self.statement(statement, &params, limits)?);
+        }
+        if let Some(t) = txn.take() {
+            outputs.push(Output::Committed(t.commit()?));
+        }
+        Ok(outputs)
+    }
+
+    fn statement(
+        &mut self,
+        statement: &Statement,
+        params: &FxHashMap<String, Val>,
+        limits: &Limits,
+    ) -> Result<Output> {
+        Ok(match statement {
+            Statement::Create(create) => {
+                let schema = Schema::new(
+                    create.name.text.clone(),
+                    create
+                        .columns
+                        .iter()
+                        .map(|c| ColumnDef {
+                            name: c.name.text.clone(),
+                            ty: column_type(c.ty),
+                            key: c.key,
+                            nullable: c.nullable,
+                        })
+                        .collect(),
+                );
+                self.store
+                    .create_relation(schema)
+                    .map_err(|e| Error::from(e).at(create.span))?;
+                Output::Created(create.name.text.clone())
+            }
+            Statement::Let(binding) => {
+                let value = match &binding.value {
+                    Expr::Const(c, _) => constant(c),
+                    Expr::Ident(n) => self
+                        .lets
+                        .get(&n.text)
+                        .cloned()
+                        .unwrap_or(Constant::Sym(n.text.clone())),
+                    other => {
+                        return Err(CompileError::new(
+                            "`let` takes a constant: a date, a number, a string or a name",
+                            other.span(),
+                        )
+                        .into());
+                    }
+                };
+                self.lets.insert(binding.name.text.clone(), value);
+                Output::Bound(binding.name.text.clone())
+            }
+            Statement::Rule(rule) => {
+                if self.store.relation_id(&rule.head.name.text).is_ok() {
+                    return Err(CompileError::new(
+                        format!(
+                            "`{}` is a stored relation; a rule cannot derive into it",
+                            rule.head.name.text
+                        ),
+                        rule.head.span,
+                    )
+                    .into());
+                }
+                self.rules.push(rule.clone());
+                Output::RuleAdded(rule.head.name.text.clone())
+            }
+            Statement::Query(query) => {
+                let plan =
+                    compile_query(query, &self.rules, &self.lets, &StoreCatalog(&self.store))?;
+                Output::Rows(self.execute_plan(&plan, params, limits)?)
+            }
+            // `run_with` batches facts itself; they never reach here.
+            Statement::Fact(f) => {
+                return Err(CompileError::new("a fact outside a batch", f.span).into());
+            }
+        })
+    }
+
+    /// Parses and plans one query (`?- ...`) against the rules and bindings
+    /// defined so far.
+    pub fn prepare(&self, text: &str) -> Result<Prepared> {
+        let program = parse(text)?;
+        match program.statements.as_slice() {
+            [Statement::Query(query)] => Ok(Prepared {
+                plan: compile_query(query, &self.rules, &self.lets, &StoreCatalog(&self.store))?,
+            }),
+            _ => Err(CompileError::new(
+                "expected exactly one query (`?- ...`)",
+                chronolog_ql::Span::new(0, text.len()),
+            )
+            .into()),
+        }
+    }
+
+    /// Runs a prepared query on a fresh snapshot.
+    pub fn execute(
+        &mut self,
+        prepared: &Prepared,
+        params: &HashMap<String, Value>,
+        limits: &Limits,
+    ) -> Result<Rows> {
+        let params = to_vals(params);
+        self.execute_plan(&prepared.plan, &params, limits)
+    }
+
+    /// The plan of a query as text (`:explain`).
+    pub fn explain(&self, text: &str) -> Result<String> {
+        Ok(self.prepare(text)?.plan.to_string())
+    }
+
+    fn execute_plan(
+        &mut self,
+        plan: &Plan,
+        params: &FxHashMap<String, Val>,
+        limits: &Limits,
+    ) -> Result<Rows> {
+        let snapshot = self.store.snapshot();
+        let mut executor = Executor::new(&snapshot, params, limits, &mut self.symbols);
+        executor.run(plan)
+    }
+
+    /// A value as text: symbols by name, times as ISO dates.
+    pub fn render(&self, value: &Val) -> String {
+        match value {
+            Val::Null => "null".into(),
+            Val::Bool(b) => b.to_string(),
+            Val::Int(i) => i.to_string(),
+            Val::Float(x) => format!("{x}"),
+            Val::Str(s) => s.to_string(),
+            Val::Sym(id) => match self.symbols.name(*id) {
+                Some(name) => name.to_string(),
+                None => self
+                    .store
+                    .symbol_name(chronolog_storage::Symbol(*id))
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|_| format!("#{id}")),
+            },
+            Val::Bytes(b) => format!("bytes[{}]", b.len()),
+            Val::Time(t) => Timestamp(*t).to_string(),
+            Val::Vector(v) => format!("vec<{}>", v.len()),
+            Val::List(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|v| self.render(v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
+    fn fact(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        fact: &ast::Fact,
+        params: &FxHashMap<String, Val>,
+    ) -> Result<()> {
+        let name = &fact.atom.name;
+        let rel = self.store.relation_id(&name.text).map_err(|_| {
+            CompileError::new(format!("unknown relation `{}`", name.text), name.span)
+        })?;
+        let schema = self.store.schema(rel)?;
+        if schema.arity() != fact.atom.args.len() {
+            return Err(CompileError::new(
+                format!(
+                    "`{}` has {} columns, got {} arguments",
+                    name.text,
+                    schema.arity(),
+                    fact.atom.args.len()
+                ),
+                fact.atom.span,
+            )
+            .into());
+        }
+        let mut values = Vec::with_capacity(schema.arity());
+        for (arg, col) in fact.atom.args.iter().zip(&schema.columns) {
+            let value = self.fact_value(txn, arg, col.ty, params)?;
+            if !(value.as_ref().fits(col.ty) || (col.nullable && value == Value::Null)) {
+                let expected = if col.nullable {
+                    format!("{} or null", col.ty)
+                } else {
+                    col.ty.to_string()
+                };
+                return Err(CompileError::new(
+                    format!(
+                        "column `{}.{}` holds {expected}, got {}",
+                        schema.name,
+                        col.name,
+                        value.describe()
+                    ),
+                    arg.span(),
+                )
+                .into());
+            }
+            values.push(value);
+        }
+        let time = |e: &Expr| -> Result<Timestamp> {
+            match self.const_of(e, params)? {
+                Constant::Time(t) => Ok(Timestamp(t)),
+                _ => Err(CompileError::new(
+                    "expected a time: a date, a `let` name or a `$parameter`",
+                    e.span(),
+                )
+                .into()),
+            }
+        };
+        let valid = match &fact.valid {
+            None if fact.kind == FactKind::Retract => Interval::starting(Timestamp::now()),
+            None => Interval::ALWAYS,
+            Some((from, None)) => Interval::starting(time(from)?),
+            Some((from, Some(to))) => Interval::new(time(from)?, time(to)?)
+                .map_err(|e| Error::from(e).at(from.span().to(to.span())))?,
+        };
+        match fact.kind {
+            FactKind::Assert => txn.assert(rel, values, valid, None)?,
+            FactKind::Retract => txn.retract(rel, values, valid)?,
+            FactKind::Correct => txn.correct(rel, values)?,
+        }
+        Ok(())
+    }
+
+    fn const_of(&self, e: &Expr, params: &FxHashMap<String, Val>) -> Result<Constant> {
+        Ok(match e {
+            Expr::Const(c, _) => constant(c),
+            Expr::Ident(n) => self
+                .lets
+                .get(&n.text)
+                .cloned()
+                .unwrap_or(Constant::Sym(n.text.clone())),
+            Expr::Param(p) => match params.get(&p.text) {
+                Some(Val::Time(t)) => Constant::Time(*t),
+                Some(Val::Int(i)) => Constant::Int(*i),
+                Some(Val::Float(x)) => Constant::Float(*x),
+                Some(Val::Str(s)) => Constant::Str(s.to_string()),
+                Some(Val::Bool(b)) => Constant::Bool(*b),
+                Some(Val::Null) => Constant::Null,
+                Some(_) => {
+                    return Err(CompileError::new(
+                        "this parameter's type cannot be used in a fact",
+                        p.span,
+                    )
+                    .into());
+                }
+                None => return Err(Error::MissingParam(p.text.clone())),
+            },
+            Expr::Var(_) | Expr::Wildcard(_) => {
+                return Err(CompileError::new("a fact cannot contain variables", e.span()).into());
+            }
+            Expr::Neg(..) | Expr::Binary(..) => {
+                return Err(
+                    CompileError::new("a fact takes constants, not expressions", e.span()).into(),
+                );
+            }
+        })
+    }
+
+    fn fact_value(
+        &self,
+        txn: &mut WriteTxn<'_>,
+        e: &Expr,
+        ty: ColumnType,
+        params: &FxHashMap<String, Val>,
+    ) -> Result<Value> {
+        let c = self.const_of(e, params)?;
+        let mismatch = |what: &str| -> Error {
+            CompileError::new(format!("this column holds {ty}, got {what}"), e.span()).into()
+        };
+        Ok(match (c, ty) {
+            (Constant::Sym(name), ColumnType::Sym) | (Constant::Str(name), ColumnType::Sym) => {
+                Value::Sym(
+                    txn.symbol(&name)
+                        .map_err(|err| Error::from(err).at(e.span()))?,
+                )
+            }
+            (Constant::Sym(name), _) => return Err(mismatch(&format!("the name `{name}`"))),
+            (Constant::Int(i), ColumnType::Float) => Value::Float(i as f64),
+            (Constant::Int(i), _) => Value::Int(i),
+            (Constant::Float(x), _) => Value::Float(x),
+            (Constant::Str(s), _) => Value::str(s),
+            (Constant::Time(t), _) => Value::Time(Timestamp(t)),
+            (Constant::Bool(b), _) => Value::Bool(b),
+            (Constant::Null, _) => Value::Null,
+        })
+    }
+}
+
+fn column_type(ty: TypeName) -> ColumnType {
+    match ty {
+        TypeName::Int => ColumnType::Int,
+        TypeName::Float => ColumnType::Float,
+        TypeName::Str => ColumnType::Str,
+        TypeName::Sym => ColumnType::Sym,
+        TypeName::Bool => ColumnType::Bool,
+        TypeName::Bytes => ColumnType::Bytes,
+        TypeName::Time => ColumnType::Time,
+        TypeName::Vector(d) => ColumnType::Vector(d),
+    }
+}
+
+fn to_vals(params: &HashMap<String, Value>) -> FxHashMap<String, Val> {
+    params
+        .iter()
+        .map(|(k, v)| (k.clone(), Val::from_ref(v.as_ref())))
+        .collect()
+}

@@ -1,0 +1,73 @@
+//! The engine's error: everything a script can fail with, each able to show
+//! itself against the source text with line:column and a caret.
+
+use chronolog_ql::{CompileError, ParseError, Span};
+
+/// Result alias for the engine.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What can go wrong running a script or a query.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The text does not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The program parses but cannot run (unknown relation, unsafe variable,
+    /// negation through recursion, ...).
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// A statement was refused by the storage layer (wrong type, ...).
+    #[error("{source}")]
+    Storage {
+        /// The storage error.
+        #[source]
+        source: chronolog_storage::Error,
+        /// The statement it is about, when known.
+        span: Option<Span>,
+    },
+    /// A `$parameter` the caller did not supply.
+    #[error("missing parameter `${0}`")]
+    MissingParam(String),
+    /// Evaluation failed (division by zero, a type that cannot be compared).
+    #[error("{0}")]
+    Runtime(String),
+    /// The query ran into its row or time limit.
+    #[error("query stopped: it exceeded {0}")]
+    LimitExceeded(String),
+    /// The query was cancelled.
+    #[error("query cancelled")]
+    Cancelled,
+}
+
+impl From<chronolog_storage::Error> for Error {
+    fn from(source: chronolog_storage::Error) -> Error {
+        Error::Storage { source, span: None }
+    }
+}
+
+impl Error {
+    /// The error as the REPL shows it: with line:column and a caret when it
+    /// is about a place in `source`.
+    pub fn render(&self, source: &str) -> String {
+        match self {
+            Error::Parse(e) => e.render(source),
+            Error::Compile(e) => e.render(source),
+            Error::Storage {
+                source: e,
+                span: Some(span),
+            } => chronolog_ql::render(source, *span, &e.to_string()),
+            other => format!("error: {other}"),
+        }
+    }
+
+    pub(crate) fn at(self, span: Span) -> Error {
+        match self {
+            Error::Storage { source, span: None } => Error::Storage {
+                source,
+                span: Some(span),
+            },
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,656 @@
+//! The executor: runs a [`Plan`] against one storage snapshot.
+//!
+//! Strata run in order. A non-recursive stratum runs each rule once; a
+//! recursive one runs semi-naively: after a first full round, each round
+//! evaluates every rule once per recursive atom, with that atom reading only
+//! the tuples new in the previous round (`delta`) and the others reading
+//! everything so far, until a round adds nothing. Derived relations are
+//! sets of tuples with hash indexes built on demand per bound-column
+//! pattern; stored relations are read through the storage scan API (value
+//! indexes for bound columns, the validity bitmap for the as-of filter), one
+//! lookup per binding, collected before recursing so no storage lock is held
+//! across a nested scan.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use chronolog_ql::ast::{Aggregate, ArithOp, CompareOp};
+use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
+use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::{Error, Result};
+use crate::val::{Tuple, Val};
+
+/// Bounds on one query's work, so a runaway recursion can be stopped.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Stop after deriving this many tuples in total.
+    pub max_derived: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop when this flag is set (Ctrl-C in the REPL).
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// A query's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rows {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, in output order.
+    pub rows: Vec<Vec<Val>>,
+}
+
+/// A set of tuples with lazily built hash indexes.
+#[derive(Default)]
+struct Relation {
+    rows: Vec<Tuple>,
+    set: FxHashSet<Tuple>,
+    /// bound columns -> key values -> row positions.
+    indexes: FxHashMap<Vec<usize>, FxHashMap<Vec<Val>, Vec<u32>>>,
+}
+
+impl Relation {
+    fn insert(&mut self, tuple: Tuple) -> bool {
+        if self.set.contains(&tuple) {
+            return false;
+        }
+        let at = self.rows.len() as u32;
+        for (cols, index) in &mut self.indexes {
+            let key: Vec<Val> = cols.iter().map(|&c| tuple[c].clone()).collect();
+            index.entry(key).or_default().push(at);
+        }
+        self.set.insert(tuple.clone());
+        self.rows.push(tuple);
+        true
+    }
+
+    fn lookup(&mut self, cols: &[usize], key: &[Val]) -> Vec<Tuple> {
+        if cols.is_empty() {
+            return self.rows.clone();
+        }
+        let rows = &self.rows;
+        let index = self.indexes.entry(cols.to_vec()).or_insert_with(|| {
+            let mut index: FxHashMap<Vec<Val>, Vec<u32>> = FxHashMap::default();
+            for (i, t) in rows.iter().enumerate() {
+                index
+                    .entry(cols.iter().map(|&c| t[c].clone()).collect())
+                    .or_default()
+                    .push(i as u32);
+            }
+            index
+        });
+        index
+            .get(key)
+            .map(|hits| {
+                hits.iter()
+                    .map(|&i| self.rows[i as usize].clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Runs plans against one snapshot.
+pub(crate) struct Executor<'a> {
+    pub snapshot: &'a Snapshot,
+    pub params: &'a FxHashMap<String, Val>,
+    pub limits: &'a Limits,
+    /// Symbols named by the query: interned id, or a virtual one.
+    pub symbols: &'a mut crate::database::SymbolResolver,
+    valid: Timestamp,
+    known: Timestamp,
+    derived: Vec<Relation>,
+    derived_count: u64,
+}
+
+type Bindings = Vec<Option<Val>>;
+
+impl<'a> Executor<'a> {
+    pub(crate) fn new(
+        snapshot: &'a Snapshot,
+        params: &'a FxHashMap<String, Val>,
+        limits: &'a Limits,
+        symbols: &'a mut crate::database::SymbolResolver,
+    ) -> Executor<'a> {
+        Executor {
+            snapshot,
+            params,
+            limits,
+            symbols,
+            valid: snapshot.now(),
+            known: snapshot.tx(),
+            derived: Vec::new(),
+            derived_count: 0,
+        }
+    }
+
+    fn time_of(&mut self, term: &Term, what: &str) -> Result<Timestamp> {
+        match self.eval(term, &Vec::new())? {
+            Val::Time(t) => Ok(Timestamp(t)),
+            other => Err(Error::Runtime(format!(
+                "{what} needs a time, got {other:?}"
+            ))),
+        }
+    }
+
+    pub(crate) fn run(&mut self, plan: &Plan) -> Result<Rows> {
+        if let Some(t) = &plan.as_of {
+            self.valid = self.time_of(t, "as_of")?;
+        }
+        if let Some(t) = &plan.known_at {
+            self.known = self.time_of(t, "known_at")?;
+        }
+        if plan.history {
+            return self.history(plan);
+        }
+        self.derived = plan.derived.iter().map(|_| Relation::default()).collect();
+        for stratum in &plan.strata {
+            if stratum.recursive {
+                self.fixpoint(&stratum.rules, &stratum.relations)?;
+            } else {
+                for rule in &stratum.rules {
+                    let fresh = self.eval_rule(rule, None)?;
+                    for t in fresh {
+                        self.add(rule.head, t)?;
+                    }
+                }
+            }
+        }
+        let output = plan.derived.len() - 1;
+        let mut rows: Vec<Vec<Val>> = std::mem::take(&mut self.derived[output].rows)
+            .into_iter()
+            .map(|t| t.into_vec())
+            .collect();
+        rows.sort();
+        if !plan.order_by.is_empty() {
+            rows.sort_by(|a, b| {
+                for &(c, desc) in &plan.order_by {
+                    let o = a[c].cmp(&b[c]);
+                    if o.is_ne() {
+                        return if desc { o.reverse() } else { o };
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+        }
+        if let Some(n) = plan.limit {
+            rows.truncate(n as usize);
+        }
+        Ok(Rows {
+            columns: plan.columns.clone(),
+            rows,
+        })
+    }
+
+    fn add(&mut self, rel: usize, tuple: Tuple) -> Result<bool> {
+        let added = self.derived[rel].insert(tuple);
+        if added {
+            self.derived_count += 1;
+            self.check_limits()?;
+        }
+        Ok(added)
+    }
+
+    fn check_limits(&self) -> Result<()> {
+        if let Some(max) = self.limits.max_derived
+            && self.derived_count > max
+        {
+            return Err(Error::LimitExceeded(format!(
+                "more than {max} derived tuples"
+            )));
+        }
+        if self.derived_count.is_multiple_of(1024) {
+            if let Some(flag) = &self.limits.cancel
+                && flag.load(Ordering::Relaxed)
+            {
+                return Err(Error::Cancelled);
+            }
+            if let Some(deadline) = self.limits.deadline
+                && Instant::now() >= deadline
+            {
+                return Err(Error::LimitExceeded("the time limit".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Semi-naive evaluation of one recursive stratum.
+    fn fixpoint(&mut self, rules: &[RulePlan], members: &[usize]) -> Result<()> {
+        let mut delta: FxHashMap<usize, Relation> = FxHashMap::default();
+        for rule in rules {
+            for t in self.eval_rule(rule, None)? {
+                if self.add(rule.head, t.clone())? {
+                    delta.entry(rule.head).or_default().insert(t);
+                }
+            }
+        }
+        while delta.values().any(|d| !d.rows.is_empty()) {
+            let mut next: FxHashMap<usize, Relation> = FxHashMap::default();
+            for rule in rules {
+                let recursive_steps: Vec<usize> = rule
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches!(s, Step::Atom { rel: RelRef::Derived(r), negated: false, .. } if members.contains(r)))
+                    .map(|(i, _)| i)
+                    .collect();
+                for &at in &recursive_steps {
+                    let Step::Atom {
+                        rel: RelRef::Derived(r),
+                        ..
+                    } = &rule.steps[at]
+                    else {
+                        continue;
+                    };
+                    let Some(mut d) = delta.remove(r) else {
+                        continue;
+                    };
+                    let fresh = self.eval_rule(rule, Some((at, &mut d)));
+                    delta.insert(*r, d);
+                    for t in fresh? {
+                        if self.add(rule.head, t.clone())? {
+                            next.entry(rule.head).or_default().insert(t);
+                        }
+                    }
+                }
+            }
+            delta = next;
+        }
+        Ok(())
+    }
+
+    /// Evaluates a rule's body; returns the head tuples it derives (aggregated
+    /// if the head aggregates). With `delta`, the atom at that step reads the
+    /// delta relation instead of the full one.
+    fn eval_rule(
+        &mut self,
+        rule: &RulePlan,
+        mut delta: Option<(usize, &mut Relation)>,
+    ) -> Result<Vec<Tuple>> {
+        let mut bindings: Bindings = vec![None; rule.slots.len()];
+        let mut out: Vec<Bindings> = Vec::new();
+        self.steps(rule, 0, &mut bindings, &mut delta, &mut out)?;
+        if rule.aggregates() {
+            return self.aggregate(rule, out);
+        }
+        let mut tuples = Vec::with_capacity(out.len());
+        for b in &out {
+            let mut t = Vec::with_capacity(rule.head_terms.len());
+            for h in &rule.head_terms {
+                match h {
+                    HeadTerm::Value(term) => t.push(self.eval(term, b)?),
+                    HeadTerm::Aggregate(..) => {}
+                }
+            }
+            tuples.push(t.into_boxed_slice());
+        }
+        Ok(tuples)
+    }
+
+    fn steps(
+        &mut self,
+        rule: &RulePlan,
+        i: usize,
+        bindings: &mut Bindings,
+        delta: &mut Option<(usize, &mut Relation)>,
+        out: &mut Vec<Bindings>,
+    ) -> Result<()> {
+        let Some(step) = rule.steps.get(i) else {
+            out.push(bindings.clone());
+            if out.len().is_multiple_of(4096) {
+                self.check_limits()?;
+            }
+            return Ok(());
+        };
+        match step {
+            Step::Filter(a, op, b) => {
+                let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
+                if compare(&a, *op, &b) {
+                    self.steps(rule, i + 1, bindings, delta, out)?;
+                }
+            }
+            Step::Assign(slot, term) => {
+                bindings[*slot] = Some(self.eval(term, bindings)?);
+                self.steps(rule, i + 1, bindings, delta, out)?;
+                bindings[*slot] = None;
+            }
+            Step::Atom { rel, args, negated } => {
+                let mut cols = Vec::new();
+                let mut key = Vec::new();
+                for (c, a) in args.iter().enumerate() {
+                    if let Arg::Bound(t) = a {
+                        cols.push(c);
+                        key.push(self.eval(t, bindings)?);
+                    }
+                }
+                let matches = match rel {
+                    RelRef::Derived(r) => match delta {
+                        Some((at, d)) if *at == i => d.lookup(&cols, &key),
+                        _ => self.derived[*r].lookup(&cols, &key),
+                    },
+                    RelRef::Stored(name) => self.scan_stored(name, &cols, &key)?,
+                };
+                if *negated {
+                    if matches.is_empty() {
+                        self.steps(rule, i + 1, bindings, delta, out)?;
+                    }
+                    return Ok(());
+                }
+                for tuple in matches {
+                    let mut bound_here = Vec::new();
+                    let mut ok = true;
+                    for (c, a) in args.iter().enumerate() {
+                        if let Arg::Bind(slot) = a {
+                            match &bindings[*slot] {
+                                // `p(X, X)`: the second X must agree.
+                                Some(v) if *v != tuple[c] => ok = false,
+                                Some(_) => {}
+                                None => {
+                                    bindings[*slot] = Some(tuple[c].clone());
+                                    bound_here.push(*slot);
+                                }
+                            }
+                        }
+                    }
+                    if ok {
+                        self.steps(rule, i + 1, bindings, delta, out)?;
+                    }
+                    for slot in bound_here {
+                        bindings[slot] = None;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows of a stored relation live at the query's (valid, known) whose
+    /// columns `cols` equal `key`.
+    fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Vec<Tuple>> {
+        let store = self.snapshot.store();
+        let rel: RelationId = store.relation_id(name)?;
+        let mut scan = self
+            .snapshot
+            .scan(rel)
+            .as_of(self.valid)
+            .known_at(self.known);
+        for (&c, v) in cols.iter().zip(key) {
+            match v.to_value() {
+                // A virtual symbol (unknown to the store) matches nothing.
+                Some(Value::Sym(s)) if self.symbols.is_virtual(s.0) => return Ok(Vec::new()),
+                Some(value) => scan = scan.eq(c, value),
+                None => return Ok(Vec::new()),
+            }
+        }
+        let mut out = Vec::new();
+        let arity = store.schema(rel)?.arity();
+        scan.for_each(|row| {
+            let t: Vec<Val> = (0..arity).map(|c| Val::from_ref(row.value(c))).collect();
+            out.push(t.into_boxed_slice());
+        })?;
+        // Equality on unindexed columns and int/float coercions are
+        // re-checked here.
+        out.retain(|t| cols.iter().zip(key).all(|(&c, v)| t[c] == *v));
+        Ok(out)
+    }
+
+    fn aggregate(&mut self, rule: &RulePlan, bindings: Vec<Bindings>) -> Result<Vec<Tuple>> {
+        let distinct: FxHashSet<Vec<Option<Val>>> = bindings.into_iter().collect();
+        let mut groups: FxHashMap<Vec<Val>, Vec<Vec<Val>>> = FxHashMap::default();
+        let aggs: Vec<(usize, Aggregate, usize)> = rule
+            .head_terms
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| match h {
+                HeadTerm::Aggregate(a, s) => Some((i, *a, *s)),
+                HeadTerm::Value(_) => None,
+            })
+            .collect();
+        let mut sorted: Vec<Vec<Option<Val>>> = distinct.into_iter().collect();
+        sorted.sort();
+        for b in &sorted {
+            let mut key = Vec::new();
+            for h in &rule.head_terms {
+                if let HeadTerm::Value(t) = h {
+                    key.push(self.eval(t, b)?);
+                }
+            }
+            let inputs = groups
+                .entry(key)
+                .or_insert_with(|| vec![Vec::new(); aggs.len()]);
+            for (k, &(_, _, slot)) in aggs.iter().enumerate() {
+                if let Some(v) = &b[slot] {
+                    inputs[k].push(v.clone());
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for (key, inputs) in groups {
+            let mut values = key.into_iter();
+            let mut tuple = Vec::with_capacity(rule.head_terms.len());
+            let mut k = 0;
+            for h in &rule.head_terms {
+                match h {
+                    HeadTerm::Value(_) => tuple.push(values.next().unwrap_or(Val::Null)),
+                    HeadTerm::Aggregate(agg, _) => {
+                        tuple.push(apply_aggregate(*agg, &inputs[k])?);
+                        k += 1;
+                    }
+                }
+            }
+            out.push(tuple.into_boxed_slice());
+        }
+        Ok(out)
+    }
+
+    /// `history rel(args)`: every version of the matching stored rows.
+    fn history(&mut self, plan: &Plan) -> Result<Rows> {
+        let rule = plan
+            .strata
+            .last()
+            .and_then(|s| s.rules.first())
+            .ok_or_else(|| Error::Runtime("history plan without a rule".into()))?;
+        let Some(Step::Atom {
+            rel: RelRef::Stored(name),
+            args,
+            ..
+        }) = rule.steps.first()
+        else {
+            return Err(Error::Runtime("history needs one stored atom".into()));
+        };
+        let store = self.snapshot.store();
+        let rel = store.relation_id(name)?;
+        let mut scan = self.snapshot.scan(rel).history();
+        let empty = Vec::new();
+        let mut checks = Vec::new();
+        for (c, a) in args.iter().enumerate() {
+            if let Arg::Bound(t) = a {
+                let v = self.eval(t, &empty)?;
+                match v.to_value() {
+                    Some(Value::Sym(s)) if self.symbols.is_virtual(s.0) => {
+                        return Ok(Rows {
+                            columns: history_columns(plan),
+                            rows: Vec::new(),
+                        });
+                    }
+                    Some(value) => scan = scan.eq(c, value),
+                    None => {}
+                }
+                checks.push((c, v));
+            }
+        }
+        let mut rows = Vec::new();
+        scan.for_each(|row| {
+            let mut out: Vec<Val> = Vec::new();
+            let mut slots: Vec<Option<Val>> = vec![None; rule.slots.len()];
+            for (c, a) in args.iter().enumerate() {
+                if let Arg::Bind(s) = a {
+                    let v = Val::from_ref(row.value(c));
+                    if slots[*s].get_or_insert_with(|| v.clone()) != &v {
+                        return;
+                    }
+                }
+            }
+            if !checks
+                .iter()
+                .all(|(c, v)| Val::from_ref(row.value(*c)) == *v)
+            {
+                return;
+            }
+            for s in slots {
+                out.push(s.unwrap_or(Val::Null));
+            }
+            let (valid, tx) = (row.valid(), row.tx());
+            out.push(Val::Time(valid.from.0));
+            out.push(Val::Time(valid.to.0));
+            out.push(Val::Time(tx.from.0));
+            out.push(Val::Time(tx.to.0));
+            out.push(Val::Int(i64::from(row.id())));
+            out.push(
+                row.supersedes()
+                    .map_or(Val::Null, |r| Val::Int(i64::from(r))),
+            );
+            out.push(row.provenance().map_or(Val::Null, |p| Val::Sym(p.0)));
+            rows.push(out);
+        })?;
+        Ok(Rows {
+            columns: history_columns(plan),
+            rows,
+        })
+    }
+
+    /// Evaluates a term under bindings.
+    fn eval(&mut self, term: &Term, bindings: &Bindings) -> Result<Val> {
+        Ok(match term {
+            Term::Slot(s) => bindings
+                .get(*s)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
+            Term::Const(c) => self.constant(c),
+            Term::Param(p) => self
+                .params
+                .get(p)
+                .cloned()
+                .ok_or_else(|| Error::MissingParam(p.clone()))?,
+            Term::Neg(a) => match self.eval(a, bindings)? {
+                Val::Int(i) => Val::Int(i.wrapping_neg()),
+                Val::Float(x) => Val::Float(-x),
+                other => return Err(Error::Runtime(format!("cannot negate {other:?}"))),
+            },
+            Term::Arith(a, op, b) => {
+                let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
+                arith(&a, *op, &b)?
+            }
+        })
+    }
+
+    fn constant(&mut self, c: &Constant) -> Val {
+        match c {
+            Constant::Int(i) => Val::Int(*i),
+            Constant::Float(x) => Val::Float(*x),
+            Constant::Str(s) => Val::Str(Arc::from(s.as_str())),
+            Constant::Sym(name) => Val::Sym(self.symbols.resolve(self.snapshot.store(), name)),
+            Constant::Time(t) => Val::Time(*t),
+            Constant::Bool(b) => Val::Bool(*b),
+            Constant::Null => Val::Null,
+        }
+    }
+}
+
+fn history_columns(plan: &Plan) -> Vec<String> {
+    let mut columns = plan.columns.clone();
+    columns.extend(
+        [
+            "valid_from",
+            "valid_to",
+            "tx_from",
+            "tx_to",
+            "row",
+            "supersedes",
+            "provenance",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    columns
+}
+
+fn compare(a: &Val, op: CompareOp, b: &Val) -> bool {
+    let o = a.cmp(b);
+    match op {
+        CompareOp::Eq => o.is_eq(),
+        CompareOp::Ne => o.is_ne(),
+        CompareOp::Lt => o.is_lt(),
+        CompareOp::Le => o.is_le(),
+        CompareOp::Gt => o.is_gt(),
+        CompareOp::Ge => o.is_ge(),
+    }
+}
+
+fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
+    let bad = || Error::Runtime(format!("cannot compute {a:?} {op:?} {b:?}"));
+    Ok(match (a, b) {
+        (Val::Int(x), Val::Int(y)) => match op {
+            ArithOp::Add => Val::Int(x.checked_add(*y).ok_or_else(bad)?),
+            ArithOp::Sub => Val::Int(x.checked_sub(*y).ok_or_else(bad)?),
+            ArithOp::Mul => Val::Int(x.checked_mul(*y).ok_or_else(bad)?),
+            ArithOp::Div if *y == 0 => return Err(Error::Runtime("division by zero".into())),
+            ArithOp::Div => Val::Int(x / y),
+        },
+        // Time plus or minus a duration in microseconds.
+        (Val::Time(t), Val::Int(d)) if matches!(op, ArithOp::Add | ArithOp::Sub) => {
+            Val::Time(if op == ArithOp::Add {
+                t.saturating_add(*d)
+            } else {
+                t.saturating_sub(*d)
+            })
+        }
+        (Val::Time(x), Val::Time(y)) if op == ArithOp::Sub => Val::Int(x - y),
+        _ => {
+            let (x, y) = (a.as_f64().ok_or_else(bad)?, b.as_f64().ok_or_else(bad)?);
+            Val::Float(match op {
+                ArithOp::Add => x + y,
+                ArithOp::Sub => x - y,
+                ArithOp::Mul => x * y,
+                ArithOp::Div => x / y,
+            })
+        }
+    })
+}
+
+fn apply_aggregate(agg: Aggregate, values: &[Val]) -> Result<Val> {
+    Ok(match agg {
+        Aggregate::Count => Val::Int(values.len() as i64),
+        Aggregate::Collect => Val::List(values.to_vec().into()),
+        Aggregate::Min => values.iter().min().cloned().unwrap_or(Val::Null),
+        Aggregate::Max => values.iter().max().cloned().unwrap_or(Val::Null),
+        Aggregate::Sum | Aggregate::Mean => {
+            let mut int_sum: i64 = 0;
+            let mut float_sum = 0.0;
+            let mut all_int = true;
+            for v in values {
+                match v {
+                    Val::Int(i) => {
+                        int_sum = int_sum.wrapping_add(*i);
+                        float_sum += *i as f64;
+                    }
+                    Val::Float(x) => {
+                        all_int = false;
+                        float_sum += x;
+                    }
+                    other => return Err(Error::Runtime(format!("cannot sum {other:?}"))),
+                }
+            }
+            match agg {
+                Aggregate::Sum if all_int => Val::Int(int_sum),
+                Aggregate::Sum => Val::Float(float_sum),
+                _ if values.is_empty() => Val::Null,
+                _ => Val::Float(float_sum / values.len() as f64),
+            }
+        }
+    })
+}

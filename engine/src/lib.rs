@@ -1,0 +1,28 @@
+//! Chronolog's engine: runs Datalog over bi-temporal storage. The only crate
+//! that sees both `chronolog-ql` (text to plans) and `chronolog-storage`.
+//!
+//! ```
+//! use chronolog_engine::{Database, Output};
+//!
+//! let mut db = Database::in_memory();
+//! let out = db.run("
+//!     :create works_at(person: sym key, company: sym).
+//!     works_at(alice, tencent) valid 2021-03-01.
+//!     works_at(alice, moonshot) valid 2024-06-01.
+//!     let t1 = 2022-01-01.
+//!     ?- works_at(alice, Y) as_of t1.
+//! ")?;
+//! let Some(Output::Rows(rows)) = out.last() else { panic!() };
+//! assert_eq!(db.render(&rows.rows[0][0]), "tencent");
+//! # Ok::<(), chronolog_engine::Error>(())
+//! ```
+
+mod database;
+mod error;
+mod eval;
+mod val;
+
+pub use database::{Database, Output, Prepared, SymbolResolver};
+pub use error::{Error, Result};
+pub use eval::{Limits, Rows};
+pub use val::{Tuple, Val};

@@ -1,0 +1,157 @@
+//! `Val`: the executor's value, hashable and totally ordered, so tuples can
+//! live in hash sets (set semantics) and be sorted for stable output.
+//!
+//! Symbols stay interned ids; a symbol named in a query that the database has
+//! never seen gets a *virtual* id from the top of the id space, so it can be
+//! compared and printed but matches no stored row.
+
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use chronolog_storage::{Symbol, Timestamp, Value, ValueRef};
+
+/// A value during evaluation.
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// Absent.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// Text.
+    Str(Arc<str>),
+    /// An interned (or virtual) symbol.
+    Sym(u32),
+    /// Bytes.
+    Bytes(Arc<[u8]>),
+    /// UTC microseconds.
+    Time(i64),
+    /// A vector.
+    Vector(Arc<[f32]>),
+    /// `collect(X)` output.
+    List(Arc<[Val]>),
+}
+
+impl Val {
+    fn rank(&self) -> u8 {
+        match self {
+            Val::Null => 0,
+            Val::Bool(_) => 1,
+            Val::Int(_) | Val::Float(_) => 2,
+            Val::Time(_) => 3,
+            Val::Sym(_) => 4,
+            Val::Str(_) => 5,
+            Val::Bytes(_) => 6,
+            Val::Vector(_) => 7,
+            Val::List(_) => 8,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Val::Int(i) => Some(*i as f64),
+            Val::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// From a borrowed storage value.
+    pub fn from_ref(v: ValueRef<'_>) -> Val {
+        match v {
+            ValueRef::Null => Val::Null,
+            ValueRef::Bool(b) => Val::Bool(b),
+            ValueRef::Int(i) => Val::Int(i),
+            ValueRef::Float(x) => Val::Float(x),
+            ValueRef::Str(s) => Val::Str(Arc::from(s)),
+            ValueRef::Sym(s) => Val::Sym(s.0),
+            ValueRef::Bytes(b) => Val::Bytes(Arc::from(b)),
+            ValueRef::Time(t) => Val::Time(t.0),
+            ValueRef::Vector(v) => Val::Vector(Arc::from(v)),
+        }
+    }
+
+    /// To a storage value (`None` for lists, which cannot be stored).
+    pub fn to_value(&self) -> Option<Value> {
+        Some(match self {
+            Val::Null => Value::Null,
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Int(i) => Value::Int(*i),
+            Val::Float(x) => Value::Float(*x),
+            Val::Str(s) => Value::Str(s.clone()),
+            Val::Sym(s) => Value::Sym(Symbol(*s)),
+            Val::Bytes(b) => Value::Bytes(b.clone()),
+            Val::Time(t) => Value::Time(Timestamp(*t)),
+            Val::Vector(v) => Value::Vector(v.clone()),
+            Val::List(_) => return None,
+        })
+    }
+}
+
+impl PartialEq for Val {
+    fn eq(&self, other: &Val) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Val {}
+
+impl PartialOrd for Val {
+    fn partial_cmp(&self, other: &Val) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Val {
+    /// By type, then value; ints and floats compare numerically (and an int
+    /// equals the float of the same value); floats by `total_cmp`.
+    fn cmp(&self, other: &Val) -> Ordering {
+        match (self, other) {
+            (Val::Int(a), Val::Int(b)) => a.cmp(b),
+            (a, b) if a.rank() == 2 && b.rank() == 2 => {
+                let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+                x.total_cmp(&y)
+            }
+            (Val::Null, Val::Null) => Ordering::Equal,
+            (Val::Bool(a), Val::Bool(b)) => a.cmp(b),
+            (Val::Time(a), Val::Time(b)) => a.cmp(b),
+            (Val::Sym(a), Val::Sym(b)) => a.cmp(b),
+            (Val::Str(a), Val::Str(b)) => a.cmp(b),
+            (Val::Bytes(a), Val::Bytes(b)) => a.cmp(b),
+            (Val::Vector(a), Val::Vector(b)) => a
+                .iter()
+                .zip(b.iter())
+                .map(|(x, y)| x.total_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(a.len().cmp(&b.len())),
+            (Val::List(a), Val::List(b)) => a.cmp(b),
+            (a, b) => a.rank().cmp(&b.rank()),
+        }
+    }
+}
+
+impl Hash for Val {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.rank().hash(h);
+        match self {
+            Val::Null => {}
+            Val::Bool(b) => b.hash(h),
+            // Ints and floats that compare equal must hash equal.
+            Val::Int(i) => (*i as f64).to_bits().hash(h),
+            Val::Float(x) => x.to_bits().hash(h),
+            Val::Str(s) => s.hash(h),
+            Val::Sym(s) => s.hash(h),
+            Val::Bytes(b) => b.hash(h),
+            Val::Time(t) => t.hash(h),
+            Val::Vector(v) => v.iter().for_each(|x| x.to_bits().hash(h)),
+            Val::List(l) => l.hash(h),
+        }
+    }
+}
+
+/// A tuple of a relation during evaluation.
+pub type Tuple = Box<[Val]>;

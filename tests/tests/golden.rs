@@ -1,0 +1,134 @@
+//! Golden tests for the language: each `tests/golden/*.dl` script runs in a
+//! fresh in-memory database and its output must equal the `.out` file beside
+//! it. A script is split into cases by lines holding only `---`; each case
+//! runs in the same session (like lines typed into the REPL), and an error
+//! is printed the way the REPL shows it (line:column and a caret, relative
+//! to the case). A case starting with `%% explain` prints the plan of the
+//! query that follows instead of running it.
+//!
+//! Refresh the expected files with `UPDATE_GOLDEN=1 cargo test --test golden`.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use chronolog_engine::{Database, Output, Val};
+
+fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> String {
+    let mut out = String::new();
+    if let Some(query) = case.trim_start().strip_prefix("%% explain") {
+        match db.explain(query.trim()) {
+            Ok(plan) => out.push_str(&plan),
+            Err(e) => writeln!(out, "{}", e.render(query.trim())).unwrap_or(()),
+        }
+        return out;
+    }
+    match db.run(case) {
+        Err(e) => {
+            let _ = writeln!(out, "{}", e.render(case));
+        }
+        Ok(outputs) => {
+            for output in outputs {
+                match output {
+                    Output::Created(name) => {
+                        let _ = writeln!(out, "created {name}");
+                    }
+                    Output::Bound(name) => {
+                        let _ = writeln!(out, "let {name}");
+                    }
+                    Output::RuleAdded(name) => {
+                        let _ = writeln!(out, "rule {name}");
+                    }
+                    Output::Committed(info) => {
+                        let _ = writeln!(
+                            out,
+                            "committed: {} added, {} cut, {} closed",
+                            info.rows_added, info.rows_cut, info.rows_closed
+                        );
+                    }
+                    Output::Rows(rows) => {
+                        let _ = writeln!(out, "{}", rows.columns.join(" | "));
+                        for row in &rows.rows {
+                            let cells: Vec<String> = row
+                                .iter()
+                                .zip(&rows.columns)
+                                .map(|(v, col)| match v {
+                                    // Transaction times are wall-clock; show them as t1, t2, ...
+                                    Val::Time(t) if col.starts_with("tx_") && *t != i64::MAX => {
+                                        let at = tx_labels
+                                            .iter()
+                                            .position(|x| x == t)
+                                            .unwrap_or_else(|| {
+                                                tx_labels.push(*t);
+                                                tx_labels.len() - 1
+                                            });
+                                        format!("tx{}", at + 1)
+                                    }
+                                    other => db.render(other),
+                                })
+                                .collect();
+                            let _ = writeln!(out, "{}", cells.join(" | "));
+                        }
+                        let n = rows.rows.len();
+                        let _ = writeln!(out, "({n} {})", if n == 1 { "row" } else { "rows" });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn run_script(script: &str) -> String {
+    let mut db = Database::in_memory();
+    let mut tx_labels = Vec::new();
+    let mut out = String::new();
+    for case in script.split("\n---\n") {
+        if case.trim().is_empty() {
+            continue;
+        }
+        for line in case.trim().lines() {
+            let _ = writeln!(out, "> {line}");
+        }
+        out.push_str(&render_case(&mut db, case, &mut tx_labels));
+        out.push('\n');
+    }
+    out
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
+}
+
+#[test]
+fn golden_scripts_match_their_expected_output() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(golden_dir())
+        .expect("golden dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "dl"))
+        .collect();
+    scripts.sort();
+    assert!(!scripts.is_empty(), "no golden scripts found");
+    let mut failures = Vec::new();
+    for script in &scripts {
+        let text = std::fs::read_to_string(script).expect("read script");
+        let actual = run_script(&text);
+        let expected_path = script.with_extension("out");
+        if update {
+            std::fs::write(&expected_path, &actual).expect("write golden");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if actual != expected {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}\n--- actual\n{actual}",
+                script.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "golden mismatches (refresh with UPDATE_GOLDEN=1):\n{}",
+        failures.join("\n")
+    );
+}
