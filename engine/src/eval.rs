@@ -23,9 +23,23 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::{Error, Result};
 use crate::val::{Tuple, Val};
 
-/// Bounds on one query's work, so a runaway recursion can be stopped.
+/// How recursive strata are evaluated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// Each round joins only against the previous round's new tuples.
+    #[default]
+    SemiNaive,
+    /// Each round re-evaluates every rule over everything: slow, obviously
+    /// correct, and kept to check semi-naive evaluation against.
+    Naive,
+}
+
+/// Bounds on one query's work, so a runaway recursion can be stopped, and
+/// how to evaluate it.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
+    /// Evaluation strategy for recursive strata.
+    pub strategy: Strategy,
     /// Stop after deriving this many tuples in total.
     pub max_derived: Option<u64>,
     /// Stop at this instant.
@@ -148,7 +162,9 @@ impl<'a> Executor<'a> {
         }
         self.derived = plan.derived.iter().map(|_| Relation::default()).collect();
         for stratum in &plan.strata {
-            if stratum.recursive {
+            if stratum.recursive && self.limits.strategy == Strategy::Naive {
+                self.naive_fixpoint(&stratum.rules)?;
+            } else if stratum.recursive {
                 self.fixpoint(&stratum.rules, &stratum.relations)?;
             } else {
                 for rule in &stratum.rules {
@@ -215,6 +231,21 @@ impl<'a> Executor<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Naive evaluation: every rule over everything, until nothing changes.
+    fn naive_fixpoint(&mut self, rules: &[RulePlan]) -> Result<()> {
+        loop {
+            let mut changed = false;
+            for rule in rules {
+                for t in self.eval_rule(rule, None)? {
+                    changed |= self.add(rule.head, t)?;
+                }
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
     }
 
     /// Semi-naive evaluation of one recursive stratum.

@@ -24,5 +24,5 @@ mod val;
 
 pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use error::{Error, Result};
-pub use eval::{Limits, Rows};
+pub use eval::{Limits, Rows, Strategy};
 pub use val::{Tuple, Val};
