@@ -118,6 +118,20 @@ pub(crate) struct Executor<'a> {
     known: Timestamp,
     derived: Vec<Relation>,
     derived_count: u64,
+    /// Stored relations read by this query, materialized once they are read
+    /// often (a join or a recursion) so later lookups hit a hash index.
+    stored: FxHashMap<String, StoredReads>,
+}
+
+/// After this many keyed lookups of one stored relation in one query, it is
+/// read in full once and indexed in memory; until then each lookup goes
+/// through the storage value index (cheapest for point queries).
+const MATERIALIZE_AFTER: u32 = 64;
+
+#[derive(Default)]
+struct StoredReads {
+    lookups: u32,
+    materialized: Option<Relation>,
 }
 
 type Bindings = Vec<Option<Val>>;
@@ -138,6 +152,7 @@ impl<'a> Executor<'a> {
             known: snapshot.tx(),
             derived: Vec::new(),
             derived_count: 0,
+            stored: FxHashMap::default(),
         }
     }
 
@@ -401,6 +416,29 @@ impl<'a> Executor<'a> {
     /// Rows of a stored relation live at the query's (valid, known) whose
     /// columns `cols` equal `key`.
     fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Vec<Tuple>> {
+        let reads = self.stored.entry(name.to_string()).or_default();
+        reads.lookups += 1;
+        if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
+            let mut rel = Relation::default();
+            for t in self.read_storage(name, &[], &[])? {
+                rel.insert(t);
+            }
+            if let Some(reads) = self.stored.get_mut(name) {
+                reads.materialized = Some(rel);
+            }
+        }
+        if let Some(rel) = self
+            .stored
+            .get_mut(name)
+            .and_then(|r| r.materialized.as_mut())
+        {
+            return Ok(rel.lookup(cols, key));
+        }
+        self.read_storage(name, cols, key)
+    }
+
+    /// Reads matching rows through the storage scan API.
+    fn read_storage(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Vec<Tuple>> {
         let store = self.snapshot.store();
         let rel: RelationId = store.relation_id(name)?;
         let mut scan = self

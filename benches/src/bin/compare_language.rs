@@ -1,0 +1,254 @@
+//! Side-by-side report for the language (issue #3): Chronolog's Datalog
+//! against cozo 0.7.6 on the same data in the same run.
+//!
+//! ```sh
+//! cargo run --release -p chronolog-benches --bin compare_language
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, ensure};
+use chronolog_benches::*;
+use chronolog_engine::{Database, Limits};
+use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
+use cozo::{DataValue, DbInstance, ScriptMutability};
+use rand::{Rng, SeedableRng};
+
+fn cozo_rows(db: &DbInstance, script: &str, params: BTreeMap<String, DataValue>) -> Result<usize> {
+    let rows = db
+        .run_script(script, params, ScriptMutability::Immutable)
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(rows.rows.len())
+}
+
+fn time<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let started = Instant::now();
+    let out = f()?;
+    Ok((out, started.elapsed().as_secs_f64()))
+}
+
+/// A random graph as `e(a: int, b: int)` in both engines.
+fn graph(nodes: i64, edges: usize, seed: u64) -> Result<(Database, DbInstance)> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let pairs: Vec<(i64, i64)> = (0..edges)
+        .map(|_| (rng.gen_range(0..nodes), rng.gen_range(0..nodes)))
+        .collect();
+    let store = Store::in_memory();
+    let e = store.create_relation(Schema::new(
+        "e",
+        vec![
+            ColumnDef::new("a", ColumnType::Int),
+            ColumnDef::new("b", ColumnType::Int),
+        ],
+    ))?;
+    for chunk in pairs.chunks(BATCH) {
+        let mut txn = store.begin();
+        for &(a, b) in chunk {
+            txn.assert(
+                e,
+                vec![Value::Int(a), Value::Int(b)],
+                Interval::ALWAYS,
+                None,
+            )?;
+        }
+        txn.commit()?;
+    }
+    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow!("{e}"))?;
+    cozo.run_script(
+        ":create e {a: Int, b: Int}",
+        BTreeMap::new(),
+        ScriptMutability::Mutable,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    for chunk in pairs.chunks(BATCH) {
+        let rows = chunk
+            .iter()
+            .map(|&(a, b)| DataValue::List(vec![DataValue::from(a), DataValue::from(b)]))
+            .collect();
+        cozo.run_script(
+            "?[a, b] <- $rows :put e {a, b}",
+            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
+            ScriptMutability::Mutable,
+        )
+        .map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok((Database::new(store), cozo))
+}
+
+fn rows_of(out: Vec<chronolog_engine::Output>) -> Result<usize> {
+    match out.into_iter().last() {
+        Some(chronolog_engine::Output::Rows(r)) => Ok(r.rows.len()),
+        _ => Err(anyhow!("no rows")),
+    }
+}
+
+fn main() -> Result<()> {
+    let mut table: Vec<[String; 4]> = Vec::new();
+    let push = |table: &mut Vec<[String; 4]>, what: String, ours: f64, theirs: f64, unit: &str| {
+        let scale = if unit == "us" { 1e6 } else { 1e3 };
+        table.push([
+            what,
+            format!("{:.2} {unit}", ours * scale),
+            format!("{:.2} {unit}", theirs * scale),
+            format!("{:.1}x faster", theirs / ours),
+        ]);
+    };
+
+    // 1. The design card's point query on 500,000 versions.
+    let w = Workload::STANDARD;
+    let (loaded, _) = load_chronolog(Store::in_memory(), w)?;
+    let (cozo, _) = load_cozo(w)?;
+    let people = loaded.people.clone();
+    let mut db = Database::new(loaded.store.clone());
+    let t1 = w.mid_time();
+    let prepared = db.prepare("?- works_at($p, Y) as_of $t1.")?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let probes: Vec<usize> = (0..20_000).map(|_| rng.gen_range(0..w.entities)).collect();
+    let mut samples = Vec::with_capacity(probes.len());
+    for &i in &probes {
+        let params = HashMap::from([
+            ("p".to_string(), Value::Sym(people[i])),
+            ("t1".to_string(), Value::Time(Timestamp(t1))),
+        ]);
+        let started = Instant::now();
+        let rows = db.execute(&prepared, &params, &Limits::default())?;
+        samples.push(started.elapsed().as_nanos() as u64);
+        ensure!(rows.rows.len() == 1, "one company for person {i}");
+    }
+    let ours_p50 = percentile(&mut samples, 50.0) as f64 / 1e9;
+    let mut text = Vec::new();
+    for &i in probes.iter().take(5_000) {
+        let script = format!("?- works_at(p{i}, Y) as_of {}.", Timestamp(t1));
+        let started = Instant::now();
+        let n = rows_of(db.run(&script)?)?;
+        text.push(started.elapsed().as_nanos() as u64);
+        ensure!(n == 1);
+    }
+    let text_p50 = percentile(&mut text, 50.0) as f64 / 1e9;
+    let mut theirs = Vec::new();
+    for &i in probes.iter().take(2_000) {
+        let started = Instant::now();
+        cozo_query(&cozo, COZO_POINT, Some(i), t1)?;
+        theirs.push(started.elapsed().as_nanos() as u64);
+    }
+    let cozo_p50 = percentile(&mut theirs, 50.0) as f64 / 1e9;
+    push(
+        &mut table,
+        "point `works_at(p, Y) as_of t1`, prepared, p50".into(),
+        ours_p50,
+        cozo_p50,
+        "us",
+    );
+    push(
+        &mut table,
+        "the same from text each time (parse + plan + run), p50".into(),
+        text_p50,
+        cozo_p50,
+        "us",
+    );
+    drop(db);
+    drop(cozo);
+
+    // 2. Reachability from one node: 20,000 nodes, 100,000 edges.
+    let (mut db, cozo) = graph(20_000, 100_000, 11)?;
+    db.run("reach(Y) :- e(0, Y). reach(Y) :- reach(X), e(X, Y).")?;
+    let (n, ours) = time(|| rows_of(db.run("?- reach(Y).")?))?;
+    let (m, theirs) = time(|| {
+        cozo_rows(
+            &cozo,
+            "reach[y] := *e[0, y]\nreach[y] := reach[x], *e[x, y]\n?[y] := reach[y]",
+            BTreeMap::new(),
+        )
+    })?;
+    ensure!(n == m, "reach: {n} vs {m}");
+    push(
+        &mut table,
+        format!("reachability from one node (20k nodes, 100k edges; {n} reached)"),
+        ours,
+        theirs,
+        "ms",
+    );
+
+    // 3. Full transitive closure: 2,000 nodes, 10,000 edges.
+    let (mut db, cozo) = graph(2_000, 10_000, 12)?;
+    db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
+    let (n, ours) = time(|| rows_of(db.run("?- t(X, Y).")?))?;
+    let (m, theirs) = time(|| {
+        cozo_rows(
+            &cozo,
+            "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]\n?[x, y] := t[x, y]",
+            BTreeMap::new(),
+        )
+    })?;
+    ensure!(n == m, "closure: {n} vs {m}");
+    push(
+        &mut table,
+        format!("transitive closure (2k nodes, 10k edges; {n} pairs)"),
+        ours,
+        theirs,
+        "ms",
+    );
+
+    // 4. colleague: 100,000 people in 10,000 companies.
+    let store = Store::in_memory();
+    let rel = store.create_relation(works_at_schema())?;
+    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow!("{e}"))?;
+    cozo.run_script(
+        ":create w {p: Int => c: Int}",
+        BTreeMap::new(),
+        ScriptMutability::Mutable,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    let people: Vec<i64> = (0..100_000).collect();
+    for chunk in people.chunks(BATCH) {
+        let mut txn = store.begin();
+        let mut rows = Vec::new();
+        for &p in chunk {
+            let person = txn.symbol(&format!("p{p}"))?;
+            let company = txn.symbol(&format!("c{}", p % 10_000))?;
+            txn.assert(
+                rel,
+                vec![Value::Sym(person), Value::Sym(company)],
+                Interval::ALWAYS,
+                None,
+            )?;
+            rows.push(DataValue::List(vec![
+                DataValue::from(p),
+                DataValue::from(p % 10_000),
+            ]));
+        }
+        txn.commit()?;
+        cozo.run_script(
+            "?[p, c] <- $rows :put w {p => c}",
+            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
+            ScriptMutability::Mutable,
+        )
+        .map_err(|e| anyhow!("{e}"))?;
+    }
+    let mut db = Database::new(store);
+    db.run("colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.")?;
+    let (n, ours) = time(|| rows_of(db.run("?- colleague(X, Y).")?))?;
+    let (m, theirs) = time(|| {
+        cozo_rows(
+            &cozo,
+            "?[x, y] := *w[x, c], *w[y, c], x != y",
+            BTreeMap::new(),
+        )
+    })?;
+    ensure!(n == m, "colleague: {n} vs {m}");
+    push(
+        &mut table,
+        format!("two-atom join `colleague` (100k people, 10k companies; {n} pairs)"),
+        ours,
+        theirs,
+        "ms",
+    );
+
+    println!("| measure | chronolog | cozo 0.7.6 (mem) | ratio |");
+    println!("|---|---|---|---|");
+    for [a, b, c, d] in table {
+        println!("| {a} | {b} | {c} | {d} |");
+    }
+    Ok(())
+}
