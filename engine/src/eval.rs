@@ -57,37 +57,55 @@ pub struct Rows {
     pub rows: Vec<Vec<Val>>,
 }
 
-/// A set of tuples with lazily built hash indexes.
+/// A set of tuples with lazily built hash indexes. Rows are append-only, so
+/// "the tuples added since position `p`" is a range: semi-naive deltas are
+/// ranges of the full relation, not copies.
 #[derive(Default)]
 struct Relation {
     rows: Vec<Tuple>,
-    set: FxHashSet<Tuple>,
-    /// bound columns -> key values -> row positions.
-    indexes: FxHashMap<Vec<usize>, FxHashMap<Vec<Val>, Vec<u32>>>,
+    /// Row positions, hashed by their tuple: the set, without a second copy.
+    set: hashbrown::HashTable<u32>,
+    /// bound columns -> key values -> ascending row positions.
+    indexes: FxHashMap<Vec<usize>, HashIndex>,
+}
+
+/// Key values -> ascending row positions, for one pattern of bound columns.
+type HashIndex = FxHashMap<Box<[Val]>, Vec<u32>>;
+
+fn hash_tuple(t: &[Val]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(t)
 }
 
 impl Relation {
+    fn len(&self) -> u32 {
+        self.rows.len() as u32
+    }
+
     fn insert(&mut self, tuple: Tuple) -> bool {
-        if self.set.contains(&tuple) {
+        let Relation { rows, set, indexes } = self;
+        let hash = hash_tuple(&tuple);
+        if set.find(hash, |&i| rows[i as usize] == tuple).is_some() {
             return false;
         }
-        let at = self.rows.len() as u32;
-        for (cols, index) in &mut self.indexes {
-            let key: Vec<Val> = cols.iter().map(|&c| tuple[c].clone()).collect();
+        let at = rows.len() as u32;
+        for (cols, index) in indexes.iter_mut() {
+            let key: Box<[Val]> = cols.iter().map(|&c| tuple[c].clone()).collect();
             index.entry(key).or_default().push(at);
         }
-        self.set.insert(tuple.clone());
-        self.rows.push(tuple);
+        set.insert_unique(hash, at, |&i| hash_tuple(&rows[i as usize]));
+        rows.push(tuple);
         true
     }
 
-    fn lookup(&mut self, cols: &[usize], key: &[Val]) -> Vec<Tuple> {
+    /// Positions in `range` of the rows whose columns `cols` equal `key`.
+    fn positions(&mut self, cols: &[usize], key: &[Val], range: std::ops::Range<u32>) -> Vec<u32> {
         if cols.is_empty() {
-            return self.rows.clone();
+            return range.collect();
         }
         let rows = &self.rows;
         let index = self.indexes.entry(cols.to_vec()).or_insert_with(|| {
-            let mut index: FxHashMap<Vec<Val>, Vec<u32>> = FxHashMap::default();
+            let mut index = HashIndex::default();
             for (i, t) in rows.iter().enumerate() {
                 index
                     .entry(cols.iter().map(|&c| t[c].clone()).collect())
@@ -96,15 +114,49 @@ impl Relation {
             }
             index
         });
-        index
-            .get(key)
-            .map(|hits| {
-                hits.iter()
-                    .map(|&i| self.rows[i as usize].clone())
-                    .collect()
-            })
-            .unwrap_or_default()
+        match index.get(key) {
+            None => Vec::new(),
+            Some(hits) => {
+                let lo = hits.partition_point(|&p| p < range.start);
+                let hi = hits.partition_point(|&p| p < range.end);
+                hits[lo..hi].to_vec()
+            }
+        }
     }
+}
+
+/// Where an atom's matches come from.
+enum Source {
+    /// Positions in a derived relation.
+    Derived(usize, Vec<u32>),
+    /// Positions in a stored relation materialized for this query.
+    Stored(String, Vec<u32>),
+    /// Rows read through the storage API.
+    Read(Vec<Tuple>),
+}
+
+impl Source {
+    fn is_empty(&self) -> bool {
+        match self {
+            Source::Derived(_, p) | Source::Stored(_, p) => p.is_empty(),
+            Source::Read(rows) => rows.is_empty(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Source::Derived(_, p) | Source::Stored(_, p) => p.len(),
+            Source::Read(rows) => rows.len(),
+        }
+    }
+}
+
+/// What a rule evaluation collects at its leaves.
+enum Sink {
+    /// Head tuples (rules without aggregates).
+    Tuples(Vec<Tuple>),
+    /// Whole bindings, to aggregate afterwards.
+    Bindings(Vec<Bindings>),
 }
 
 /// Runs plans against one snapshot.
@@ -263,77 +315,97 @@ impl<'a> Executor<'a> {
         }
     }
 
-    /// Semi-naive evaluation of one recursive stratum.
+    /// Semi-naive evaluation of one recursive stratum. The delta of a
+    /// relation is the range of rows it gained in the previous round.
     fn fixpoint(&mut self, rules: &[RulePlan], members: &[usize]) -> Result<()> {
-        let mut delta: FxHashMap<usize, Relation> = FxHashMap::default();
+        let lens = |this: &Self| -> FxHashMap<usize, u32> {
+            members
+                .iter()
+                .map(|&r| (r, this.derived[r].len()))
+                .collect()
+        };
+        let before = lens(self);
         for rule in rules {
             for t in self.eval_rule(rule, None)? {
-                if self.add(rule.head, t.clone())? {
-                    delta.entry(rule.head).or_default().insert(t);
-                }
+                self.add(rule.head, t)?;
             }
         }
-        while delta.values().any(|d| !d.rows.is_empty()) {
-            let mut next: FxHashMap<usize, Relation> = FxHashMap::default();
+        let mut delta: FxHashMap<usize, std::ops::Range<u32>> = FxHashMap::default();
+        let mut mark = lens(self);
+        for &r in members {
+            delta.insert(r, before[&r]..mark[&r]);
+        }
+        while delta.values().any(|d| !d.is_empty()) {
             for rule in rules {
-                let recursive_steps: Vec<usize> = rule
-                    .steps
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s, Step::Atom { rel: RelRef::Derived(r), negated: false, .. } if members.contains(r)))
-                    .map(|(i, _)| i)
-                    .collect();
-                for &at in &recursive_steps {
+                for (at, step) in rule.steps.iter().enumerate() {
                     let Step::Atom {
                         rel: RelRef::Derived(r),
+                        negated: false,
                         ..
-                    } = &rule.steps[at]
+                    } = step
                     else {
                         continue;
                     };
-                    let Some(mut d) = delta.remove(r) else {
+                    let Some(range) = delta.get(r).filter(|d| !d.is_empty()).cloned() else {
                         continue;
                     };
-                    let fresh = self.eval_rule(rule, Some((at, &mut d)));
-                    delta.insert(*r, d);
-                    for t in fresh? {
-                        if self.add(rule.head, t.clone())? {
-                            next.entry(rule.head).or_default().insert(t);
-                        }
+                    for t in self.eval_rule(rule, Some((at, range)))? {
+                        self.add(rule.head, t)?;
                     }
                 }
             }
-            delta = next;
+            let now = lens(self);
+            for &r in members {
+                delta.insert(r, mark[&r]..now[&r]);
+            }
+            mark = now;
         }
         Ok(())
     }
 
     /// Evaluates a rule's body; returns the head tuples it derives (aggregated
-    /// if the head aggregates). With `delta`, the atom at that step reads the
-    /// delta relation instead of the full one.
+    /// if the head aggregates). With `delta = (step, range)`, the atom at that
+    /// step reads only the rows of its relation in `range`.
     fn eval_rule(
         &mut self,
         rule: &RulePlan,
-        mut delta: Option<(usize, &mut Relation)>,
+        delta: Option<(usize, std::ops::Range<u32>)>,
     ) -> Result<Vec<Tuple>> {
         let mut bindings: Bindings = vec![None; rule.slots.len()];
-        let mut out: Vec<Bindings> = Vec::new();
-        self.steps(rule, 0, &mut bindings, &mut delta, &mut out)?;
-        if rule.aggregates() {
-            return self.aggregate(rule, out);
+        let mut sink = if rule.aggregates() {
+            Sink::Bindings(Vec::new())
+        } else {
+            Sink::Tuples(Vec::new())
+        };
+        self.steps(rule, 0, &mut bindings, &delta, &mut sink)?;
+        match sink {
+            Sink::Tuples(tuples) => Ok(tuples),
+            Sink::Bindings(all) => self.aggregate(rule, all),
         }
-        let mut tuples = Vec::with_capacity(out.len());
-        for b in &out {
-            let mut t = Vec::with_capacity(rule.head_terms.len());
-            for h in &rule.head_terms {
-                match h {
-                    HeadTerm::Value(term) => t.push(self.eval(term, b)?),
-                    HeadTerm::Aggregate(..) => {}
+    }
+
+    fn emit(&mut self, rule: &RulePlan, bindings: &Bindings, sink: &mut Sink) -> Result<()> {
+        match sink {
+            Sink::Bindings(all) => all.push(bindings.clone()),
+            Sink::Tuples(tuples) => {
+                let mut t = Vec::with_capacity(rule.head_terms.len());
+                for h in &rule.head_terms {
+                    if let HeadTerm::Value(term) = h {
+                        t.push(match term {
+                            Term::Slot(s) => bindings[*s]
+                                .clone()
+                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
+                            other => self.eval(other, bindings)?,
+                        });
+                    }
+                }
+                tuples.push(t.into_boxed_slice());
+                if tuples.len().is_multiple_of(4096) {
+                    self.check_limits()?;
                 }
             }
-            tuples.push(t.into_boxed_slice());
         }
-        Ok(tuples)
+        Ok(())
     }
 
     fn steps(
@@ -341,58 +413,75 @@ impl<'a> Executor<'a> {
         rule: &RulePlan,
         i: usize,
         bindings: &mut Bindings,
-        delta: &mut Option<(usize, &mut Relation)>,
-        out: &mut Vec<Bindings>,
+        delta: &Option<(usize, std::ops::Range<u32>)>,
+        sink: &mut Sink,
     ) -> Result<()> {
         let Some(step) = rule.steps.get(i) else {
-            out.push(bindings.clone());
-            if out.len().is_multiple_of(4096) {
-                self.check_limits()?;
-            }
-            return Ok(());
+            return self.emit(rule, bindings, sink);
         };
         match step {
             Step::Filter(a, op, b) => {
                 let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
                 if compare(&a, *op, &b) {
-                    self.steps(rule, i + 1, bindings, delta, out)?;
+                    self.steps(rule, i + 1, bindings, delta, sink)?;
                 }
             }
             Step::Assign(slot, term) => {
                 bindings[*slot] = Some(self.eval(term, bindings)?);
-                self.steps(rule, i + 1, bindings, delta, out)?;
+                self.steps(rule, i + 1, bindings, delta, sink)?;
                 bindings[*slot] = None;
             }
             Step::Atom { rel, args, negated } => {
-                let mut cols = Vec::new();
-                let mut key = Vec::new();
+                let mut cols: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+                let mut key: smallvec::SmallVec<[Val; 4]> = smallvec::SmallVec::new();
                 for (c, a) in args.iter().enumerate() {
                     if let Arg::Bound(t) = a {
                         cols.push(c);
-                        key.push(self.eval(t, bindings)?);
+                        key.push(match t {
+                            Term::Slot(s) => bindings[*s]
+                                .clone()
+                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
+                            other => self.eval(other, bindings)?,
+                        });
                     }
                 }
-                let matches = match rel {
-                    RelRef::Derived(r) => match delta {
-                        Some((at, d)) if *at == i => d.lookup(&cols, &key),
-                        _ => self.derived[*r].lookup(&cols, &key),
-                    },
+                let source = match rel {
+                    RelRef::Derived(r) => {
+                        let range = match delta {
+                            Some((at, range)) if *at == i => range.clone(),
+                            _ => 0..self.derived[*r].len(),
+                        };
+                        Source::Derived(*r, self.derived[*r].positions(&cols, &key, range))
+                    }
                     RelRef::Stored(name) => self.scan_stored(name, &cols, &key)?,
                 };
                 if *negated {
-                    if matches.is_empty() {
-                        self.steps(rule, i + 1, bindings, delta, out)?;
+                    if source.is_empty() {
+                        self.steps(rule, i + 1, bindings, delta, sink)?;
                     }
                     return Ok(());
                 }
-                for tuple in matches {
-                    let mut bound_here = Vec::new();
+                let mut bound_here: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+                for k in 0..source.len() {
+                    let tuple: &[Val] = match &source {
+                        Source::Derived(r, pos) => &self.derived[*r].rows[pos[k] as usize],
+                        Source::Stored(name, pos) => {
+                            match self.stored.get(name).and_then(|s| s.materialized.as_ref()) {
+                                Some(rel) => &rel.rows[pos[k] as usize],
+                                None => continue,
+                            }
+                        }
+                        Source::Read(rows) => &rows[k],
+                    };
                     let mut ok = true;
                     for (c, a) in args.iter().enumerate() {
                         if let Arg::Bind(slot) = a {
                             match &bindings[*slot] {
                                 // `p(X, X)`: the second X must agree.
-                                Some(v) if *v != tuple[c] => ok = false,
+                                Some(v) if *v != tuple[c] => {
+                                    ok = false;
+                                    break;
+                                }
                                 Some(_) => {}
                                 None => {
                                     bindings[*slot] = Some(tuple[c].clone());
@@ -402,9 +491,9 @@ impl<'a> Executor<'a> {
                         }
                     }
                     if ok {
-                        self.steps(rule, i + 1, bindings, delta, out)?;
+                        self.steps(rule, i + 1, bindings, delta, sink)?;
                     }
-                    for slot in bound_here {
+                    for slot in bound_here.drain(..) {
                         bindings[slot] = None;
                     }
                 }
@@ -415,7 +504,7 @@ impl<'a> Executor<'a> {
 
     /// Rows of a stored relation live at the query's (valid, known) whose
     /// columns `cols` equal `key`.
-    fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Vec<Tuple>> {
+    fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Source> {
         let reads = self.stored.entry(name.to_string()).or_default();
         reads.lookups += 1;
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
@@ -432,9 +521,13 @@ impl<'a> Executor<'a> {
             .get_mut(name)
             .and_then(|r| r.materialized.as_mut())
         {
-            return Ok(rel.lookup(cols, key));
+            let range = 0..rel.len();
+            return Ok(Source::Stored(
+                name.to_string(),
+                rel.positions(cols, key, range),
+            ));
         }
-        self.read_storage(name, cols, key)
+        Ok(Source::Read(self.read_storage(name, cols, key)?))
     }
 
     /// Reads matching rows through the storage scan API.

@@ -93,8 +93,19 @@ impl Val {
 }
 
 impl PartialEq for Val {
+    /// Agrees with `Ord`, with fast paths for same-typed values (joins and
+    /// hash probes compare mostly ints and symbols).
+    #[inline]
     fn eq(&self, other: &Val) -> bool {
-        self.cmp(other) == Ordering::Equal
+        match (self, other) {
+            (Val::Sym(a), Val::Sym(b)) => a == b,
+            (Val::Int(a), Val::Int(b)) => a == b,
+            (Val::Time(a), Val::Time(b)) => a == b,
+            (Val::Str(a), Val::Str(b)) => a == b,
+            (Val::Bool(a), Val::Bool(b)) => a == b,
+            (Val::Null, Val::Null) => true,
+            _ => self.cmp(other) == Ordering::Equal,
+        }
     }
 }
 
@@ -141,10 +152,10 @@ impl Hash for Val {
             Val::Null => {}
             Val::Bool(b) => b.hash(h),
             // Ints and floats that compare equal must hash equal.
-            Val::Int(i) => (*i as f64).to_bits().hash(h),
+            Val::Int(i) => h.write_u64((*i as f64).to_bits()),
             Val::Float(x) => x.to_bits().hash(h),
             Val::Str(s) => s.hash(h),
-            Val::Sym(s) => s.hash(h),
+            Val::Sym(s) => h.write_u32(*s),
             Val::Bytes(b) => b.hash(h),
             Val::Time(t) => t.hash(h),
             Val::Vector(v) => v.iter().for_each(|x| x.to_bits().hash(h)),
