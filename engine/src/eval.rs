@@ -63,18 +63,19 @@ pub struct Rows {
 #[derive(Default)]
 struct Relation {
     rows: Vec<Tuple>,
-    /// Row positions, hashed by their tuple: the set, without a second copy.
-    set: hashbrown::HashTable<u32>,
+    /// `(hash, row position)` for every row: the set, without a second copy
+    /// of the tuples; the stored hash makes probes and growth cheap.
+    set: hashbrown::HashTable<(u64, u32)>,
     /// bound columns -> key values -> ascending row positions.
     indexes: FxHashMap<Vec<usize>, HashIndex>,
 }
 
 /// Key values -> ascending row positions, for one pattern of bound columns.
-type HashIndex = FxHashMap<Box<[Val]>, Vec<u32>>;
+type HashIndex = std::collections::HashMap<Box<[Val]>, Vec<u32>, crate::val::MixState>;
 
 fn hash_tuple(t: &[Val]) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(t)
+    use std::hash::BuildHasher;
+    crate::val::MixState::default().hash_one(t)
 }
 
 impl Relation {
@@ -83,23 +84,33 @@ impl Relation {
     }
 
     fn insert(&mut self, tuple: Tuple) -> bool {
+        self.insert_slice(&tuple)
+    }
+
+    /// Inserts a copy of `tuple` unless it is already there (no allocation
+    /// for a duplicate).
+    fn insert_slice(&mut self, tuple: &[Val]) -> bool {
         let Relation { rows, set, indexes } = self;
-        let hash = hash_tuple(&tuple);
-        if set.find(hash, |&i| rows[i as usize] == tuple).is_some() {
+        let hash = hash_tuple(tuple);
+        if set
+            .find(hash, |&(h, i)| h == hash && *rows[i as usize] == *tuple)
+            .is_some()
+        {
             return false;
         }
+        let tuple: Tuple = tuple.into();
         let at = rows.len() as u32;
         for (cols, index) in indexes.iter_mut() {
             let key: Box<[Val]> = cols.iter().map(|&c| tuple[c].clone()).collect();
             index.entry(key).or_default().push(at);
         }
-        set.insert_unique(hash, at, |&i| hash_tuple(&rows[i as usize]));
+        set.insert_unique(hash, (hash, at), |&(h, _)| h);
         rows.push(tuple);
         true
     }
 
     /// Positions in `range` of the rows whose columns `cols` equal `key`.
-    fn positions(&mut self, cols: &[usize], key: &[Val], range: std::ops::Range<u32>) -> Vec<u32> {
+    fn positions(&mut self, cols: &[usize], key: &[Val], range: std::ops::Range<u32>) -> Positions {
         if cols.is_empty() {
             return range.collect();
         }
@@ -115,22 +126,25 @@ impl Relation {
             index
         });
         match index.get(key) {
-            None => Vec::new(),
+            None => Positions::new(),
             Some(hits) => {
                 let lo = hits.partition_point(|&p| p < range.start);
                 let hi = hits.partition_point(|&p| p < range.end);
-                hits[lo..hi].to_vec()
+                Positions::from_slice(&hits[lo..hi])
             }
         }
     }
 }
 
+/// Row positions of one lookup; small ones stay on the stack.
+type Positions = smallvec::SmallVec<[u32; 16]>;
+
 /// Where an atom's matches come from.
 enum Source {
     /// Positions in a derived relation.
-    Derived(usize, Vec<u32>),
+    Derived(usize, Positions),
     /// Positions in a stored relation materialized for this query.
-    Stored(String, Vec<u32>),
+    Stored(String, Positions),
     /// Rows read through the storage API.
     Read(Vec<Tuple>),
 }
@@ -153,8 +167,9 @@ impl Source {
 
 /// What a rule evaluation collects at its leaves.
 enum Sink {
-    /// Head tuples (rules without aggregates).
-    Tuples(Vec<Tuple>),
+    /// Add head tuples to the head relation at once (rules without
+    /// aggregates); remembers whether any was new.
+    Insert(bool),
     /// Whole bindings, to aggregate afterwards.
     Bindings(Vec<Bindings>),
 }
@@ -235,10 +250,7 @@ impl<'a> Executor<'a> {
                 self.fixpoint(&stratum.rules, &stratum.relations)?;
             } else {
                 for rule in &stratum.rules {
-                    let fresh = self.eval_rule(rule, None)?;
-                    for t in fresh {
-                        self.add(rule.head, t)?;
-                    }
+                    self.eval_rule(rule, None)?;
                 }
             }
         }
@@ -305,9 +317,7 @@ impl<'a> Executor<'a> {
         loop {
             let mut changed = false;
             for rule in rules {
-                for t in self.eval_rule(rule, None)? {
-                    changed |= self.add(rule.head, t)?;
-                }
+                changed |= self.eval_rule(rule, None)?;
             }
             if !changed {
                 return Ok(());
@@ -326,9 +336,7 @@ impl<'a> Executor<'a> {
         };
         let before = lens(self);
         for rule in rules {
-            for t in self.eval_rule(rule, None)? {
-                self.add(rule.head, t)?;
-            }
+            self.eval_rule(rule, None)?;
         }
         let mut delta: FxHashMap<usize, std::ops::Range<u32>> = FxHashMap::default();
         let mut mark = lens(self);
@@ -349,9 +357,7 @@ impl<'a> Executor<'a> {
                     let Some(range) = delta.get(r).filter(|d| !d.is_empty()).cloned() else {
                         continue;
                     };
-                    for t in self.eval_rule(rule, Some((at, range)))? {
-                        self.add(rule.head, t)?;
-                    }
+                    self.eval_rule(rule, Some((at, range)))?;
                 }
             }
             let now = lens(self);
@@ -363,32 +369,40 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 
-    /// Evaluates a rule's body; returns the head tuples it derives (aggregated
-    /// if the head aggregates). With `delta = (step, range)`, the atom at that
-    /// step reads only the rows of its relation in `range`.
+    /// Evaluates a rule's body and adds the head tuples it derives to the
+    /// head relation as it goes (appending is safe mid-evaluation: lookups
+    /// copy row positions, and new rows land past every delta range). Says
+    /// whether anything new was added. With `delta = (step, range)`, the atom
+    /// at that step reads only the rows of its relation in `range`.
     fn eval_rule(
         &mut self,
         rule: &RulePlan,
         delta: Option<(usize, std::ops::Range<u32>)>,
-    ) -> Result<Vec<Tuple>> {
+    ) -> Result<bool> {
         let mut bindings: Bindings = vec![None; rule.slots.len()];
         let mut sink = if rule.aggregates() {
             Sink::Bindings(Vec::new())
         } else {
-            Sink::Tuples(Vec::new())
+            Sink::Insert(false)
         };
         self.steps(rule, 0, &mut bindings, &delta, &mut sink)?;
         match sink {
-            Sink::Tuples(tuples) => Ok(tuples),
-            Sink::Bindings(all) => self.aggregate(rule, all),
+            Sink::Insert(added) => Ok(added),
+            Sink::Bindings(all) => {
+                let mut added = false;
+                for t in self.aggregate(rule, all)? {
+                    added |= self.add(rule.head, t)?;
+                }
+                Ok(added)
+            }
         }
     }
 
     fn emit(&mut self, rule: &RulePlan, bindings: &Bindings, sink: &mut Sink) -> Result<()> {
         match sink {
             Sink::Bindings(all) => all.push(bindings.clone()),
-            Sink::Tuples(tuples) => {
-                let mut t = Vec::with_capacity(rule.head_terms.len());
+            Sink::Insert(added) => {
+                let mut t: smallvec::SmallVec<[Val; 4]> = smallvec::SmallVec::new();
                 for h in &rule.head_terms {
                     if let HeadTerm::Value(term) = h {
                         t.push(match term {
@@ -399,8 +413,11 @@ impl<'a> Executor<'a> {
                         });
                     }
                 }
-                tuples.push(t.into_boxed_slice());
-                if tuples.len().is_multiple_of(4096) {
+                // Most derivations in a recursion rediscover known tuples:
+                // probe before allocating one.
+                if self.derived[rule.head].insert_slice(&t) {
+                    *added = true;
+                    self.derived_count += 1;
                     self.check_limits()?;
                 }
             }

@@ -151,13 +151,15 @@ impl Hash for Val {
         match self {
             Val::Null => {}
             Val::Bool(b) => b.hash(h),
-            // Ints and floats that compare equal must hash equal.
-            Val::Int(i) => h.write_u64((*i as f64).to_bits()),
-            Val::Float(x) => x.to_bits().hash(h),
+            // Ints and floats that compare equal must hash equal: an
+            // integral float hashes as the integer.
+            Val::Int(i) => h.write_i64(*i),
+            Val::Float(x) if x.fract() == 0.0 && x.abs() < 9.0e18 => h.write_i64(*x as i64),
+            Val::Float(x) => h.write_u64(x.to_bits()),
             Val::Str(s) => s.hash(h),
             Val::Sym(s) => h.write_u32(*s),
             Val::Bytes(b) => b.hash(h),
-            Val::Time(t) => t.hash(h),
+            Val::Time(t) => h.write_i64(*t),
             Val::Vector(v) => v.iter().for_each(|x| x.to_bits().hash(h)),
             Val::List(l) => l.hash(h),
         }
@@ -166,3 +168,49 @@ impl Hash for Val {
 
 /// A tuple of a relation during evaluation.
 pub type Tuple = Box<[Val]>;
+
+/// FxHash with a final avalanche step. Plain FxHash keeps the low bits of
+/// its input's low bits, and hashbrown picks buckets by the low bits, so keys
+/// like dates in microseconds (many trailing zero bits) would all collide.
+#[derive(Default, Clone)]
+pub(crate) struct MixHasher(rustc_hash::FxHasher);
+
+impl Hasher for MixHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.0.write_u32(n);
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0.write_u64(n);
+    }
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.0.write_i64(n);
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.0.write_u8(n);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        mix64(self.0.finish())
+    }
+}
+
+/// The murmur3 64-bit finalizer: every input bit affects every output bit.
+#[inline]
+pub(crate) fn mix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// Hash maps keyed by values use the mixing hasher.
+pub(crate) type MixState = std::hash::BuildHasherDefault<MixHasher>;
