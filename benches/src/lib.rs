@@ -272,3 +272,56 @@ pub fn percentile(samples: &mut [u64], pct: f64) -> u64 {
 pub fn rss_bytes() -> usize {
     memory_stats::memory_stats().map_or(0, |m| m.physical_mem)
 }
+
+/// A random graph as `e(a: int, b: int)` in both engines.
+pub fn load_graph(
+    nodes: i64,
+    edges: usize,
+    seed: u64,
+) -> Result<(chronolog_engine::Database, DbInstance)> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let pairs: Vec<(i64, i64)> = (0..edges)
+        .map(|_| (rng.gen_range(0..nodes), rng.gen_range(0..nodes)))
+        .collect();
+    let store = Store::in_memory();
+    let e = store.create_relation(Schema::new(
+        "e",
+        vec![
+            ColumnDef::new("a", ColumnType::Int),
+            ColumnDef::new("b", ColumnType::Int),
+        ],
+    ))?;
+    for chunk in pairs.chunks(BATCH) {
+        let mut txn = store.begin();
+        for &(a, b) in chunk {
+            txn.assert(
+                e,
+                vec![Value::Int(a), Value::Int(b)],
+                Interval::ALWAYS,
+                None,
+            )?;
+        }
+        txn.commit()?;
+    }
+    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow::anyhow!("{e}"))?;
+    cozo.run_script(
+        ":create e {a: Int, b: Int}",
+        BTreeMap::new(),
+        ScriptMutability::Mutable,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for chunk in pairs.chunks(BATCH) {
+        let rows = chunk
+            .iter()
+            .map(|&(a, b)| DataValue::List(vec![DataValue::from(a), DataValue::from(b)]))
+            .collect();
+        cozo.run_script(
+            "?[a, b] <- $rows :put e {a, b}",
+            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
+            ScriptMutability::Mutable,
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok((chronolog_engine::Database::new(store), cozo))
+}

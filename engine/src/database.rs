@@ -34,6 +34,8 @@ pub enum Output {
     RuleAdded(String),
     /// A query's answer.
     Rows(Rows),
+    /// `:relations` or `:describe`: relation schemas.
+    Schemas(Vec<Schema>),
 }
 
 /// A query parsed and planned once, to run many times.
@@ -207,6 +209,13 @@ impl Database {
                     .create_relation(schema)
                     .map_err(|e| Error::from(e).at(create.span))?;
                 Output::Created(create.name.text.clone())
+            }
+            Statement::Relations(_) => Output::Schemas(self.store.relations()),
+            Statement::Describe(name) => {
+                let id = self.store.relation_id(&name.text).map_err(|_| {
+                    CompileError::new(format!("unknown relation `{}`", name.text), name.span)
+                })?;
+                Output::Schemas(vec![self.store.schema(id)?])
             }
             Statement::Let(binding) => {
                 let value = match &binding.value {

@@ -15,6 +15,10 @@ pub struct Program {
 pub enum Statement {
     /// `:create works_at(person: sym key, company: sym).`
     Create(CreateRelation),
+    /// `:relations.`: list every stored relation.
+    Relations(Span),
+    /// `:describe works_at.`: one relation's columns.
+    Describe(Name),
     /// `works_at(alice, acme) valid 2021-03-01.`, `retract ...`, `correct ...`
     Fact(Fact),
     /// `let t1 = 2022-01-01.`

@@ -118,6 +118,25 @@ impl Parser {
     fn statement(&mut self) -> PResult<Statement> {
         let start = self.peek().span;
         if self.is_punct(":") {
+            if matches!(self.peek_at(1), Tok::Ident(k) if k == "relations") {
+                self.bump();
+                let end = self.bump().span;
+                let end = if self.is_punct(".") {
+                    self.bump().span
+                } else {
+                    end
+                };
+                return Ok(Statement::Relations(start.to(end)));
+            }
+            if matches!(self.peek_at(1), Tok::Ident(k) if k == "describe") {
+                self.bump();
+                self.bump();
+                let name = self.name("a relation name")?;
+                if self.is_punct(".") {
+                    self.bump();
+                }
+                return Ok(Statement::Describe(name));
+            }
             return self.create().map(Statement::Create);
         }
         if self.is_punct("?-") {
@@ -191,7 +210,7 @@ impl Parser {
     fn create(&mut self) -> PResult<CreateRelation> {
         let start = self.expect_punct(":")?;
         if !self.eat_keyword("create") {
-            return self.error("`create` after `:`");
+            return self.error("`create`, `relations` or `describe` after `:`");
         }
         let name = self.name("a relation name")?;
         self.expect_punct("(")?;

@@ -92,6 +92,25 @@ impl Schema {
         }
     }
 
+    /// The schema as the language declares it:
+    /// `works_at(person: sym key, company: sym)`.
+    pub fn describe(&self) -> String {
+        let columns: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}: {}{}{}",
+                    c.name,
+                    c.ty,
+                    if c.nullable { "?" } else { "" },
+                    if c.key { " key" } else { "" }
+                )
+            })
+            .collect();
+        format!("{}({})", self.name, columns.join(", "))
+    }
+
     /// Position of the column called `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)

@@ -35,6 +35,11 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
                     Output::Bound(name) => {
                         let _ = writeln!(out, "let {name}");
                     }
+                    Output::Schemas(schemas) => {
+                        for schema in schemas {
+                            let _ = writeln!(out, "{}", schema.describe());
+                        }
+                    }
                     Output::RuleAdded(name) => {
                         let _ = writeln!(out, "rule {name}");
                     }

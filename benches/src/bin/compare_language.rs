@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, ensure};
 use chronolog_benches::*;
 use chronolog_engine::{Database, Limits};
-use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
+use chronolog_storage::{Interval, Store, Timestamp, Value};
 use cozo::{DataValue, DbInstance, ScriptMutability};
 use rand::{Rng, SeedableRng};
 
@@ -26,54 +26,6 @@ fn time<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
     let started = Instant::now();
     let out = f()?;
     Ok((out, started.elapsed().as_secs_f64()))
-}
-
-/// A random graph as `e(a: int, b: int)` in both engines.
-fn graph(nodes: i64, edges: usize, seed: u64) -> Result<(Database, DbInstance)> {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let pairs: Vec<(i64, i64)> = (0..edges)
-        .map(|_| (rng.gen_range(0..nodes), rng.gen_range(0..nodes)))
-        .collect();
-    let store = Store::in_memory();
-    let e = store.create_relation(Schema::new(
-        "e",
-        vec![
-            ColumnDef::new("a", ColumnType::Int),
-            ColumnDef::new("b", ColumnType::Int),
-        ],
-    ))?;
-    for chunk in pairs.chunks(BATCH) {
-        let mut txn = store.begin();
-        for &(a, b) in chunk {
-            txn.assert(
-                e,
-                vec![Value::Int(a), Value::Int(b)],
-                Interval::ALWAYS,
-                None,
-            )?;
-        }
-        txn.commit()?;
-    }
-    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow!("{e}"))?;
-    cozo.run_script(
-        ":create e {a: Int, b: Int}",
-        BTreeMap::new(),
-        ScriptMutability::Mutable,
-    )
-    .map_err(|e| anyhow!("{e}"))?;
-    for chunk in pairs.chunks(BATCH) {
-        let rows = chunk
-            .iter()
-            .map(|&(a, b)| DataValue::List(vec![DataValue::from(a), DataValue::from(b)]))
-            .collect();
-        cozo.run_script(
-            "?[a, b] <- $rows :put e {a, b}",
-            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
-            ScriptMutability::Mutable,
-        )
-        .map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok((Database::new(store), cozo))
 }
 
 fn rows_of(out: Vec<chronolog_engine::Output>) -> Result<usize> {
@@ -151,7 +103,7 @@ fn main() -> Result<()> {
     drop(cozo);
 
     // 2. Reachability from one node: 20,000 nodes, 100,000 edges.
-    let (mut db, cozo) = graph(20_000, 100_000, 11)?;
+    let (mut db, cozo) = load_graph(20_000, 100_000, 11)?;
     db.run("reach(Y) :- e(0, Y). reach(Y) :- reach(X), e(X, Y).")?;
     let (n, ours) = time(|| rows_of(db.run("?- reach(Y).")?))?;
     let (m, theirs) = time(|| {
@@ -171,7 +123,7 @@ fn main() -> Result<()> {
     );
 
     // 3. Full transitive closure: 2,000 nodes, 10,000 edges.
-    let (mut db, cozo) = graph(2_000, 10_000, 12)?;
+    let (mut db, cozo) = load_graph(2_000, 10_000, 12)?;
     db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
     let (n, ours) = time(|| rows_of(db.run("?- t(X, Y).")?))?;
     let (m, theirs) = time(|| {
