@@ -15,12 +15,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use chronolog_ql::ast::{Aggregate, ArithOp, CompareOp};
+use chronolog_ql::ast::Aggregate;
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
+use crate::ops::{apply_aggregate, arith, compare};
+use crate::relation::{Positions, Relation};
 use crate::val::{Tuple, Val};
 
 /// How recursive strata are evaluated.
@@ -56,88 +58,6 @@ pub struct Rows {
     /// Rows, in output order.
     pub rows: Vec<Vec<Val>>,
 }
-
-/// A set of tuples with lazily built hash indexes. Rows are append-only, so
-/// "the tuples added since position `p`" is a range: semi-naive deltas are
-/// ranges of the full relation, not copies.
-#[derive(Default)]
-struct Relation {
-    rows: Vec<Tuple>,
-    /// `(hash, row position)` for every row: the set, without a second copy
-    /// of the tuples; the stored hash makes probes and growth cheap.
-    set: hashbrown::HashTable<(u64, u32)>,
-    /// bound columns -> key values -> ascending row positions.
-    indexes: FxHashMap<Vec<usize>, HashIndex>,
-}
-
-/// Key values -> ascending row positions, for one pattern of bound columns.
-type HashIndex = std::collections::HashMap<Box<[Val]>, Vec<u32>, crate::val::MixState>;
-
-fn hash_tuple(t: &[Val]) -> u64 {
-    use std::hash::BuildHasher;
-    crate::val::MixState::default().hash_one(t)
-}
-
-impl Relation {
-    fn len(&self) -> u32 {
-        self.rows.len() as u32
-    }
-
-    fn insert(&mut self, tuple: Tuple) -> bool {
-        self.insert_slice(&tuple)
-    }
-
-    /// Inserts a copy of `tuple` unless it is already there (no allocation
-    /// for a duplicate).
-    fn insert_slice(&mut self, tuple: &[Val]) -> bool {
-        let Relation { rows, set, indexes } = self;
-        let hash = hash_tuple(tuple);
-        if set
-            .find(hash, |&(h, i)| h == hash && *rows[i as usize] == *tuple)
-            .is_some()
-        {
-            return false;
-        }
-        let tuple: Tuple = tuple.into();
-        let at = rows.len() as u32;
-        for (cols, index) in indexes.iter_mut() {
-            let key: Box<[Val]> = cols.iter().map(|&c| tuple[c].clone()).collect();
-            index.entry(key).or_default().push(at);
-        }
-        set.insert_unique(hash, (hash, at), |&(h, _)| h);
-        rows.push(tuple);
-        true
-    }
-
-    /// Positions in `range` of the rows whose columns `cols` equal `key`.
-    fn positions(&mut self, cols: &[usize], key: &[Val], range: std::ops::Range<u32>) -> Positions {
-        if cols.is_empty() {
-            return range.collect();
-        }
-        let rows = &self.rows;
-        let index = self.indexes.entry(cols.to_vec()).or_insert_with(|| {
-            let mut index = HashIndex::default();
-            for (i, t) in rows.iter().enumerate() {
-                index
-                    .entry(cols.iter().map(|&c| t[c].clone()).collect())
-                    .or_default()
-                    .push(i as u32);
-            }
-            index
-        });
-        match index.get(key) {
-            None => Positions::new(),
-            Some(hits) => {
-                let lo = hits.partition_point(|&p| p < range.start);
-                let hi = hits.partition_point(|&p| p < range.end);
-                Positions::from_slice(&hits[lo..hi])
-            }
-        }
-    }
-}
-
-/// Row positions of one lookup; small ones stay on the stack.
-type Positions = smallvec::SmallVec<[u32; 16]>;
 
 /// Where an atom's matches come from.
 enum Source {
@@ -756,80 +676,4 @@ fn history_columns(plan: &Plan) -> Vec<String> {
         .map(|s| s.to_string()),
     );
     columns
-}
-
-fn compare(a: &Val, op: CompareOp, b: &Val) -> bool {
-    let o = a.cmp(b);
-    match op {
-        CompareOp::Eq => o.is_eq(),
-        CompareOp::Ne => o.is_ne(),
-        CompareOp::Lt => o.is_lt(),
-        CompareOp::Le => o.is_le(),
-        CompareOp::Gt => o.is_gt(),
-        CompareOp::Ge => o.is_ge(),
-    }
-}
-
-fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
-    let bad = || Error::Runtime(format!("cannot compute {a:?} {op:?} {b:?}"));
-    Ok(match (a, b) {
-        (Val::Int(x), Val::Int(y)) => match op {
-            ArithOp::Add => Val::Int(x.checked_add(*y).ok_or_else(bad)?),
-            ArithOp::Sub => Val::Int(x.checked_sub(*y).ok_or_else(bad)?),
-            ArithOp::Mul => Val::Int(x.checked_mul(*y).ok_or_else(bad)?),
-            ArithOp::Div if *y == 0 => return Err(Error::Runtime("division by zero".into())),
-            ArithOp::Div => Val::Int(x / y),
-        },
-        // Time plus or minus a duration in microseconds.
-        (Val::Time(t), Val::Int(d)) if matches!(op, ArithOp::Add | ArithOp::Sub) => {
-            Val::Time(if op == ArithOp::Add {
-                t.saturating_add(*d)
-            } else {
-                t.saturating_sub(*d)
-            })
-        }
-        (Val::Time(x), Val::Time(y)) if op == ArithOp::Sub => Val::Int(x - y),
-        _ => {
-            let (x, y) = (a.as_f64().ok_or_else(bad)?, b.as_f64().ok_or_else(bad)?);
-            Val::Float(match op {
-                ArithOp::Add => x + y,
-                ArithOp::Sub => x - y,
-                ArithOp::Mul => x * y,
-                ArithOp::Div => x / y,
-            })
-        }
-    })
-}
-
-fn apply_aggregate(agg: Aggregate, values: &[Val]) -> Result<Val> {
-    Ok(match agg {
-        Aggregate::Count => Val::Int(values.len() as i64),
-        Aggregate::Collect => Val::List(values.to_vec().into()),
-        Aggregate::Min => values.iter().min().cloned().unwrap_or(Val::Null),
-        Aggregate::Max => values.iter().max().cloned().unwrap_or(Val::Null),
-        Aggregate::Sum | Aggregate::Mean => {
-            let mut int_sum: i64 = 0;
-            let mut float_sum = 0.0;
-            let mut all_int = true;
-            for v in values {
-                match v {
-                    Val::Int(i) => {
-                        int_sum = int_sum.wrapping_add(*i);
-                        float_sum += *i as f64;
-                    }
-                    Val::Float(x) => {
-                        all_int = false;
-                        float_sum += x;
-                    }
-                    other => return Err(Error::Runtime(format!("cannot sum {other:?}"))),
-                }
-            }
-            match agg {
-                Aggregate::Sum if all_int => Val::Int(int_sum),
-                Aggregate::Sum => Val::Float(float_sum),
-                _ if values.is_empty() => Val::Null,
-                _ => Val::Float(float_sum / values.len() as f64),
-            }
-        }
-    })
 }

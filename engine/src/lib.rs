@@ -20,6 +20,8 @@
 mod database;
 mod error;
 mod eval;
+mod ops;
+mod relation;
 mod val;
 
 pub use database::{Database, Output, Prepared, SymbolResolver};
