@@ -10,6 +10,7 @@ mod error;
 mod lexer;
 mod parser;
 pub mod plan;
+mod scc;
 mod span;
 
 pub use compile::{Catalog, Lets, OUTPUT, compile_query, constant};
