@@ -63,8 +63,9 @@ pub struct Rows {
 enum Source {
     /// Positions in a derived relation.
     Derived(usize, Positions),
-    /// Positions in a stored relation materialized for this query.
-    Stored(String, Positions),
+    /// Positions in a stored relation materialized for this query (an
+    /// index into `Executor::stored`).
+    Stored(usize, Positions),
     /// Rows read through the storage API.
     Read(Vec<Tuple>),
 }
@@ -107,7 +108,9 @@ pub(crate) struct Executor<'a> {
     derived_count: u64,
     /// Stored relations read by this query, materialized once they are read
     /// often (a join or a recursion) so later lookups hit a hash index.
-    stored: FxHashMap<String, StoredReads>,
+    stored: Vec<StoredReads>,
+    /// Index into `stored` by relation name.
+    stored_ids: FxHashMap<String, usize>,
 }
 
 /// After this many keyed lookups of one stored relation in one query, it is
@@ -139,7 +142,8 @@ impl<'a> Executor<'a> {
             known: snapshot.tx(),
             derived: Vec::new(),
             derived_count: 0,
-            stored: FxHashMap::default(),
+            stored: Vec::new(),
+            stored_ids: FxHashMap::default(),
         }
     }
 
@@ -163,7 +167,12 @@ impl<'a> Executor<'a> {
             return self.history(plan);
         }
         self.derived = plan.derived.iter().map(|_| Relation::default()).collect();
-        for stratum in &plan.strata {
+        let output = plan.derived.len() - 1;
+        let passthrough = plan.strata.last().and_then(|s| passthrough(&s.rules));
+        for (i, stratum) in plan.strata.iter().enumerate() {
+            if i + 1 == plan.strata.len() && passthrough.is_some() {
+                continue;
+            }
             if stratum.recursive && self.limits.strategy == Strategy::Naive {
                 self.naive_fixpoint(&stratum.rules)?;
             } else if stratum.recursive {
@@ -174,11 +183,17 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        let output = plan.derived.len() - 1;
-        let mut rows: Vec<Vec<Val>> = std::mem::take(&mut self.derived[output].rows)
-            .into_iter()
-            .map(|t| t.into_vec())
-            .collect();
+        let mut rows: Vec<Vec<Val>> = match passthrough {
+            // `?- rel(X, Y).` over a derived relation: its rows are the answer.
+            Some((rel, order)) => std::mem::take(&mut self.derived[rel].rows)
+                .into_iter()
+                .map(|t| order.iter().map(|&c| t[c].clone()).collect())
+                .collect(),
+            None => std::mem::take(&mut self.derived[output].rows)
+                .into_iter()
+                .map(|t| t.into_vec())
+                .collect(),
+        };
         rows.sort();
         if !plan.order_by.is_empty() {
             rows.sort_by(|a, b| {
@@ -402,12 +417,10 @@ impl<'a> Executor<'a> {
                 for k in 0..source.len() {
                     let tuple: &[Val] = match &source {
                         Source::Derived(r, pos) => &self.derived[*r].rows[pos[k] as usize],
-                        Source::Stored(name, pos) => {
-                            match self.stored.get(name).and_then(|s| s.materialized.as_ref()) {
-                                Some(rel) => &rel.rows[pos[k] as usize],
-                                None => continue,
-                            }
-                        }
+                        Source::Stored(id, pos) => match &self.stored[*id].materialized {
+                            Some(rel) => &rel.rows[pos[k] as usize],
+                            None => continue,
+                        },
                         Source::Read(rows) => &rows[k],
                     };
                     let mut ok = true;
@@ -442,27 +455,27 @@ impl<'a> Executor<'a> {
     /// Rows of a stored relation live at the query's (valid, known) whose
     /// columns `cols` equal `key`.
     fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Source> {
-        let reads = self.stored.entry(name.to_string()).or_default();
-        reads.lookups += 1;
+        let id = match self.stored_ids.get(name) {
+            Some(&id) => id,
+            None => {
+                self.stored.push(StoredReads::default());
+                self.stored_ids
+                    .insert(name.to_string(), self.stored.len() - 1);
+                self.stored.len() - 1
+            }
+        };
+        self.stored[id].lookups += 1;
+        let reads = &self.stored[id];
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
             let mut rel = Relation::default();
             for t in self.read_storage(name, &[], &[])? {
                 rel.insert(t);
             }
-            if let Some(reads) = self.stored.get_mut(name) {
-                reads.materialized = Some(rel);
-            }
+            self.stored[id].materialized = Some(rel);
         }
-        if let Some(rel) = self
-            .stored
-            .get_mut(name)
-            .and_then(|r| r.materialized.as_mut())
-        {
+        if let Some(rel) = self.stored[id].materialized.as_mut() {
             let range = 0..rel.len();
-            return Ok(Source::Stored(
-                name.to_string(),
-                rel.positions(cols, key, range),
-            ));
+            return Ok(Source::Stored(id, rel.positions(cols, key, range)));
         }
         Ok(Source::Read(self.read_storage(name, cols, key)?))
     }
@@ -658,6 +671,40 @@ impl<'a> Executor<'a> {
             Constant::Null => Val::Null,
         }
     }
+}
+
+/// When the query's own rule is a single atom over a derived relation with
+/// distinct variables, its answer is that relation (in `order` of columns),
+/// and copying it into the output relation can be skipped.
+fn passthrough(rules: &[RulePlan]) -> Option<(usize, Vec<usize>)> {
+    let [rule] = rules else { return None };
+    let [
+        Step::Atom {
+            rel: RelRef::Derived(rel),
+            args,
+            negated: false,
+        },
+    ] = rule.steps.as_slice()
+    else {
+        return None;
+    };
+    // Column of the atom that binds each slot.
+    let mut column_of = vec![usize::MAX; rule.slots.len()];
+    for (c, arg) in args.iter().enumerate() {
+        match arg {
+            Arg::Bind(slot) if column_of[*slot] == usize::MAX => column_of[*slot] = c,
+            _ => return None,
+        }
+    }
+    let order = rule
+        .head_terms
+        .iter()
+        .map(|h| match h {
+            HeadTerm::Value(Term::Slot(s)) => Some(column_of[*s]),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    Some((*rel, order))
 }
 
 fn history_columns(plan: &Plan) -> Vec<String> {
