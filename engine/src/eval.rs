@@ -469,7 +469,7 @@ impl<'a> Executor<'a> {
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
             let mut rel = Relation::default();
             for t in self.read_storage(name, &[], &[])? {
-                rel.insert(t);
+                rel.push_distinct(t);
             }
             self.stored[id].materialized = Some(rel);
         }

@@ -58,6 +58,14 @@ impl Relation {
         true
     }
 
+    /// Appends a row known to be new (rows of a stored relation live at one
+    /// instant are distinct). The set is not updated: only for relations
+    /// that are read, never inserted into, afterwards.
+    pub(crate) fn push_distinct(&mut self, tuple: Tuple) {
+        debug_assert!(self.indexes.is_empty());
+        self.rows.push(tuple);
+    }
+
     /// Positions in `range` of the rows whose columns `cols` equal `key`.
     pub(crate) fn positions(
         &mut self,
