@@ -18,6 +18,7 @@
 //! ```
 
 mod database;
+pub mod demo;
 mod error;
 mod eval;
 mod ops;

@@ -1,0 +1,97 @@
+//! The bundled demo: the design card's story in the language, on a database
+//! directory, each query printed before its answer. The `demo` example (the
+//! README's first command) and, later, `chronolog demo` run it.
+
+use std::io::Write;
+
+use crate::{Database, Output};
+
+const STORY: &str = "
+:create works_at(person: sym key, company: sym).
+:create lives_in(person: sym key, city: sym).
+:create knows(a: sym, b: sym).
+:create blocked(who: sym).
+
+works_at(alice, tencent) valid 2021-03-01.
+works_at(bob, tencent) valid 2020-05-01.
+works_at(carol, acme) valid 2019-01-01.
+lives_in(alice, shenzhen) valid 2021-03-01.
+knows(alice, bob). knows(bob, carol). knows(carol, dave). knows(dave, erin).
+blocked(dave).
+";
+
+/// Later news, each batch its own transaction.
+const NEWS: [&str; 3] = [
+    "works_at(alice, moonshot) valid 2024-06-01. lives_in(alice, beijing) valid 2024-06-15.",
+    "works_at(carol, tencent) valid 2025-02-01.",
+    "works_at(bob, openai) valid 2026-01-01.",
+];
+
+const QUESTIONS: &str = "
+let t1 = 2022-01-01.
+?- works_at(alice, Y) as_of t1.
+?- works_at(alice, Y).
+?- lives_in(alice, C) as_of 2024-06-10.
+?- history works_at(alice, Y).
+?- history works_at(bob, Y).
+colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.
+?- colleague(X, Y) as_of 2025-06-01.
+reach(X, Y) :- knows(X, Y).
+reach(X, Y) :- reach(X, Z), knows(Z, Y).
+?- reach(alice, Y), not blocked(Y).
+headcount(C, count(P)) :- works_at(P, C).
+?- headcount(C, N) as_of 2025-06-01.
+";
+
+/// Writes the story into the database at `dir` (unless it is already
+/// there), then asks its questions, printing each before its answer.
+pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
+    let mut db = Database::open(dir)?;
+    writeln!(out, "database: {}", dir.display())?;
+    if db.store().relation_id("works_at").is_err() {
+        db.run(STORY)?;
+        for news in NEWS {
+            db.run(news)?;
+        }
+        // Bob's move was a rumour: correct it (withdrawn, not deleted).
+        db.run("correct works_at(bob, openai).")?;
+        writeln!(
+            out,
+            "wrote the story (one transaction per batch of news; one correction)"
+        )?;
+    } else {
+        writeln!(out, "reopened: the story is already on disk")?;
+    }
+    let first_tx = {
+        let answer = db.run("?- history works_at(alice, Y).")?;
+        match answer.last() {
+            Some(Output::Rows(rows)) => rows.rows.first().map(|r| db.render(&r[3])),
+            _ => None,
+        }
+    };
+    let mut script = QUESTIONS.to_string();
+    if let Some(tx) = first_tx {
+        script += &format!("?- works_at(alice, Y) as_of 2025-01-01 known_at {tx}.\n");
+    }
+    // One statement at a time, so each query is printed before its answer.
+    for statement in script.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        for output in db.run(statement).map_err(|e| e.render(statement))? {
+            match output {
+                Output::Rows(rows) => {
+                    writeln!(out, "\n{statement}")?;
+                    writeln!(out, "  {}", rows.columns.join(" | "))?;
+                    for row in &rows.rows {
+                        let cells: Vec<String> = row.iter().map(|v| db.render(v)).collect();
+                        writeln!(out, "  {}", cells.join(" | "))?;
+                    }
+                    if rows.rows.is_empty() {
+                        writeln!(out, "  (nothing)")?;
+                    }
+                }
+                Output::RuleAdded(_) => writeln!(out, "\n{statement}")?,
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The README's main job: the demo runs on a fresh database, answers its
+//! questions correctly, and gives the same answers when it reopens the
+//! database from disk.
+
+fn run(dir: &std::path::Path) -> String {
+    let mut out = Vec::new();
+    chronolog_engine::demo::run(dir, &mut out).expect("demo runs");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// The answer printed under `question`, up to the next blank line.
+fn answer<'a>(output: &'a str, question: &str) -> Vec<&'a str> {
+    let start = output
+        .find(&format!("\n{question}\n"))
+        .unwrap_or_else(|| panic!("no `{question}` in:\n{output}"));
+    output[start + question.len() + 2..]
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(str::trim)
+        .collect()
+}
+
+#[test]
+fn the_demo_answers_on_both_time_axes_and_again_after_reopening() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = run(dir.path());
+    assert!(first.contains("wrote the story"));
+    let second = run(dir.path());
+    assert!(second.contains("reopened: the story is already on disk"));
+    for output in [&first, &second] {
+        assert_eq!(
+            answer(output, "?- works_at(alice, Y) as_of t1."),
+            ["Y", "tencent"]
+        );
+        assert_eq!(answer(output, "?- works_at(alice, Y)."), ["Y", "moonshot"]);
+        assert_eq!(
+            answer(output, "?- lives_in(alice, C) as_of 2024-06-10."),
+            ["C", "shenzhen"]
+        );
+        assert_eq!(
+            answer(output, "?- reach(alice, Y), not blocked(Y)."),
+            ["Y", "bob", "carol", "erin"]
+        );
+        assert_eq!(
+            answer(output, "?- colleague(X, Y) as_of 2025-06-01."),
+            ["X | Y", "bob | carol", "carol | bob"]
+        );
+        let history = answer(output, "?- history works_at(bob, Y).");
+        assert_eq!(
+            history.len(),
+            4,
+            "header + tencent open, tencent cut, openai withdrawn: {history:?}"
+        );
+        assert!(
+            history[3].starts_with("openai | 2026-01-01 | inf |")
+                && !history[3].contains("| inf | 5"),
+            "the rumour is withdrawn in tx time: {}",
+            history[3]
+        );
+        let known = output
+            .lines()
+            .find(|l| l.contains("known_at"))
+            .expect("a known_at question");
+        assert_eq!(
+            answer(output, known),
+            ["Y", "tencent"],
+            "before the move was known"
+        );
+    }
+}
