@@ -32,22 +32,38 @@ impl Relation {
         self.rows.len() as u32
     }
 
+    /// Inserts `tuple` unless it is already there.
     pub(crate) fn insert(&mut self, tuple: Tuple) -> bool {
-        self.insert_slice(&tuple)
+        let hash = hash_tuple(&tuple);
+        if self.holds(hash, &tuple) {
+            return false;
+        }
+        self.push_new(hash, tuple);
+        true
     }
 
     /// Inserts a copy of `tuple` unless it is already there (no allocation
     /// for a duplicate).
     pub(crate) fn insert_slice(&mut self, tuple: &[Val]) -> bool {
-        let Relation { rows, set, indexes } = self;
         let hash = hash_tuple(tuple);
-        if set
-            .find(hash, |&(h, i)| h == hash && *rows[i as usize] == *tuple)
-            .is_some()
-        {
+        if self.holds(hash, tuple) {
             return false;
         }
-        let tuple: Tuple = tuple.into();
+        self.push_new(hash, tuple.into());
+        true
+    }
+
+    fn holds(&self, hash: u64, tuple: &[Val]) -> bool {
+        self.set
+            .find(hash, |&(h, i)| {
+                h == hash && *self.rows[i as usize] == *tuple
+            })
+            .is_some()
+    }
+
+    /// Appends a tuple known not to be in the set, updating set and indexes.
+    fn push_new(&mut self, hash: u64, tuple: Tuple) {
+        let Relation { rows, set, indexes } = self;
         let at = rows.len() as u32;
         for (cols, index) in indexes.iter_mut() {
             let key: Box<[Val]> = cols.iter().map(|&c| tuple[c].clone()).collect();
@@ -55,7 +71,6 @@ impl Relation {
         }
         set.insert_unique(hash, (hash, at), |&(h, _)| h);
         rows.push(tuple);
-        true
     }
 
     /// Appends a row known to be new (rows of a stored relation live at one

@@ -28,3 +28,21 @@ pub fn crash_schema(store: &Store) -> Result<(RelationId, RelationId)> {
     };
     Ok((batch, item))
 }
+
+/// A date as a timestamp (test input is known to be valid).
+pub fn day(s: &str) -> chronolog_storage::Timestamp {
+    chronolog_storage::Timestamp::parse(s).expect("a valid date")
+}
+
+/// Creates `knows(a: sym, b: sym)`, a relation without keys.
+pub fn create_knows(store: &Store) -> RelationId {
+    store
+        .create_relation(Schema::new(
+            "knows",
+            vec![
+                ColumnDef::new("a", ColumnType::Sym),
+                ColumnDef::new("b", ColumnType::Sym),
+            ],
+        ))
+        .expect("create knows")
+}

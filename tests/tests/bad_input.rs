@@ -4,6 +4,7 @@
 use chronolog_storage::{
     ColumnDef, ColumnType, Error, Interval, RelationId, Schema, Store, Symbol, Timestamp, Value,
 };
+use chronolog_tests::day;
 
 fn works_at(store: &Store) -> RelationId {
     store
@@ -16,10 +17,6 @@ fn works_at(store: &Store) -> RelationId {
             ],
         ))
         .expect("create works_at")
-}
-
-fn day(s: &str) -> Timestamp {
-    Timestamp::parse(s).expect("date")
 }
 
 #[test]

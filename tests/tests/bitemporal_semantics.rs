@@ -7,10 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use chronolog_storage::{
     ColumnDef, ColumnType, Interval, RelationId, Schema, Store, Symbol, Timestamp, Value,
 };
-
-fn day(s: &str) -> Timestamp {
-    Timestamp::parse(s).expect("date")
-}
+use chronolog_tests::day;
 
 fn works_at(store: &Store) -> RelationId {
     store
@@ -211,15 +208,7 @@ fn re_asserting_a_known_fact_changes_nothing() {
 #[test]
 fn non_functional_relations_accumulate() {
     let store = Store::in_memory();
-    let knows = store
-        .create_relation(Schema::new(
-            "knows",
-            vec![
-                ColumnDef::new("a", ColumnType::Sym),
-                ColumnDef::new("b", ColumnType::Sym),
-            ],
-        ))
-        .expect("create");
+    let knows = chronolog_tests::create_knows(&store);
     let mut txn = store.begin();
     let names: Vec<Symbol> = ["alice", "bob", "carol"]
         .iter()

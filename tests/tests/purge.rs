@@ -2,11 +2,8 @@
 //! subject, from every read (history and older snapshots included), forgets
 //! the name, keeps an audit record without it, and survives a reopen.
 
-use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
-
-fn day(s: &str) -> Timestamp {
-    Timestamp::parse(s).expect("date")
-}
+use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
+use chronolog_tests::day;
 
 struct Fixture {
     works_at: chronolog_storage::RelationId,
@@ -24,15 +21,7 @@ fn setup(store: &Store) -> Fixture {
             ],
         ))
         .expect("create");
-    let knows = store
-        .create_relation(Schema::new(
-            "knows",
-            vec![
-                ColumnDef::new("a", ColumnType::Sym),
-                ColumnDef::new("b", ColumnType::Sym),
-            ],
-        ))
-        .expect("create");
+    let knows = chronolog_tests::create_knows(store);
     let mut txn = store.begin();
     let alice = txn.symbol("alice").expect("sym");
     let bob = txn.symbol("bob").expect("sym");
