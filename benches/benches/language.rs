@@ -53,7 +53,9 @@ fn language(c: &mut Criterion) {
     });
     group.finish();
 
-    let (mut db, cozo) = load_graph(20_000, 100_000, 11).expect("graph");
+    let pairs = graph_edges(20_000, 100_000, 11);
+    let mut db = load_graph_chronolog(&pairs).expect("graph");
+    let cozo = load_graph_cozo(&pairs).expect("graph");
     db.run("reach(Y) :- e(0, Y). reach(Y) :- reach(X), e(X, Y).")
         .expect("rules");
     let mut group = c.benchmark_group("reachability_20k_nodes");

@@ -273,17 +273,17 @@ pub fn rss_bytes() -> usize {
     memory_stats::memory_stats().map_or(0, |m| m.physical_mem)
 }
 
-/// A random graph as `e(a: int, b: int)` in both engines.
-pub fn load_graph(
-    nodes: i64,
-    edges: usize,
-    seed: u64,
-) -> Result<(chronolog_engine::Database, DbInstance)> {
+/// The edges of a random graph: `edges` pairs over `nodes` nodes.
+pub fn graph_edges(nodes: i64, edges: usize, seed: u64) -> Vec<(i64, i64)> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let pairs: Vec<(i64, i64)> = (0..edges)
+    (0..edges)
         .map(|_| (rng.gen_range(0..nodes), rng.gen_range(0..nodes)))
-        .collect();
+        .collect()
+}
+
+/// A graph as `e(a: int, b: int)` in Chronolog.
+pub fn load_graph_chronolog(pairs: &[(i64, i64)]) -> Result<chronolog_engine::Database> {
     let store = Store::in_memory();
     let e = store.create_relation(Schema::new(
         "e",
@@ -304,6 +304,11 @@ pub fn load_graph(
         }
         txn.commit()?;
     }
+    Ok(chronolog_engine::Database::new(store))
+}
+
+/// The same graph as `e {a, b}` in cozo.
+pub fn load_graph_cozo(pairs: &[(i64, i64)]) -> Result<DbInstance> {
     let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow::anyhow!("{e}"))?;
     cozo.run_script(
         ":create e {a: Int, b: Int}",
@@ -323,5 +328,5 @@ pub fn load_graph(
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    Ok((chronolog_engine::Database::new(store), cozo))
+    Ok(cozo)
 }

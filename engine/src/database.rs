@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::eval::{Executor, Limits, Rows};
+use crate::stored_cache::StoredCache;
 use crate::val::Val;
 
 /// What one statement produced.
@@ -94,6 +95,7 @@ pub struct Database {
     rules: Vec<ast::Rule>,
     lets: Lets,
     symbols: SymbolResolver,
+    stored_cache: StoredCache,
 }
 
 struct StoreCatalog<'a>(&'a Store);
@@ -132,6 +134,7 @@ impl Database {
             rules: Vec::new(),
             lets: Lets::new(),
             symbols: SymbolResolver::default(),
+            stored_cache: StoredCache::default(),
         }
     }
 
@@ -301,8 +304,16 @@ impl Database {
         limits: &Limits,
     ) -> Result<Rows> {
         let snapshot = self.store.snapshot();
-        let mut executor = Executor::new(&snapshot, params, limits, &mut self.symbols);
-        executor.run(plan)
+        let mut executor = Executor::new(
+            &snapshot,
+            params,
+            limits,
+            &mut self.symbols,
+            &mut self.stored_cache,
+        );
+        let rows = executor.run(plan)?;
+        executor.finish();
+        Ok(rows)
     }
 
     /// A value as text: symbols by name, times as ISO dates.

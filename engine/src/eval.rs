@@ -23,6 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::{Error, Result};
 use crate::ops::{apply_aggregate, arith, compare};
 use crate::relation::{Positions, Relation};
+use crate::stored_cache::{Materialized, StoredCache};
 use crate::val::{Tuple, Val};
 
 /// How recursive strata are evaluated.
@@ -61,6 +62,8 @@ pub struct Rows {
 
 /// Where an atom's matches come from.
 enum Source {
+    /// Every row of a derived relation in a range (no bound column).
+    DerivedRange(usize, std::ops::Range<u32>),
     /// Positions in a derived relation.
     Derived(usize, Positions),
     /// Positions in a stored relation materialized for this query (an
@@ -72,14 +75,12 @@ enum Source {
 
 impl Source {
     fn is_empty(&self) -> bool {
-        match self {
-            Source::Derived(_, p) | Source::Stored(_, p) => p.is_empty(),
-            Source::Read(rows) => rows.is_empty(),
-        }
+        self.len() == 0
     }
 
     fn len(&self) -> usize {
         match self {
+            Source::DerivedRange(_, range) => range.len(),
             Source::Derived(_, p) | Source::Stored(_, p) => p.len(),
             Source::Read(rows) => rows.len(),
         }
@@ -109,8 +110,8 @@ pub(crate) struct Executor<'a> {
     /// Stored relations read by this query, materialized once they are read
     /// often (a join or a recursion) so later lookups hit a hash index.
     stored: Vec<StoredReads>,
-    /// Index into `stored` by relation name.
-    stored_ids: FxHashMap<String, usize>,
+    /// Materialized relations kept between queries.
+    cache: &'a mut StoredCache,
 }
 
 /// After this many keyed lookups of one stored relation in one query, it is
@@ -118,10 +119,10 @@ pub(crate) struct Executor<'a> {
 /// through the storage value index (cheapest for point queries).
 const MATERIALIZE_AFTER: u32 = 64;
 
-#[derive(Default)]
 struct StoredReads {
+    name: String,
     lookups: u32,
-    materialized: Option<Relation>,
+    materialized: Option<Materialized>,
 }
 
 type Bindings = Vec<Option<Val>>;
@@ -132,6 +133,7 @@ impl<'a> Executor<'a> {
         params: &'a FxHashMap<String, Val>,
         limits: &'a Limits,
         symbols: &'a mut crate::database::SymbolResolver,
+        cache: &'a mut StoredCache,
     ) -> Executor<'a> {
         Executor {
             snapshot,
@@ -143,7 +145,16 @@ impl<'a> Executor<'a> {
             derived: Vec::new(),
             derived_count: 0,
             stored: Vec::new(),
-            stored_ids: FxHashMap::default(),
+            cache,
+        }
+    }
+
+    /// Hands the stored relations this query materialized to the cache.
+    pub(crate) fn finish(self) {
+        for reads in self.stored {
+            if let Some(m) = reads.materialized {
+                self.cache.put(m);
+            }
         }
     }
 
@@ -166,7 +177,11 @@ impl<'a> Executor<'a> {
         if plan.history {
             return self.history(plan);
         }
-        self.derived = plan.derived.iter().map(|_| Relation::default()).collect();
+        self.derived = plan
+            .derived
+            .iter()
+            .map(|d| Relation::new(d.arity))
+            .collect();
         let output = plan.derived.len() - 1;
         let passthrough = plan.strata.last().and_then(|s| passthrough(&s.rules));
         for (i, stratum) in plan.strata.iter().enumerate() {
@@ -185,16 +200,23 @@ impl<'a> Executor<'a> {
         }
         let mut rows: Vec<Vec<Val>> = match passthrough {
             // `?- rel(X, Y).` over a derived relation: its rows are the answer.
-            Some((rel, order)) => std::mem::take(&mut self.derived[rel].rows)
-                .into_iter()
-                .map(|t| order.iter().map(|&c| t[c].clone()).collect())
-                .collect(),
-            None => std::mem::take(&mut self.derived[output].rows)
-                .into_iter()
-                .map(|t| t.into_vec())
+            Some((rel, order)) => {
+                let relation = std::mem::replace(&mut self.derived[rel], Relation::new(0));
+                let identity = order.len() == relation.arity()
+                    && order.iter().enumerate().all(|(i, &c)| i == c);
+                let rows = relation.into_rows();
+                if identity {
+                    rows.collect()
+                } else {
+                    rows.map(|t| order.iter().map(|&c| t[c].clone()).collect())
+                        .collect()
+                }
+            }
+            None => std::mem::replace(&mut self.derived[output], Relation::new(0))
+                .into_rows()
                 .collect(),
         };
-        rows.sort();
+        sort_rows(&mut rows);
         if !plan.order_by.is_empty() {
             rows.sort_by(|a, b| {
                 for &(c, desc) in &plan.order_by {
@@ -216,7 +238,7 @@ impl<'a> Executor<'a> {
     }
 
     fn add(&mut self, rel: usize, tuple: Tuple) -> Result<bool> {
-        let added = self.derived[rel].insert(tuple);
+        let added = self.derived[rel].insert(&tuple);
         if added {
             self.derived_count += 1;
             self.check_limits()?;
@@ -350,7 +372,7 @@ impl<'a> Executor<'a> {
                 }
                 // Most derivations in a recursion rediscover known tuples:
                 // probe before allocating one.
-                if self.derived[rule.head].insert_slice(&t) {
+                if self.derived[rule.head].insert(&t) {
                     *added = true;
                     self.derived_count += 1;
                     self.check_limits()?;
@@ -403,7 +425,11 @@ impl<'a> Executor<'a> {
                             Some((at, range)) if *at == i => range.clone(),
                             _ => 0..self.derived[*r].len(),
                         };
-                        Source::Derived(*r, self.derived[*r].positions(&cols, &key, range))
+                        if cols.is_empty() {
+                            Source::DerivedRange(*r, range)
+                        } else {
+                            Source::Derived(*r, self.derived[*r].positions(&cols, &key, range))
+                        }
                     }
                     RelRef::Stored(name) => self.scan_stored(name, &cols, &key)?,
                 };
@@ -416,9 +442,12 @@ impl<'a> Executor<'a> {
                 let mut bound_here: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
                 for k in 0..source.len() {
                     let tuple: &[Val] = match &source {
-                        Source::Derived(r, pos) => &self.derived[*r].rows[pos[k] as usize],
+                        Source::DerivedRange(r, range) => {
+                            self.derived[*r].row(range.start + k as u32)
+                        }
+                        Source::Derived(r, pos) => self.derived[*r].row(pos[k]),
                         Source::Stored(id, pos) => match &self.stored[*id].materialized {
-                            Some(rel) => &rel.rows[pos[k] as usize],
+                            Some(m) => m.relation.row(pos[k]),
                             None => continue,
                         },
                         Source::Read(rows) => &rows[k],
@@ -455,29 +484,59 @@ impl<'a> Executor<'a> {
     /// Rows of a stored relation live at the query's (valid, known) whose
     /// columns `cols` equal `key`.
     fn scan_stored(&mut self, name: &str, cols: &[usize], key: &[Val]) -> Result<Source> {
-        let id = match self.stored_ids.get(name) {
-            Some(&id) => id,
+        // A query reads few stored relations: a short list beats a map.
+        let id = match self.stored.iter().position(|s| s.name == name) {
+            Some(id) => id,
             None => {
-                self.stored.push(StoredReads::default());
-                self.stored_ids
-                    .insert(name.to_string(), self.stored.len() - 1);
+                self.stored.push(StoredReads {
+                    name: name.to_string(),
+                    lookups: 0,
+                    materialized: None,
+                });
                 self.stored.len() - 1
             }
         };
-        self.stored[id].lookups += 1;
-        let reads = &self.stored[id];
+        let reads = &mut self.stored[id];
+        reads.lookups += 1;
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
-            let mut rel = Relation::default();
-            for t in self.read_storage(name, &[], &[])? {
-                rel.push_distinct(t);
-            }
-            self.stored[id].materialized = Some(rel);
+            let m = self.materialize(name)?;
+            self.stored[id].materialized = Some(m);
         }
-        if let Some(rel) = self.stored[id].materialized.as_mut() {
-            let range = 0..rel.len();
-            return Ok(Source::Stored(id, rel.positions(cols, key, range)));
+        if let Some(m) = self.stored[id].materialized.as_mut() {
+            let range = 0..m.relation.len();
+            return Ok(Source::Stored(id, m.relation.positions(cols, key, range)));
         }
         Ok(Source::Read(self.read_storage(name, cols, key)?))
+    }
+
+    /// Every row of a stored relation live at the query's instant, from the
+    /// cache when the same rows were materialized before.
+    fn materialize(&mut self, name: &str) -> Result<Materialized> {
+        let store = self.snapshot.store();
+        let rel: RelationId = store.relation_id(name)?;
+        let scan = self
+            .snapshot
+            .scan(rel)
+            .as_of(self.valid)
+            .known_at(self.known);
+        let live = scan.bitmap()?;
+        if let Some(relation) = self.cache.take(rel, &live) {
+            return Ok(Materialized {
+                rel,
+                live,
+                relation,
+            });
+        }
+        let arity = store.schema(rel)?.arity();
+        let mut relation = Relation::new(arity);
+        scan.for_each(|row| {
+            relation.push_distinct((0..arity).map(|c| Val::from_ref(row.value(c))));
+        })?;
+        Ok(Materialized {
+            rel,
+            live,
+            relation,
+        })
     }
 
     /// Reads matching rows through the storage scan API.
@@ -671,6 +730,46 @@ impl<'a> Executor<'a> {
             Constant::Null => Val::Null,
         }
     }
+}
+
+/// Sorts answer rows into `Val` order (answers are sets; a fixed order
+/// makes them reproducible). When every first value has the same scalar
+/// type, the sort runs on `(u64 key, row)` pairs that order the same way,
+/// which is several times faster than comparing rows through pointers.
+fn sort_rows(rows: &mut Vec<Vec<Val>>) {
+    fn key(v: &Val) -> Option<(u8, u64)> {
+        const FLIP: u64 = 1 << 63;
+        match v {
+            Val::Sym(s) => Some((0, u64::from(*s))),
+            Val::Int(i) => Some((1, (*i as u64) ^ FLIP)),
+            Val::Time(t) => Some((2, (*t as u64) ^ FLIP)),
+            _ => None,
+        }
+    }
+    let first = rows.first().and_then(|r| r.first()).and_then(key);
+    let keys: Option<Vec<(u64, u32)>> = first.and_then(|(kind, _)| {
+        rows.iter()
+            .enumerate()
+            .map(|(i, r)| match r.first().and_then(key) {
+                Some((k, x)) if k == kind => Some((x, i as u32)),
+                _ => None,
+            })
+            .collect()
+    });
+    let Some(mut keys) = keys else {
+        // Rows are distinct: an unstable sort gives the same order.
+        rows.sort_unstable();
+        return;
+    };
+    keys.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| rows[a.1 as usize][1..].cmp(&rows[b.1 as usize][1..]))
+    });
+    let mut taken: Vec<Vec<Val>> = std::mem::take(rows);
+    rows.extend(
+        keys.iter()
+            .map(|&(_, i)| std::mem::take(&mut taken[i as usize])),
+    );
 }
 
 /// When the query's own rule is a single atom over a derived relation with

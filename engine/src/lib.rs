@@ -23,6 +23,7 @@ mod error;
 mod eval;
 mod ops;
 mod relation;
+mod stored_cache;
 mod val;
 
 pub use database::{Database, Output, Prepared, SymbolResolver};

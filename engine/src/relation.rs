@@ -1,87 +1,159 @@
-//! Derived relations during one query: sets of tuples with hash indexes
-//! built on demand per pattern of bound columns.
+//! Relations during one query: sets of tuples with hash indexes built on
+//! demand per pattern of bound columns.
 //!
+//! Tuples live row after row in one flat vector of values (no allocation
+//! per tuple, and a probe touches one cache line instead of chasing a box).
 //! Rows are append-only, so "the tuples added since position `p`" is a
 //! range: semi-naive deltas are ranges of the full relation, not copies.
+//! An index keeps, per key, the newest row with that key, and a `next`
+//! chain links each row to the previous one with the same key: adding a
+//! row allocates nothing per key, and a walk for a range can stop as soon
+//! as it passes the range's start.
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use smallvec::SmallVec;
 
-use crate::val::{MixState, Tuple, Val};
+use crate::val::{MixState, Val};
 
-/// A set of tuples with lazily built hash indexes.
-#[derive(Default)]
+/// No row: the end of an index chain.
+const NONE: u32 = u32::MAX;
+
+/// A set of tuples of one arity with lazily built hash indexes.
 pub(crate) struct Relation {
-    pub(crate) rows: Vec<Tuple>,
-    /// `(hash, row position)` for every row: the set, without a second copy
-    /// of the tuples; the stored hash makes probes and growth cheap.
-    set: hashbrown::HashTable<(u64, u32)>,
-    /// bound columns -> key values -> ascending row positions.
-    indexes: FxHashMap<Vec<usize>, HashIndex>,
+    arity: usize,
+    /// Row `i` is `cells[i * arity..(i + 1) * arity]`.
+    cells: Vec<Val>,
+    len: u32,
+    /// `(hash, row)` for every row: the set, without a second copy of the
+    /// tuples; the stored hash makes probes and growth cheap. Unused (and
+    /// empty) for relations filled with [`Relation::push_distinct`].
+    set: HashTable<(u64, u32)>,
+    /// One index per pattern of bound columns (a query has few patterns,
+    /// so a short list beats a map).
+    indexes: Vec<(SmallVec<[usize; 4]>, ChainIndex)>,
 }
 
-/// Key values -> ascending row positions, for one pattern of bound columns.
-type HashIndex = std::collections::HashMap<Box<[Val]>, Vec<u32>, MixState>;
+/// Key -> newest row with that key; `next[row]` -> the previous row with
+/// the same key, so each key's rows form a descending chain.
+#[derive(Default)]
+struct ChainIndex {
+    heads: HashTable<(u64, u32)>,
+    next: Vec<u32>,
+}
 
-fn hash_tuple(t: &[Val]) -> u64 {
-    use std::hash::BuildHasher;
-    MixState::default().hash_one(t)
+fn hash_values<'v>(values: impl Iterator<Item = &'v Val>) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = MixState::default().build_hasher();
+    for v in values {
+        v.hash(&mut h);
+    }
+    h.finish()
+}
+
+impl ChainIndex {
+    /// Links row `at` (whose key hashes to `hash`) into its key's chain.
+    /// `same_key(row)` says whether an existing row has the same key.
+    fn link(&mut self, hash: u64, at: u32, same_key: impl Fn(u32) -> bool) {
+        debug_assert_eq!(self.next.len(), at as usize);
+        match self
+            .heads
+            .find_mut(hash, |&(h, row)| h == hash && same_key(row))
+        {
+            Some(head) => {
+                self.next.push(head.1);
+                head.1 = at;
+            }
+            None => {
+                self.next.push(NONE);
+                self.heads.insert_unique(hash, (hash, at), |&(h, _)| h);
+            }
+        }
+    }
 }
 
 impl Relation {
+    /// An empty relation of `arity` columns.
+    pub(crate) fn new(arity: usize) -> Relation {
+        Relation {
+            arity,
+            cells: Vec::new(),
+            len: 0,
+            set: HashTable::new(),
+            indexes: Vec::new(),
+        }
+    }
+
+    pub(crate) fn arity(&self) -> usize {
+        self.arity
+    }
+
+    /// Values held (the memory a cached copy costs, in cells).
+    pub(crate) fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
     pub(crate) fn len(&self) -> u32 {
-        self.rows.len() as u32
+        self.len
     }
 
-    /// Inserts `tuple` unless it is already there.
-    pub(crate) fn insert(&mut self, tuple: Tuple) -> bool {
-        let hash = hash_tuple(&tuple);
-        if self.holds(hash, &tuple) {
-            return false;
-        }
-        self.push_new(hash, tuple);
-        true
+    /// The tuple at `row`.
+    #[inline]
+    pub(crate) fn row(&self, row: u32) -> &[Val] {
+        let at = row as usize * self.arity;
+        &self.cells[at..at + self.arity]
     }
 
-    /// Inserts a copy of `tuple` unless it is already there (no allocation
-    /// for a duplicate).
-    pub(crate) fn insert_slice(&mut self, tuple: &[Val]) -> bool {
-        let hash = hash_tuple(tuple);
-        if self.holds(hash, tuple) {
-            return false;
-        }
-        self.push_new(hash, tuple.into());
-        true
-    }
-
-    fn holds(&self, hash: u64, tuple: &[Val]) -> bool {
-        self.set
-            .find(hash, |&(h, i)| {
-                h == hash && *self.rows[i as usize] == *tuple
-            })
+    /// Inserts a copy of `tuple` unless it is already there (nothing is
+    /// allocated for a duplicate).
+    pub(crate) fn insert(&mut self, tuple: &[Val]) -> bool {
+        debug_assert_eq!(tuple.len(), self.arity);
+        let hash = hash_values(tuple.iter());
+        if self
+            .set
+            .find(hash, |&(h, row)| h == hash && self.row(row) == tuple)
             .is_some()
-    }
-
-    /// Appends a tuple known not to be in the set, updating set and indexes.
-    fn push_new(&mut self, hash: u64, tuple: Tuple) {
-        let Relation { rows, set, indexes } = self;
-        let at = rows.len() as u32;
-        for (cols, index) in indexes.iter_mut() {
-            let key: Box<[Val]> = cols.iter().map(|&c| tuple[c].clone()).collect();
-            index.entry(key).or_default().push(at);
+        {
+            return false;
         }
-        set.insert_unique(hash, (hash, at), |&(h, _)| h);
-        rows.push(tuple);
+        let at = self.len;
+        self.set.insert_unique(hash, (hash, at), |&(h, _)| h);
+        self.cells.extend_from_slice(tuple);
+        self.len += 1;
+        self.index_new_row(at);
+        true
     }
 
     /// Appends a row known to be new (rows of a stored relation live at one
     /// instant are distinct). The set is not updated: only for relations
     /// that are read, never inserted into, afterwards.
-    pub(crate) fn push_distinct(&mut self, tuple: Tuple) {
-        debug_assert!(self.indexes.is_empty());
-        self.rows.push(tuple);
+    pub(crate) fn push_distinct(&mut self, tuple: impl IntoIterator<Item = Val>) {
+        debug_assert!(self.set.is_empty() && self.indexes.is_empty());
+        let before = self.cells.len();
+        self.cells.extend(tuple);
+        debug_assert_eq!(self.cells.len() - before, self.arity);
+        self.len += 1;
     }
 
-    /// Positions in `range` of the rows whose columns `cols` equal `key`.
+    fn index_new_row(&mut self, at: u32) {
+        let Relation {
+            arity,
+            cells,
+            indexes,
+            ..
+        } = self;
+        let row = |r: u32| &cells[r as usize * *arity..(r as usize + 1) * *arity];
+        for (cols, index) in indexes.iter_mut() {
+            let new = row(at);
+            let hash = hash_values(cols.iter().map(|&c| &new[c]));
+            index.link(hash, at, |r| {
+                let old = row(r);
+                cols.iter().all(|&c| old[c] == new[c])
+            });
+        }
+    }
+
+    /// The rows in `range` whose columns `cols` equal `key`, in descending
+    /// order when `cols` is not empty.
     pub(crate) fn positions(
         &mut self,
         cols: &[usize],
@@ -91,27 +163,102 @@ impl Relation {
         if cols.is_empty() {
             return range.collect();
         }
-        let rows = &self.rows;
-        let index = self.indexes.entry(cols.to_vec()).or_insert_with(|| {
-            let mut index = HashIndex::default();
-            for (i, t) in rows.iter().enumerate() {
-                index
-                    .entry(cols.iter().map(|&c| t[c].clone()).collect())
-                    .or_default()
-                    .push(i as u32);
+        let at = match self.indexes.iter().position(|(c, _)| c.as_slice() == cols) {
+            Some(at) => at,
+            None => {
+                self.indexes.push((cols.into(), self.build_index(cols)));
+                self.indexes.len() - 1
             }
-            index
-        });
-        match index.get(key) {
-            None => Positions::new(),
-            Some(hits) => {
-                let lo = hits.partition_point(|&p| p < range.start);
-                let hi = hits.partition_point(|&p| p < range.end);
-                Positions::from_slice(&hits[lo..hi])
+        };
+        let index = &self.indexes[at].1;
+        let hash = hash_values(key.iter());
+        let Some(&(_, head)) = index.heads.find(hash, |&(h, r)| {
+            h == hash && {
+                let row = self.row(r);
+                cols.iter().zip(key).all(|(&c, v)| row[c] == *v)
             }
+        }) else {
+            return Positions::new();
+        };
+        let mut out = Positions::new();
+        let mut r = head;
+        while r != NONE && r >= range.start {
+            if r < range.end {
+                out.push(r);
+            }
+            r = index.next[r as usize];
         }
+        out
+    }
+
+    fn build_index(&self, cols: &[usize]) -> ChainIndex {
+        let mut index = ChainIndex {
+            heads: HashTable::with_capacity(self.len as usize / 2),
+            next: Vec::with_capacity(self.len as usize),
+        };
+        for at in 0..self.len {
+            let new = self.row(at);
+            let hash = hash_values(cols.iter().map(|&c| &new[c]));
+            index.link(hash, at, |r| {
+                let old = self.row(r);
+                cols.iter().all(|&c| old[c] == new[c])
+            });
+        }
+        index
+    }
+
+    /// Moves the rows out, in insertion order.
+    pub(crate) fn into_rows(self) -> impl Iterator<Item = Vec<Val>> {
+        let arity = self.arity;
+        let len = self.len as usize;
+        let mut cells = self.cells.into_iter();
+        (0..len).map(move |_| cells.by_ref().take(arity).collect())
     }
 }
 
 /// Row positions of one lookup; small ones stay on the stack.
-pub(crate) type Positions = smallvec::SmallVec<[u32; 16]>;
+pub(crate) type Positions = SmallVec<[u32; 16]>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(v: &[i64]) -> Vec<Val> {
+        v.iter().map(|&i| Val::Int(i)).collect()
+    }
+
+    #[test]
+    fn insert_is_a_set_and_float_equals_int() {
+        let mut r = Relation::new(2);
+        assert!(r.insert(&ints(&[1, 2])));
+        assert!(!r.insert(&ints(&[1, 2])));
+        assert!(!r.insert(&[Val::Float(1.0), Val::Int(2)]));
+        assert!(r.insert(&ints(&[2, 1])));
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.row(1), ints(&[2, 1]).as_slice());
+    }
+
+    #[test]
+    fn positions_follow_rows_added_after_the_index_and_respect_ranges() {
+        let mut r = Relation::new(2);
+        for (a, b) in [(1, 10), (2, 20), (1, 11)] {
+            r.insert(&ints(&[a, b]));
+        }
+        assert_eq!(r.positions(&[0], &ints(&[1]), 0..3).as_slice(), &[2, 0]);
+        r.insert(&ints(&[1, 12]));
+        r.insert(&ints(&[3, 30]));
+        assert_eq!(r.positions(&[0], &ints(&[1]), 0..5).as_slice(), &[3, 2, 0]);
+        assert_eq!(r.positions(&[0], &ints(&[1]), 1..3).as_slice(), &[2]);
+        assert_eq!(r.positions(&[0, 1], &ints(&[1, 11]), 0..5).as_slice(), &[2]);
+        assert!(r.positions(&[0], &ints(&[9]), 0..5).is_empty());
+        assert_eq!(r.positions(&[], &[], 3..5).as_slice(), &[3, 4]);
+    }
+
+    #[test]
+    fn zero_arity_relations_hold_one_empty_tuple() {
+        let mut r = Relation::new(0);
+        assert!(r.insert(&[]));
+        assert!(!r.insert(&[]));
+        assert_eq!(r.into_rows().collect::<Vec<_>>(), vec![Vec::<Val>::new()]);
+    }
+}

@@ -122,15 +122,17 @@ impl Ord for Val {
     /// equals the float of the same value); floats by `total_cmp`.
     fn cmp(&self, other: &Val) -> Ordering {
         match (self, other) {
+            // Same-typed fast paths first: joins and sorts compare mostly
+            // symbols, ints and times.
+            (Val::Sym(a), Val::Sym(b)) => a.cmp(b),
             (Val::Int(a), Val::Int(b)) => a.cmp(b),
+            (Val::Time(a), Val::Time(b)) => a.cmp(b),
             (a, b) if a.rank() == 2 && b.rank() == 2 => {
                 let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
                 x.total_cmp(&y)
             }
             (Val::Null, Val::Null) => Ordering::Equal,
             (Val::Bool(a), Val::Bool(b)) => a.cmp(b),
-            (Val::Time(a), Val::Time(b)) => a.cmp(b),
-            (Val::Sym(a), Val::Sym(b)) => a.cmp(b),
             (Val::Str(a), Val::Str(b)) => a.cmp(b),
             (Val::Bytes(a), Val::Bytes(b)) => a.cmp(b),
             (Val::Vector(a), Val::Vector(b)) => a

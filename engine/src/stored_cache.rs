@@ -1,0 +1,61 @@
+//! Stored relations materialized by earlier queries, kept for the next.
+//!
+//! A join or a recursion over a stored relation reads it in full and hashes
+//! it (see `eval.rs`); an analyst or an agent then asks the next question
+//! over the same data. The copy is reusable exactly when the same rows are
+//! live: stored rows are immutable once appended (a purge erases a row from
+//! every read, so it leaves the live set too), so a relation's live set of
+//! row ids identifies its contents. The key is therefore (relation, live
+//! bitmap), whatever as-of or known-at instant produced that bitmap; any
+//! write that changes what is live misses, and nothing goes stale.
+
+use chronolog_storage::RelationId;
+use roaring::RoaringBitmap;
+
+use crate::relation::Relation;
+
+/// Cached values in all relations at most (about 24 bytes each, plus
+/// their hash indexes): bounds the memory a session keeps between queries.
+const MAX_CACHED_CELLS: usize = 2 << 20;
+
+/// A materialized relation with the key it is valid for.
+pub(crate) struct Materialized {
+    pub rel: RelationId,
+    pub live: RoaringBitmap,
+    pub relation: Relation,
+}
+
+/// Most recently used last.
+#[derive(Default)]
+pub(crate) struct StoredCache {
+    entries: Vec<Materialized>,
+}
+
+impl StoredCache {
+    /// Takes out the copy of `rel` whose live rows are `live`, if one is
+    /// kept.
+    pub(crate) fn take(&mut self, rel: RelationId, live: &RoaringBitmap) -> Option<Relation> {
+        let at = self
+            .entries
+            .iter()
+            .position(|m| m.rel == rel && m.live == *live)?;
+        Some(self.entries.remove(at).relation)
+    }
+
+    /// Keeps `m` for later queries, evicting the least recently used
+    /// entries beyond the size bound (and any other copy of the relation:
+    /// the newest is the likeliest to be asked for again).
+    pub(crate) fn put(&mut self, m: Materialized) {
+        let cells = m.relation.cells();
+        if cells > MAX_CACHED_CELLS {
+            return;
+        }
+        self.entries.retain(|old| old.rel != m.rel);
+        self.entries.push(m);
+        let mut total: usize = self.entries.iter().map(|m| m.relation.cells()).sum();
+        while total > MAX_CACHED_CELLS {
+            let evicted = self.entries.remove(0);
+            total -= evicted.relation.cells();
+        }
+    }
+}
