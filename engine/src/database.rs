@@ -8,10 +8,11 @@
 //! changes nothing. A script that does not parse runs nothing.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName};
 use chronolog_ql::plan::{Constant, Plan};
-use chronolog_ql::{Catalog, CompileError, Lets, compile_query, constant, parse};
+use chronolog_ql::{Catalog, ColumnInfo, CompileError, Lets, compile_query, constant, parse};
 use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Interval, Schema, Store, Timestamp, Value, WriteTxn,
 };
@@ -19,6 +20,10 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::eval::{Executor, Limits, Rows};
+use crate::retrieval::Retrieval;
+use crate::retrieval::embed::{Embedder, HashingEmbedder};
+use crate::retrieval::graph::GraphCache;
+use crate::retrieval::indexes::Indexes;
 use crate::stored_cache::StoredCache;
 use crate::val::Val;
 
@@ -96,12 +101,19 @@ pub struct Database {
     lets: Lets,
     symbols: SymbolResolver,
     stored_cache: StoredCache,
+    retrieval: Retrieval,
+}
+
+/// The embedder a new session uses: 384-dimension feature hashing (the
+/// same dimension as all-MiniLM-L6-v2, so stored vectors of either fit).
+pub fn default_embedder() -> Arc<dyn Embedder> {
+    Arc::new(HashingEmbedder::new(384))
 }
 
 struct StoreCatalog<'a>(&'a Store);
 
 impl Catalog for StoreCatalog<'_> {
-    fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>> {
+    fn stored(&self, name: &str) -> Option<Vec<ColumnInfo>> {
         let id = self.0.relation_id(name).ok()?;
         let schema = self.0.schema(id).ok()?;
         Some(
@@ -119,7 +131,12 @@ impl Catalog for StoreCatalog<'_> {
                         ColumnType::Time => TypeName::Time,
                         ColumnType::Vector(d) => TypeName::Vector(d),
                     };
-                    (c.name.clone(), ty)
+                    ColumnInfo {
+                        name: c.name.clone(),
+                        ty,
+                        search: c.search,
+                        embed: c.embed,
+                    }
                 })
                 .collect(),
         )
@@ -127,15 +144,40 @@ impl Catalog for StoreCatalog<'_> {
 }
 
 impl Database {
-    /// A session over an open store.
+    /// A session over an open store, embedding text with the default
+    /// embedder ([`default_embedder`]).
     pub fn new(store: Store) -> Database {
+        Database::with_embedder(store, default_embedder())
+    }
+
+    /// A session whose `embed` columns and `near(rel, "text", k)` queries
+    /// use `embedder`.
+    pub fn with_embedder(store: Store, embedder: Arc<dyn Embedder>) -> Database {
+        let indexes = Indexes::new(store.clone(), embedder);
+        // Rows already stored are indexed in the background from the start.
+        indexes.nudge();
         Database {
             store,
             rules: Vec::new(),
             lets: Lets::new(),
             symbols: SymbolResolver::default(),
             stored_cache: StoredCache::default(),
+            retrieval: Retrieval {
+                graphs: GraphCache::default(),
+                indexes,
+            },
         }
+    }
+
+    /// The embedder's name (`hashing-384`, `all-MiniLM-L6-v2`).
+    pub fn embedder_name(&self) -> String {
+        self.retrieval.indexes.embedder().name()
+    }
+
+    /// Waits until every row committed so far is searchable by `near` and
+    /// `bm25` (they are indexed off the writer's path, within about 100 ms).
+    pub fn sync_indexes(&self) -> Result<()> {
+        self.retrieval.indexes.sync()
     }
 
     /// Opens (or creates) the database in directory `path`.
@@ -178,11 +220,13 @@ impl Database {
             }
             if let Some(t) = txn.take() {
                 outputs.push(Output::Committed(t.commit()?));
+                self.retrieval.indexes.nudge();
             }
             outputs.push(self.statement(statement, &params, limits)?);
         }
         if let Some(t) = txn.take() {
             outputs.push(Output::Committed(t.commit()?));
+            self.retrieval.indexes.nudge();
         }
         Ok(outputs)
     }
@@ -205,6 +249,8 @@ impl Database {
                             ty: column_type(c.ty),
                             key: c.key,
                             nullable: c.nullable,
+                            search: c.search,
+                            embed: c.embed,
                         })
                         .collect(),
                 );
@@ -310,6 +356,7 @@ impl Database {
             limits,
             &mut self.symbols,
             &mut self.stored_cache,
+            &mut self.retrieval,
         );
         let rows = executor.run(plan)?;
         executor.finish();

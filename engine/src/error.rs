@@ -32,6 +32,10 @@ pub enum Error {
     /// Evaluation failed (division by zero, a type that cannot be compared).
     #[error("{0}")]
     Runtime(String),
+    /// A retrieval operator could not run (a query of the wrong type or
+    /// dimension, an embedding model that failed).
+    #[error("{0}")]
+    Retrieval(String),
     /// The query ran into its row or time limit.
     #[error("query stopped: it exceeded {0}")]
     LimitExceeded(String),

@@ -23,6 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::{Error, Result};
 use crate::ops::{apply_aggregate, arith, compare};
 use crate::relation::{Positions, Relation};
+use crate::retrieval::{At, Retrieval, input_terms};
 use crate::stored_cache::{Materialized, StoredCache};
 use crate::val::{Tuple, Val};
 
@@ -112,6 +113,8 @@ pub(crate) struct Executor<'a> {
     stored: Vec<StoredReads>,
     /// Materialized relations kept between queries.
     cache: &'a mut StoredCache,
+    /// Retrieval indexes and caches.
+    retrieval: &'a mut Retrieval,
 }
 
 /// After this many keyed lookups of one stored relation in one query, it is
@@ -134,6 +137,7 @@ impl<'a> Executor<'a> {
         limits: &'a Limits,
         symbols: &'a mut crate::database::SymbolResolver,
         cache: &'a mut StoredCache,
+        retrieval: &'a mut Retrieval,
     ) -> Executor<'a> {
         Executor {
             snapshot,
@@ -146,6 +150,7 @@ impl<'a> Executor<'a> {
             derived_count: 0,
             stored: Vec::new(),
             cache,
+            retrieval,
         }
     }
 
@@ -404,6 +409,52 @@ impl<'a> Executor<'a> {
                 bindings[*slot] = Some(self.eval(term, bindings)?);
                 self.steps(rule, i + 1, bindings, delta, sink)?;
                 bindings[*slot] = None;
+            }
+            Step::Ranked { op, args } => {
+                let ranking = {
+                    let at = At {
+                        snapshot: self.snapshot,
+                        valid: self.valid,
+                        known: self.known,
+                    };
+                    let mut inputs = Vec::new();
+                    for term in input_terms(op) {
+                        inputs.push(self.eval(term, bindings)?);
+                    }
+                    self.retrieval.rank(op, &at, &mut inputs.into_iter())?
+                };
+                let mut bound_here: smallvec::SmallVec<[usize; 3]> = smallvec::SmallVec::new();
+                for (rank, (id, score)) in ranking.into_iter().enumerate() {
+                    let row = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
+                    let mut ok = true;
+                    for (c, a) in args.iter().enumerate() {
+                        match a {
+                            Arg::Any => {}
+                            Arg::Bound(t) => {
+                                if self.eval(t, bindings)? != row[c] {
+                                    ok = false;
+                                }
+                            }
+                            Arg::Bind(slot) => match &bindings[*slot] {
+                                Some(v) if *v != row[c] => ok = false,
+                                Some(_) => {}
+                                None => {
+                                    bindings[*slot] = Some(row[c].clone());
+                                    bound_here.push(*slot);
+                                }
+                            },
+                        }
+                        if !ok {
+                            break;
+                        }
+                    }
+                    if ok {
+                        self.steps(rule, i + 1, bindings, delta, sink)?;
+                    }
+                    for slot in bound_here.drain(..) {
+                        bindings[slot] = None;
+                    }
+                }
             }
             Step::Atom { rel, args, negated } => {
                 let mut cols: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();

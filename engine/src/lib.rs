@@ -23,10 +23,12 @@ mod error;
 mod eval;
 mod ops;
 mod relation;
+pub mod retrieval;
 mod stored_cache;
 mod val;
 
 pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use error::{Error, Result};
 pub use eval::{Limits, Rows, Strategy};
+pub use retrieval::embed::{Embedder, HashingEmbedder};
 pub use val::{Tuple, Val};

@@ -51,6 +51,10 @@ pub struct ColumnDecl {
     pub key: bool,
     /// Accepts `null`.
     pub nullable: bool,
+    /// `search`: the text is indexed for `bm25`.
+    pub search: bool,
+    /// `embed`: the text is embedded for `near`.
+    pub embed: bool,
 }
 
 /// A column type as written.
@@ -181,6 +185,76 @@ pub enum Literal {
     Not(Atom, Span),
     /// `X < Y + 1`, `X = expr`
     Compare(Expr, CompareOp, Expr, Span),
+    /// `rrf(near(...), bm25(...)) as (Id, Score, Rank)`: a retrieval
+    /// operator's ranked rows, bound to up to three terms (`None`: the
+    /// query's whole body, whose columns are then `Id, Score, Rank`).
+    Ranked(Ranked, Option<Vec<Expr>>, Span),
+}
+
+/// A retrieval operator: yields `(id, score, rank)` rows, best first.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ranked {
+    /// `near(rel, query, k [, metric])`: nearest vectors (the query is a
+    /// vector, or text to embed).
+    Near {
+        /// The relation searched.
+        rel: Name,
+        /// A vector, or text.
+        query: Expr,
+        /// How many rows.
+        k: u64,
+        /// `cosine` (default), `dot` or `l2`.
+        metric: Option<Name>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `bm25(rel, text, k)`: best BM25 matches over the `search` columns.
+    Bm25 {
+        /// The relation searched.
+        rel: Name,
+        /// The words.
+        query: Expr,
+        /// How many rows.
+        k: u64,
+        /// The whole call.
+        span: Span,
+    },
+    /// `hops(start, n [, [rel, ...]])`: nodes within `n` links of `start`.
+    Hops {
+        /// The node walked from.
+        start: Expr,
+        /// At most this many links.
+        depth: u64,
+        /// The relations that link nodes (empty: every relation whose first
+        /// two columns are symbols).
+        edges: Vec<Name>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `rrf(A, 2.0 * B, ..., k = 60)`: reciprocal-rank fusion.
+    Rrf {
+        /// Weighted inputs.
+        inputs: Vec<(f64, Ranked)>,
+        /// The rank offset (60 when absent).
+        k: Option<u64>,
+        /// The whole call.
+        span: Span,
+    },
+}
+
+impl Ranked {
+    /// The call's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Ranked::Near { span, .. }
+            | Ranked::Bm25 { span, .. }
+            | Ranked::Hops { span, .. }
+            | Ranked::Rrf { span, .. } => *span,
+        }
+    }
+
+    /// The operator names, which cannot name relations in a body.
+    pub const NAMES: [&'static str; 4] = ["near", "bm25", "hops", "rrf"];
 }
 
 /// `rel(arg, ...)`.

@@ -23,8 +23,33 @@ use crate::span::Span;
 
 /// What the compiler needs to know about stored relations.
 pub trait Catalog {
-    /// The columns (name and type) of stored relation `name`, if it exists.
-    fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>>;
+    /// The columns of stored relation `name`, if it exists.
+    fn stored(&self, name: &str) -> Option<Vec<ColumnInfo>>;
+}
+
+/// One stored column, as the compiler sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnInfo {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: TypeName,
+    /// Indexed for `bm25`.
+    pub search: bool,
+    /// Embedded for `near`.
+    pub embed: bool,
+}
+
+impl ColumnInfo {
+    /// A plain column.
+    pub fn new(name: impl Into<String>, ty: TypeName) -> ColumnInfo {
+        ColumnInfo {
+            name: name.into(),
+            ty,
+            search: false,
+            embed: false,
+        }
+    }
 }
 
 /// `let` bindings in scope.
@@ -47,6 +72,37 @@ pub fn compile_query(
             .or_default()
             .push(rule);
     }
+    // `?- rrf(...) limit 10.`: a lone retrieval operator's rows are the
+    // answer, as (Id, Score, Rank) in rank order.
+    let normalized;
+    let query = match query.body.as_slice() {
+        [Literal::Ranked(ranked, None, span)] => {
+            let var = |text: &str| {
+                Expr::Var(ast::Name {
+                    text: text.into(),
+                    span: *span,
+                })
+            };
+            let mut q = query.clone();
+            q.body = vec![Literal::Ranked(
+                ranked.clone(),
+                Some(vec![var("Id"), var("Score"), var("Rank")]),
+                *span,
+            )];
+            if q.order_by.is_empty() {
+                q.order_by.push((
+                    ast::Name {
+                        text: "Rank".into(),
+                        span: *span,
+                    },
+                    false,
+                ));
+            }
+            normalized = q;
+            &normalized
+        }
+        _ => query,
+    };
     let mut c = Compiler {
         by_head,
         lets,
@@ -67,8 +123,10 @@ pub fn compile_query(
     }
     // Discover every derived relation the query depends on.
     for lit in &query.body {
-        if let Literal::Atom(a) | Literal::Not(a, _) = lit {
-            c.visit(a)?;
+        match lit {
+            Literal::Atom(a) | Literal::Not(a, _) => c.visit(a)?,
+            Literal::Ranked(r, binds, span) => c.check_ranked(r, binds.as_deref(), *span)?,
+            Literal::Compare(..) => {}
         }
     }
     let output = c.derived.len();
@@ -126,10 +184,20 @@ fn output_columns(body: &[Literal]) -> Vec<String> {
                 add(l);
                 add(r);
             }
+            Literal::Ranked(_, binds, _) => binds.iter().flatten().for_each(&mut add),
             Literal::Not(..) => {}
         }
     }
     out
+}
+
+/// The expressions a retrieval operator needs bound before it runs.
+fn ranked_inputs<'e>(r: &'e ast::Ranked, out: &mut Vec<&'e Expr>) {
+    match r {
+        ast::Ranked::Near { query, .. } | ast::Ranked::Bm25 { query, .. } => out.push(query),
+        ast::Ranked::Hops { start, .. } => out.push(start),
+        ast::Ranked::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| ranked_inputs(i, out)),
+    }
 }
 
 fn walk_vars(e: &Expr, f: &mut impl FnMut(&str)) {
@@ -196,12 +264,155 @@ impl<'a> Compiler<'a> {
         });
         for rule in rules {
             for lit in &rule.body {
-                if let Literal::Atom(a) | Literal::Not(a, _) = lit {
-                    self.visit(a)?;
+                match lit {
+                    Literal::Atom(a) | Literal::Not(a, _) => self.visit(a)?,
+                    Literal::Ranked(r, binds, span) => {
+                        self.check_ranked(r, binds.as_deref(), *span)?
+                    }
+                    Literal::Compare(..) => {}
                 }
             }
         }
         Ok(())
+    }
+
+    /// A retrieval operator inside a larger body must name its columns.
+    fn check_ranked(
+        &self,
+        _ranked: &ast::Ranked,
+        binds: Option<&[Expr]>,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        match binds {
+            None => Err(CompileError::new(
+                "name the ranked columns, e.g. `as (Id, Score, Rank)`",
+                span,
+            )),
+            Some(b) if b.is_empty() || b.len() > 3 => Err(CompileError::new(
+                format!(
+                    "a ranked relation has three columns (id, score, rank); got {} names",
+                    b.len()
+                ),
+                span,
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Resolves a retrieval operator against the catalog.
+    fn ranked_plan(&self, r: &ast::Ranked, slots: &[String]) -> Result<RankedPlan, CompileError> {
+        let columns = |rel: &ast::Name| {
+            self.catalog.stored(&rel.text).ok_or_else(|| {
+                CompileError::new(format!("unknown stored relation `{}`", rel.text), rel.span)
+            })
+        };
+        Ok(match r {
+            ast::Ranked::Near {
+                rel,
+                query,
+                k,
+                metric,
+                ..
+            } => {
+                let cols = columns(rel)?;
+                let vector_column = cols
+                    .iter()
+                    .position(|c| matches!(c.ty, TypeName::Vector(_)));
+                let text_column = cols.iter().position(|c| c.embed);
+                if vector_column.is_none() && text_column.is_none() {
+                    return Err(CompileError::new(
+                        format!(
+                            "`{}` has no vector column and no `embed` column for `near`",
+                            rel.text
+                        ),
+                        rel.span,
+                    ));
+                }
+                let metric = match metric {
+                    None => Metric::Cosine,
+                    Some(m) => Metric::from_name(&m.text).ok_or_else(|| {
+                        CompileError::new(
+                            format!(
+                                "unknown metric `{}`: expected `cosine`, `dot` or `l2`",
+                                m.text
+                            ),
+                            m.span,
+                        )
+                    })?,
+                };
+                RankedPlan::Near {
+                    rel: rel.text.clone(),
+                    vector_column,
+                    text_column,
+                    query: self.term(query, slots)?,
+                    k: *k,
+                    metric,
+                }
+            }
+            ast::Ranked::Bm25 { rel, query, k, .. } => {
+                let columns: Vec<usize> = columns(rel)?
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.search)
+                    .map(|(i, _)| i)
+                    .collect();
+                if columns.is_empty() {
+                    return Err(CompileError::new(
+                        format!("`{}` has no `search` column for `bm25`", rel.text),
+                        rel.span,
+                    ));
+                }
+                RankedPlan::Bm25 {
+                    rel: rel.text.clone(),
+                    columns,
+                    query: self.term(query, slots)?,
+                    k: *k,
+                }
+            }
+            ast::Ranked::Hops {
+                start,
+                depth,
+                edges,
+                span,
+            } => {
+                for e in edges {
+                    if columns(e)?.len() < 2 {
+                        return Err(CompileError::new(
+                            format!(
+                                "`{}` cannot link nodes: it has fewer than two columns",
+                                e.text
+                            ),
+                            e.span,
+                        ));
+                    }
+                }
+                let depth = u32::try_from(*depth)
+                    .ok()
+                    .filter(|d| *d <= 64)
+                    .ok_or_else(|| CompileError::new("at most 64 hops", *span))?;
+                RankedPlan::Hops {
+                    start: self.term(start, slots)?,
+                    depth,
+                    edges: edges.iter().map(|e| e.text.clone()).collect(),
+                }
+            }
+            ast::Ranked::Rrf { inputs, k, span } => {
+                let mut plans = Vec::with_capacity(inputs.len());
+                for (w, input) in inputs {
+                    if !w.is_finite() || *w < 0.0 {
+                        return Err(CompileError::new(
+                            "an rrf weight must be a finite number >= 0",
+                            *span,
+                        ));
+                    }
+                    plans.push((*w, self.ranked_plan(input, slots)?));
+                }
+                RankedPlan::Rrf {
+                    inputs: plans,
+                    k: k.unwrap_or(RRF_K),
+                }
+            }
+        })
     }
 
     fn rel_ref(&self, name: &str) -> RelRef {
@@ -222,7 +433,7 @@ impl<'a> Compiler<'a> {
                 let (atom, negated, span) = match lit {
                     Literal::Atom(a) => (a, false, a.span),
                     Literal::Not(a, s) => (a, true, *s),
-                    Literal::Compare(..) => continue,
+                    Literal::Compare(..) | Literal::Ranked(..) => continue,
                 };
                 if let Some(&j) = self.index.get(&atom.name.text) {
                     edges[head].push((j, negated || aggregates, span));
@@ -372,6 +583,11 @@ impl<'a> Compiler<'a> {
                                     && all_bound(l, &slots))))
                 }
                 Literal::Not(a, _) => a.args.iter().all(|e| all_bound(e, &slots)),
+                Literal::Ranked(r, _, _) => {
+                    let mut inputs = Vec::new();
+                    ranked_inputs(r, &mut inputs);
+                    inputs.iter().all(|e| all_bound(e, &slots))
+                }
                 Literal::Atom(_) => false,
             });
             let pick = ready.or_else(|| {
@@ -422,6 +638,26 @@ impl<'a> Compiler<'a> {
                         args,
                         negated: true,
                     });
+                }
+                Literal::Ranked(r, binds, _) => {
+                    let op = self.ranked_plan(r, &slots)?;
+                    let mut args = Vec::new();
+                    for e in binds.iter().flatten() {
+                        args.push(match e {
+                            Expr::Wildcard(_) => Arg::Any,
+                            Expr::Var(v) if !bound(&v.text, &slots) => {
+                                slots.push(v.text.clone());
+                                Arg::Bind(slots.len() - 1)
+                            }
+                            other => {
+                                if !all_bound(other, &slots) {
+                                    return Err(unsafe_in(other, &slots));
+                                }
+                                Arg::Bound(self.term(other, &slots)?)
+                            }
+                        });
+                    }
+                    steps.push(Step::Ranked { op, args });
                 }
                 Literal::Compare(l, op, r, _) => {
                     let unbound_var = |e: &Expr, slots: &[String]| match e {
@@ -619,6 +855,21 @@ fn unsafe_error(lit: &Literal, slots: &[String]) -> CompileError {
                 || CompileError::new("unsafe negation", a.span),
                 |e| unsafe_in(e, slots),
             ),
+        Literal::Ranked(r, _, span) => {
+            let mut inputs = Vec::new();
+            ranked_inputs(r, &mut inputs);
+            inputs
+                .into_iter()
+                .find(|e| {
+                    let mut hit = false;
+                    walk_vars(e, &mut |v| hit |= !slots.iter().any(|s| s == v));
+                    hit
+                })
+                .map_or_else(
+                    || CompileError::new("unsafe retrieval operator", *span),
+                    |e| unsafe_in(e, slots),
+                )
+        }
         Literal::Atom(a) => CompileError::new("unsafe atom", a.span),
     }
 }
@@ -631,12 +882,21 @@ mod tests {
 
     struct Stored;
     impl Catalog for Stored {
-        fn stored(&self, name: &str) -> Option<Vec<(String, TypeName)>> {
-            let sym = |n: &str| (n.to_string(), TypeName::Sym);
+        fn stored(&self, name: &str) -> Option<Vec<ColumnInfo>> {
+            let sym = |n: &str| ColumnInfo::new(n, TypeName::Sym);
             match name {
                 "works_at" => Some(vec![sym("person"), sym("company")]),
                 "knows" => Some(vec![sym("a"), sym("b")]),
                 "blocked" => Some(vec![sym("who")]),
+                "episode" => Some(vec![
+                    sym("id"),
+                    ColumnInfo {
+                        search: true,
+                        embed: true,
+                        ..ColumnInfo::new("text", TypeName::Str)
+                    },
+                ]),
+                "doc" => Some(vec![sym("id"), ColumnInfo::new("v", TypeName::Vector(3))]),
                 _ => None,
             }
         }
@@ -698,6 +958,33 @@ mod tests {
     }
 
     #[test]
+    fn the_design_card_retrieval_query_compiles_to_a_ranked_step() {
+        let plan = compile(
+            r#"?- rrf(near(episode, "where does alice work", 20),
+                      bm25(episode, "alice work", 20),
+                      hops(alice, 2)) limit 10."#,
+        )
+        .expect("compile");
+        assert_eq!(
+            plan.to_string(),
+            r#"query (Id, Score, Rank) order by Rank limit 10
+  stratum 0 [?] (once)
+    rule ?(Id, Score, Rank)
+      rank rrf(k=60, near(episode, "where does alice work", 20, cosine), bm25(episode, "alice work", 20), hops(alice, 2)) as (Id, Score, Rank)
+"#
+        );
+        let plan = compile(
+            "?- near(doc, $v, 5, l2) as (D, S), episode(D, T), rrf(2 * hops(D, 1, [knows]), k = 10) as (N).",
+        )
+        .expect("compile");
+        assert_eq!(plan.columns, vec!["D", "S", "T", "N"]);
+        assert!(
+            plan.to_string()
+                .contains("rank rrf(k=10, 2*hops(D, 1, [knows])) as (N)")
+        );
+    }
+
+    #[test]
     fn rejects_what_cannot_run() {
         let msg = |src: &str| compile(src).expect_err("should fail").message;
         assert_eq!(msg("?- lives_in(X, Y)."), "unknown relation `lives_in`");
@@ -720,6 +1007,30 @@ mod tests {
         assert_eq!(
             msg("?- works_at(X, Y) as_of soon."),
             "`soon` is not bound by `let`; expected a time"
+        );
+        assert_eq!(
+            msg("?- near(knows, \"x\", 3) as (I)."),
+            "`knows` has no vector column and no `embed` column for `near`"
+        );
+        assert_eq!(
+            msg("?- bm25(doc, \"x\", 3) as (I)."),
+            "`doc` has no `search` column for `bm25`"
+        );
+        assert_eq!(
+            msg("?- near(doc, $v, 3, manhattan) as (I)."),
+            "unknown metric `manhattan`: expected `cosine`, `dot` or `l2`"
+        );
+        assert_eq!(
+            msg("?- knows(X, Y), hops(X, 2)."),
+            "name the ranked columns, e.g. `as (Id, Score, Rank)`"
+        );
+        assert_eq!(
+            msg("?- hops(X, 2) as (N), N != X."),
+            "variable `X` is unsafe: it is not bound by a positive atom before it is used"
+        );
+        assert_eq!(
+            msg("?- hops(alice, 2) as (A, B, C, D)."),
+            "a ranked relation has three columns (id, score, rank); got 4 names"
         );
         assert_eq!(
             msg("?- history knows(X, Y), knows(Y, X)."),

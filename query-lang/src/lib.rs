@@ -13,7 +13,7 @@ pub mod plan;
 mod scc;
 mod span;
 
-pub use compile::{Catalog, Lets, OUTPUT, compile_query, constant};
+pub use compile::{Catalog, ColumnInfo, Lets, OUTPUT, compile_query, constant};
 pub use error::{CompileError, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
 pub use parser::parse;

@@ -9,9 +9,12 @@
 //!           | "?-" ["history"] body modifier* "."
 //!           | ("retract" | "correct") atom ["valid" expr [".." expr]] "."
 //!           | head [":-" body] ["valid" expr [".." expr]] "."
-//! column    = name ":" type ["?"] ["key"]
+//! column    = name ":" type ["?"] ("key" | "search" | "embed")*
 //! body      = literal ("," literal)*
-//! literal   = "not" atom | atom | expr cmp expr
+//! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
+//! ranked    = ("near" | "bm25") "(" name "," expr "," int ["," name] ")"
+//!           | "hops" "(" expr "," int ["," "[" name ("," name)* "]"] ")"
+//!           | "rrf" "(" [number "*"] ranked ("," [number "*"] ranked)* ["," "k" "=" int] ")"
 //! modifier  = "as_of" expr | "known_at" expr | "limit" int | "order" "by" var ["asc"|"desc"] ("," ...)*
 //! expr      = mul (("+" | "-") mul)* ;  mul = unary (("*" | "/") unary)*
 //! unary     = "-" unary | primary ;  primary = var | "_" | name | $param | literal | "(" expr ")"
@@ -220,12 +223,25 @@ impl Parser {
             self.expect_punct(":")?;
             let ty = self.type_name()?;
             let nullable = self.eat_punct("?");
-            let key = self.eat_keyword("key");
+            let (mut key, mut search, mut embed) = (false, false, false);
+            loop {
+                if self.eat_keyword("key") {
+                    key = true;
+                } else if self.eat_keyword("search") {
+                    search = true;
+                } else if self.eat_keyword("embed") {
+                    embed = true;
+                } else {
+                    break;
+                }
+            }
             columns.push(ColumnDecl {
                 name: col,
                 ty,
                 key,
                 nullable,
+                search,
+                embed,
             });
             if !self.eat_punct(",") {
                 break;
@@ -361,6 +377,22 @@ impl Parser {
             let span = start.to(atom.span);
             return Ok(Literal::Not(atom, span));
         }
+        if self.at_ranked() {
+            let ranked = self.ranked()?;
+            let mut span = ranked.span();
+            let binds = if self.eat_keyword("as") {
+                self.expect_punct("(")?;
+                let mut binds = vec![self.expr()?];
+                while self.eat_punct(",") {
+                    binds.push(self.expr()?);
+                }
+                span = span.to(self.expect_punct(")")?);
+                Some(binds)
+            } else {
+                None
+            };
+            return Ok(Literal::Ranked(ranked, binds, span));
+        }
         if matches!(self.peek().tok, Tok::Ident(_)) && matches!(self.peek_at(1), Tok::Punct("(")) {
             return self.atom().map(Literal::Atom);
         }
@@ -381,6 +413,110 @@ impl Parser {
         let rhs = self.expr()?;
         let span = lhs.span().to(rhs.span());
         Ok(Literal::Compare(lhs, op, rhs, span))
+    }
+
+    fn at_ranked(&self) -> bool {
+        matches!(&self.peek().tok, Tok::Ident(f) if Ranked::NAMES.contains(&f.as_str()))
+            && matches!(self.peek_at(1), Tok::Punct("("))
+    }
+
+    fn count(&mut self, what: &str) -> PResult<u64> {
+        match self.peek().tok {
+            Tok::Int(n) if n >= 0 => {
+                self.bump();
+                Ok(n as u64)
+            }
+            _ => self.error(what),
+        }
+    }
+
+    /// `near(...)`, `bm25(...)`, `hops(...)` or `rrf(...)`.
+    fn ranked(&mut self) -> PResult<Ranked> {
+        let op = self.name("`near`, `bm25`, `hops` or `rrf`")?;
+        self.expect_punct("(")?;
+        let ranked = match op.text.as_str() {
+            "near" | "bm25" => {
+                let rel = self.name("a relation name")?;
+                self.expect_punct(",")?;
+                let query = self.expr()?;
+                self.expect_punct(",")?;
+                let k = self.count("a row count")?;
+                let metric = if op.text == "near" && self.eat_punct(",") {
+                    Some(self.name("a metric: `cosine`, `dot` or `l2`")?)
+                } else {
+                    None
+                };
+                let span = op.span.to(self.expect_punct(")")?);
+                if op.text == "near" {
+                    Ranked::Near {
+                        rel,
+                        query,
+                        k,
+                        metric,
+                        span,
+                    }
+                } else {
+                    Ranked::Bm25 {
+                        rel,
+                        query,
+                        k,
+                        span,
+                    }
+                }
+            }
+            "hops" => {
+                let start = self.expr()?;
+                self.expect_punct(",")?;
+                let depth = self.count("a number of hops")?;
+                let mut edges = Vec::new();
+                if self.eat_punct(",") {
+                    self.expect_punct("[")?;
+                    edges.push(self.name("a relation name")?);
+                    while self.eat_punct(",") {
+                        edges.push(self.name("a relation name")?);
+                    }
+                    self.expect_punct("]")?;
+                }
+                let span = op.span.to(self.expect_punct(")")?);
+                Ranked::Hops {
+                    start,
+                    depth,
+                    edges,
+                    span,
+                }
+            }
+            _ => {
+                let mut inputs = Vec::new();
+                let mut k = None;
+                loop {
+                    if self.is_keyword("k") && matches!(self.peek_at(1), Tok::Punct("=")) {
+                        self.bump();
+                        self.bump();
+                        k = Some(self.count("the rank offset `k`")?);
+                        break;
+                    }
+                    let weight = match self.peek().tok {
+                        Tok::Int(n) if matches!(self.peek_at(1), Tok::Punct("*")) => Some(n as f64),
+                        Tok::Float(x) if matches!(self.peek_at(1), Tok::Punct("*")) => Some(x),
+                        _ => None,
+                    };
+                    if weight.is_some() {
+                        self.bump();
+                        self.bump();
+                    }
+                    if !self.at_ranked() {
+                        return self.error("a retrieval operator: `near`, `bm25`, `hops` or `rrf`");
+                    }
+                    inputs.push((weight.unwrap_or(1.0), self.ranked()?));
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                let span = op.span.to(self.expect_punct(")")?);
+                Ranked::Rrf { inputs, k, span }
+            }
+        };
+        Ok(ranked)
     }
 
     fn atom(&mut self) -> PResult<Atom> {

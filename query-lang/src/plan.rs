@@ -91,6 +91,145 @@ pub enum Step {
     Filter(Term, CompareOp, Term),
     /// Bind a slot to a computed value (`X = Y + 1` with `X` unbound).
     Assign(usize, Term),
+    /// Run a retrieval operator and match its `(id, score, rank)` rows
+    /// against `args` (one to three of them, in that order).
+    Ranked {
+        /// The operator.
+        op: RankedPlan,
+        /// Per output column used.
+        args: Vec<Arg>,
+    },
+}
+
+/// How `near` compares vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Cosine similarity (higher is closer).
+    Cosine,
+    /// Dot product (higher is closer).
+    Dot,
+    /// Euclidean distance, scored negated (higher is closer).
+    L2,
+}
+
+impl Metric {
+    /// The metric called `name`.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Some(match name {
+            "cosine" => Metric::Cosine,
+            "dot" => Metric::Dot,
+            "l2" => Metric::L2,
+            _ => return None,
+        })
+    }
+
+    /// Its name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Cosine => "cosine",
+            Metric::Dot => "dot",
+            Metric::L2 => "l2",
+        }
+    }
+}
+
+/// A retrieval operator, resolved against the catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RankedPlan {
+    /// Nearest rows of `rel` to a vector (matched against `vector_column`)
+    /// or to text (embedded, matched against `text_column`'s embeddings).
+    Near {
+        /// The relation searched.
+        rel: String,
+        /// Its first vector column, if any.
+        vector_column: Option<usize>,
+        /// Its first `embed` column, if any.
+        text_column: Option<usize>,
+        /// The query vector or text.
+        query: Term,
+        /// How many rows.
+        k: u64,
+        /// How vectors compare.
+        metric: Metric,
+    },
+    /// Best BM25 matches of `rel`'s `search` columns.
+    Bm25 {
+        /// The relation searched.
+        rel: String,
+        /// Its `search` columns.
+        columns: Vec<usize>,
+        /// The words.
+        query: Term,
+        /// How many rows.
+        k: u64,
+    },
+    /// Nodes within `depth` links of `start`.
+    Hops {
+        /// The node walked from.
+        start: Term,
+        /// At most this many links.
+        depth: u32,
+        /// The linking relations (empty: every relation whose first two
+        /// columns are symbols).
+        edges: Vec<String>,
+    },
+    /// Reciprocal-rank fusion: score = sum of weight / (k + rank).
+    Rrf {
+        /// Weighted inputs.
+        inputs: Vec<(f64, RankedPlan)>,
+        /// The rank offset.
+        k: u64,
+    },
+}
+
+/// The default `k` of `rrf` (Cormack et al. 2009).
+pub const RRF_K: u64 = 60;
+
+struct ShowRanked<'a>(&'a RankedPlan, &'a [String]);
+
+impl fmt::Display for ShowRanked<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let slots = self.1;
+        match self.0 {
+            RankedPlan::Near {
+                rel,
+                query,
+                k,
+                metric,
+                ..
+            } => write!(
+                f,
+                "near({rel}, {}, {k}, {})",
+                ShowTerm(query, slots),
+                metric.name()
+            ),
+            RankedPlan::Bm25 { rel, query, k, .. } => {
+                write!(f, "bm25({rel}, {}, {k})", ShowTerm(query, slots))
+            }
+            RankedPlan::Hops {
+                start,
+                depth,
+                edges,
+            } => {
+                write!(f, "hops({}, {depth}", ShowTerm(start, slots))?;
+                if !edges.is_empty() {
+                    write!(f, ", [{}]", edges.join(", "))?;
+                }
+                f.write_str(")")
+            }
+            RankedPlan::Rrf { inputs, k } => {
+                write!(f, "rrf(k={k}")?;
+                for (w, input) in inputs {
+                    if *w == 1.0 {
+                        write!(f, ", {}", ShowRanked(input, slots))?;
+                    } else {
+                        write!(f, ", {w}*{}", ShowRanked(input, slots))?;
+                    }
+                }
+                f.write_str(")")
+            }
+        }
+    }
 }
 
 /// What a head column produces.
@@ -258,6 +397,22 @@ impl Plan {
                 }
                 Step::Assign(s, t) => {
                     writeln!(f, "{indent}  let {} = {}", slots[*s], ShowTerm(t, slots))?
+                }
+                Step::Ranked { op, args } => {
+                    let args: Vec<String> = args
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Bound(t) => format!("={}", ShowTerm(t, slots)),
+                            Arg::Bind(s) => slots[*s].clone(),
+                            Arg::Any => "_".into(),
+                        })
+                        .collect();
+                    writeln!(
+                        f,
+                        "{indent}  rank {} as ({})",
+                        ShowRanked(op, slots),
+                        args.join(", ")
+                    )?;
                 }
             }
         }

@@ -9,6 +9,7 @@ use roaring::RoaringBitmap;
 
 use crate::chunked::ChunkedVec;
 use crate::value::{ColumnType, Symbol, ValueRef};
+use crate::vectors::VectorArena;
 
 /// One column's values for every row of a relation.
 #[derive(Debug)]
@@ -26,7 +27,7 @@ enum ColumnData {
     Time(ChunkedVec<i64>),
     Str(Arena),
     Bytes(Arena),
-    Vector { dim: usize, data: Vec<f32> },
+    Vector(VectorArena),
 }
 
 /// Variable-length values end to end; `ends[i]` is one past row i's last byte.
@@ -75,10 +76,7 @@ impl Column {
             ColumnType::Time => ColumnData::Time(ChunkedVec::default()),
             ColumnType::Str => ColumnData::Str(Arena::default()),
             ColumnType::Bytes => ColumnData::Bytes(Arena::default()),
-            ColumnType::Vector(dim) => ColumnData::Vector {
-                dim: dim as usize,
-                data: Vec::new(),
-            },
+            ColumnType::Vector(dim) => ColumnData::Vector(VectorArena::new(dim as usize)),
         };
         Column {
             data,
@@ -100,7 +98,7 @@ impl Column {
             (ColumnData::Time(v), ValueRef::Time(t)) => v.push(t.0),
             (ColumnData::Str(a), ValueRef::Str(s)) => a.push(s.as_bytes()),
             (ColumnData::Bytes(a), ValueRef::Bytes(b)) => a.push(b),
-            (ColumnData::Vector { data, .. }, ValueRef::Vector(x)) => data.extend_from_slice(x),
+            (ColumnData::Vector(a), ValueRef::Vector(x)) => a.push(x),
             // Null (or, defensively, a mismatched value): keep rows aligned.
             (ColumnData::Bool(v), _) => v.push(false),
             (ColumnData::Int(v), _) => v.push(0),
@@ -108,7 +106,7 @@ impl Column {
             (ColumnData::Sym(v), _) => v.push(u32::MAX),
             (ColumnData::Time(v), _) => v.push(0),
             (ColumnData::Str(a) | ColumnData::Bytes(a), _) => a.push(&[]),
-            (ColumnData::Vector { dim, data }, _) => data.extend(std::iter::repeat_n(0.0, *dim)),
+            (ColumnData::Vector(a), _) => a.push_zero(),
         }
     }
 
@@ -122,7 +120,7 @@ impl Column {
             ColumnData::Float(v) => v.set(i, 0.0),
             ColumnData::Sym(v) => v.set(i, u32::MAX),
             ColumnData::Str(a) | ColumnData::Bytes(a) => a.zero(i),
-            ColumnData::Vector { dim, data } => data[i * *dim..(i + 1) * *dim].fill(0.0),
+            ColumnData::Vector(a) => a.zero(i),
         }
     }
 
@@ -142,7 +140,15 @@ impl Column {
             // The arena only ever receives `&str` bytes for Str columns.
             ColumnData::Str(a) => ValueRef::Str(std::str::from_utf8(a.get(i)).unwrap_or("")),
             ColumnData::Bytes(a) => ValueRef::Bytes(a.get(i)),
-            ColumnData::Vector { dim, data } => ValueRef::Vector(&data[i * dim..(i + 1) * dim]),
+            ColumnData::Vector(a) => ValueRef::Vector(a.get(i)),
+        }
+    }
+
+    /// The vector arena, for a vector column.
+    pub(crate) fn vectors(&self) -> Option<&VectorArena> {
+        match &self.data {
+            ColumnData::Vector(a) => Some(a),
+            _ => None,
         }
     }
 
@@ -155,7 +161,7 @@ impl Column {
             ColumnData::Sym(v) => v.heap_bytes(),
             ColumnData::Time(v) => v.heap_bytes(),
             ColumnData::Str(a) | ColumnData::Bytes(a) => a.heap_bytes(),
-            ColumnData::Vector { data, .. } => data.capacity() * 4,
+            ColumnData::Vector(a) => a.heap_bytes(),
         };
         data + self.nulls.serialized_size()
     }

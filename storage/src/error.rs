@@ -55,6 +55,14 @@ pub enum Error {
         /// A description of the offending value.
         got: String,
     },
+    /// A vector read of a column that holds no vectors.
+    #[error("column {column} of `{relation}` is not a vector column")]
+    NotVectorColumn {
+        /// The relation read.
+        relation: String,
+        /// The column's position.
+        column: usize,
+    },
     /// A valid-time interval whose end is not after its start.
     #[error("empty interval: valid_to {to} is not after valid_from {from}")]
     EmptyInterval {

@@ -45,6 +45,7 @@ mod txn;
 mod validity;
 mod value;
 mod value_index;
+mod vectors;
 
 pub use error::{Error, Result};
 pub use log::Durability;
@@ -56,3 +57,4 @@ pub use symbols::MAX_SYMBOL_LEN;
 pub use time::{Interval, Timestamp};
 pub use txn::{CommitInfo, WriteTxn};
 pub use value::{ColumnType, Symbol, Value, ValueRef};
+pub use vectors::{VectorArena, VectorBlock, quantize};

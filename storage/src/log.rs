@@ -18,7 +18,8 @@ use crate::relation::NewRow;
 use crate::schema::Schema;
 
 /// Bumped whenever the encoding of [`LogEntry`] changes incompatibly.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+/// 2: columns carry `search` and `embed` flags.
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// Everything one transaction changed.
 #[derive(Debug, Serialize, Deserialize)]

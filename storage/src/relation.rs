@@ -250,6 +250,11 @@ impl Relation {
     }
 
     #[inline]
+    /// The vector arena of column `column`, if it is a vector column.
+    pub(crate) fn vectors(&self, column: usize) -> Option<&crate::vectors::VectorArena> {
+        self.columns.get(column)?.vectors()
+    }
+
     pub(crate) fn value(&self, row: RowId, column: usize) -> ValueRef<'_> {
         self.columns[column].get(row)
     }

@@ -21,6 +21,10 @@ pub struct ColumnDef {
     pub key: bool,
     /// Whether `Null` is accepted.
     pub nullable: bool,
+    /// Text the engine indexes for BM25 search (`str` columns only).
+    pub search: bool,
+    /// Text the engine embeds for vector search (`str` columns only).
+    pub embed: bool,
 }
 
 impl ColumnDef {
@@ -31,6 +35,8 @@ impl ColumnDef {
             ty,
             key: false,
             nullable: false,
+            search: false,
+            embed: false,
         }
     }
 
@@ -43,6 +49,18 @@ impl ColumnDef {
     /// Lets the column hold `Null`.
     pub fn nullable(mut self) -> ColumnDef {
         self.nullable = true;
+        self
+    }
+
+    /// Asks the engine to index the column's text for BM25 search.
+    pub fn search(mut self) -> ColumnDef {
+        self.search = true;
+        self
+    }
+
+    /// Asks the engine to embed the column's text for vector search.
+    pub fn embed(mut self) -> ColumnDef {
+        self.embed = true;
         self
     }
 }
@@ -145,6 +163,12 @@ impl Schema {
             if matches!(col.ty, ColumnType::Vector(0)) {
                 return Err(bad(format!(
                     "vector column `{}` needs a dimension > 0",
+                    col.name
+                )));
+            }
+            if (col.search || col.embed) && col.ty != ColumnType::Str {
+                return Err(bad(format!(
+                    "only str columns can be searched or embedded, not `{}`",
                     col.name
                 )));
             }

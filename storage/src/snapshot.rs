@@ -18,9 +18,13 @@ use crate::store::{RelationId, Store};
 use crate::time::{Interval, Timestamp};
 use crate::value::{Symbol, Value, ValueRef};
 use crate::value_index::Posting;
+use crate::vectors::VectorBlock;
 
 /// Rows read per acquisition of the state lock.
 const CHUNK_ROWS: usize = 4096;
+
+/// Rows per block of a vector scan (6 MB of 384-float vectors).
+const VECTOR_BLOCK_ROWS: usize = 4096;
 
 /// Below this many candidates from the value indexes, rows are checked
 /// directly instead of building the validity bitmap.
@@ -99,6 +103,122 @@ impl Snapshot {
         &self.store
     }
 
+    /// Calls `f` on rows `rows` of the vector column `column` of `rel`,
+    /// block by block (every row, live or not: the caller filters with a
+    /// live bitmap from [`Scan::bitmap`]). The read lock is taken per block,
+    /// so a long scan lets writers in between blocks; rows appended
+    /// meanwhile are outside any bitmap taken before them.
+    pub fn vector_blocks(
+        &self,
+        rel: RelationId,
+        column: usize,
+        rows: std::ops::Range<u32>,
+        mut f: impl FnMut(VectorBlock<'_>),
+    ) -> Result<()> {
+        let mut start = rows.start as usize;
+        loop {
+            let state = self.store.inner.state.read();
+            let arena = vector_arena(state.relation(rel)?, column)?;
+            let end = (rows.end as usize).min(arena.len());
+            if start >= end {
+                return Ok(());
+            }
+            let stop = (start + VECTOR_BLOCK_ROWS).min(end);
+            f(arena.block(start..stop));
+            start = stop;
+        }
+    }
+
+    /// Calls `f(row, vector)` for each row in `rows` (ids past the end are
+    /// skipped), under one read lock: for re-scoring a few candidates.
+    pub fn vector_rows(
+        &self,
+        rel: RelationId,
+        column: usize,
+        rows: &[u32],
+        mut f: impl FnMut(u32, &[f32]),
+    ) -> Result<()> {
+        let state = self.store.inner.state.read();
+        let arena = vector_arena(state.relation(rel)?, column)?;
+        for &row in rows {
+            if (row as usize) < arena.len() {
+                f(row, arena.get(row as usize));
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f` on each of `rows` (ids past the end, or purged, are
+    /// skipped), as seen by this snapshot, under one read lock: for turning
+    /// the row ids a search found into values.
+    pub fn read_rows(
+        &self,
+        rel: RelationId,
+        rows: &[RowId],
+        mut f: impl FnMut(&RowView<'_>),
+    ) -> Result<()> {
+        let state = self.store.inner.state.read();
+        let relation = state.relation(rel)?;
+        for &row in rows {
+            if row < relation.len() && !relation.purged().contains(row) {
+                f(&RowView {
+                    rel: relation,
+                    row,
+                    known: self.tx,
+                    tx_clip: self.tx,
+                    version: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows of `rel` erased by a purge: indexes kept beside the store
+    /// erase their copies of these rows too.
+    pub fn purged(&self, rel: RelationId) -> Result<RoaringBitmap> {
+        Ok(self
+            .store
+            .inner
+            .state
+            .read()
+            .relation(rel)?
+            .purged()
+            .clone())
+    }
+
+    /// Calls `f` on every row of `rel` from row id `from` on, in id order,
+    /// whatever its validity: for indexes kept beside the store (text,
+    /// embeddings) that map row ids to documents and filter by a snapshot's
+    /// bitmap at query time. Returns the id one past the last row visited.
+    pub fn rows_from(
+        &self,
+        rel: RelationId,
+        from: RowId,
+        mut f: impl FnMut(&RowView<'_>),
+    ) -> Result<RowId> {
+        let mut row = from;
+        loop {
+            let state = self.store.inner.state.read();
+            let relation = state.relation(rel)?;
+            let end = relation.len().min(row.saturating_add(CHUNK_ROWS as u32));
+            if row >= end {
+                return Ok(row);
+            }
+            while row < end {
+                if !relation.purged().contains(row) {
+                    f(&RowView {
+                        rel: relation,
+                        row,
+                        known: self.tx,
+                        tx_clip: self.tx,
+                        version: None,
+                    });
+                }
+                row += 1;
+            }
+        }
+    }
+
     /// Starts a scan of `rel` (as of now by default).
     pub fn scan(&self, rel: RelationId) -> Scan<'_> {
         Scan {
@@ -108,6 +228,15 @@ impl Snapshot {
             filters: SmallVec::new(),
         }
     }
+}
+
+fn vector_arena(relation: &Relation, column: usize) -> Result<&crate::vectors::VectorArena> {
+    relation
+        .vectors(column)
+        .ok_or_else(|| Error::NotVectorColumn {
+            relation: relation.schema.name.clone(),
+            column,
+        })
 }
 
 /// A scan being built: choose the selector and filters, then run it.

@@ -1,0 +1,262 @@
+//! Indexes kept beside the store, off the writer's path: embeddings of
+//! `embed` columns and the BM25 text index of `search` columns.
+//!
+//! Rows are append-only, so each index is a prefix of a relation: it has
+//! seen rows `0..next_row`, and catching up means reading rows from
+//! `next_row` on. A background thread does that when nudged after a commit
+//! (and every `POLL` otherwise, for writes made through the storage API), so
+//! a commit never waits for an embedding model or a text index. A row
+//! becomes visible to `near` and `bm25` when its batch is indexed: within
+//! one `POLL` plus the indexing time; `Indexes::sync` waits for it. Queries
+//! filter what the index returns by their snapshot's live rows, as every
+//! other read does, and rows erased by a purge are erased from the indexes
+//! on the next pass.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use chronolog_storage::{ColumnType, RelationId, RowId, Store, ValueRef, VectorArena};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use parking_lot::{Condvar, Mutex, RwLock};
+
+use super::embed::Embedder;
+use super::text::TextIndex;
+use crate::error::{Error, Result};
+
+/// How often the worker looks for rows written behind its back.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Texts embedded per batch (and per write-lock of the arena).
+const BATCH: usize = 256;
+
+/// The embeddings of one `embed` column, by row id.
+pub(crate) struct Embeddings {
+    pub vectors: VectorArena,
+    /// Purges already erased from `vectors`.
+    purged_seen: u64,
+}
+
+/// One column's embeddings, written by the worker, read by queries.
+pub(crate) type SharedEmbeddings = Arc<RwLock<Embeddings>>;
+
+/// What the worker keeps, shared with queries.
+struct Shared {
+    store: Store,
+    embedder: Arc<dyn Embedder>,
+    embeddings: RwLock<HashMap<(RelationId, usize), SharedEmbeddings>>,
+    texts: RwLock<HashMap<RelationId, Arc<TextIndex>>>,
+    /// Passes asked for / finished (`sync` waits for its request's pass).
+    requested: AtomicU64,
+    finished: Mutex<u64>,
+    finished_cv: Condvar,
+    /// The last pass's failure, reported by `sync`.
+    failure: Mutex<Option<String>>,
+}
+
+/// The indexes of one database session and their worker thread.
+pub(crate) struct Indexes {
+    shared: Arc<Shared>,
+    worker: Mutex<Option<(Sender<()>, JoinHandle<()>)>>,
+}
+
+impl Indexes {
+    pub(crate) fn new(store: Store, embedder: Arc<dyn Embedder>) -> Indexes {
+        Indexes {
+            shared: Arc::new(Shared {
+                store,
+                embedder,
+                embeddings: RwLock::new(HashMap::new()),
+                texts: RwLock::new(HashMap::new()),
+                requested: AtomicU64::new(0),
+                finished: Mutex::new(0),
+                finished_cv: Condvar::new(),
+                failure: Mutex::new(None),
+            }),
+            worker: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.shared.embedder
+    }
+
+    /// Whether any relation asks for an index (no thread is started for a
+    /// database that has none).
+    fn wanted(&self) -> bool {
+        self.shared
+            .store
+            .relations()
+            .iter()
+            .any(|s| s.columns.iter().any(|c| c.search || c.embed))
+    }
+
+    /// Tells the worker there may be new rows (after a commit); starts it
+    /// on first need.
+    pub(crate) fn nudge(&self) {
+        let mut worker = self.worker.lock();
+        if worker.is_none() {
+            if !self.wanted() {
+                return;
+            }
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let shared = self.shared.clone();
+            let handle = std::thread::Builder::new()
+                .name("chronolog-indexer".into())
+                .spawn(move || run(&shared, &rx));
+            match handle {
+                Ok(handle) => *worker = Some((tx, handle)),
+                Err(e) => {
+                    *self.shared.failure.lock() = Some(format!("cannot start the indexer: {e}"));
+                    return;
+                }
+            }
+        }
+        if let Some((tx, _)) = worker.as_ref() {
+            // A full channel already holds a nudge: nothing is lost.
+            let _ = tx.try_send(());
+        }
+    }
+
+    /// Waits until every row committed before this call is indexed.
+    pub(crate) fn sync(&self) -> Result<()> {
+        if !self.wanted() {
+            return Ok(());
+        }
+        let target = self.shared.requested.fetch_add(1, Ordering::SeqCst) + 1;
+        self.nudge();
+        let mut finished = self.shared.finished.lock();
+        while *finished < target {
+            if self.worker.lock().is_none() {
+                break;
+            }
+            self.shared
+                .finished_cv
+                .wait_for(&mut finished, Duration::from_millis(50));
+        }
+        drop(finished);
+        match self.shared.failure.lock().clone() {
+            Some(e) => Err(Error::Retrieval(format!("indexing failed: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The embeddings of `rel.column` indexed so far.
+    pub(crate) fn embeddings(&self, rel: RelationId, column: usize) -> Option<SharedEmbeddings> {
+        self.shared.embeddings.read().get(&(rel, column)).cloned()
+    }
+
+    /// The text index of `rel`, if it has `search` columns.
+    pub(crate) fn text(&self, rel: RelationId) -> Option<Arc<TextIndex>> {
+        self.shared.texts.read().get(&rel).cloned()
+    }
+}
+
+impl Drop for Indexes {
+    fn drop(&mut self) {
+        if let Some((tx, handle)) = self.worker.lock().take() {
+            drop(tx);
+            let _ = handle.join();
+        }
+    }
+}
+
+fn run(shared: &Shared, nudges: &Receiver<()>) {
+    loop {
+        match nudges.recv_timeout(POLL) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let target = shared.requested.load(Ordering::SeqCst);
+        let outcome = catch_up(shared);
+        *shared.failure.lock() = outcome.err().map(|e| e.to_string());
+        let mut finished = shared.finished.lock();
+        *finished = (*finished).max(target);
+        shared.finished_cv.notify_all();
+    }
+}
+
+/// One pass: every indexed column of every relation, from where it stopped.
+fn catch_up(shared: &Shared) -> Result<()> {
+    let snapshot = shared.store.snapshot();
+    for schema in shared.store.relations() {
+        let rel = shared.store.relation_id(&schema.name)?;
+        let search: Vec<usize> = (0..schema.columns.len())
+            .filter(|&c| schema.columns[c].search && schema.columns[c].ty == ColumnType::Str)
+            .collect();
+        if !search.is_empty() {
+            let index = {
+                let mut texts = shared.texts.write();
+                match texts.get(&rel) {
+                    Some(index) => index.clone(),
+                    None => {
+                        let index = Arc::new(TextIndex::new(search.clone())?);
+                        texts.insert(rel, index.clone());
+                        index
+                    }
+                }
+            };
+            index.catch_up(&snapshot, rel)?;
+        }
+        for (column, col) in schema.columns.iter().enumerate() {
+            if col.embed && col.ty == ColumnType::Str {
+                embed_column(shared, &snapshot, rel, column)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn embed_column(
+    shared: &Shared,
+    snapshot: &chronolog_storage::Snapshot,
+    rel: RelationId,
+    column: usize,
+) -> Result<()> {
+    let index = shared
+        .embeddings
+        .write()
+        .entry((rel, column))
+        .or_insert_with(|| {
+            Arc::new(RwLock::new(Embeddings {
+                vectors: VectorArena::new(shared.embedder.dim()),
+                purged_seen: 0,
+            }))
+        })
+        .clone();
+    let from = index.read().vectors.len() as RowId;
+    let mut pending: Vec<(RowId, String)> = Vec::new();
+    let end = snapshot.rows_from(rel, from, |row| {
+        let text = match row.value(column) {
+            ValueRef::Str(s) => s.to_string(),
+            _ => String::new(),
+        };
+        pending.push((row.id(), text));
+    })?;
+    for batch in pending.chunks(BATCH) {
+        let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+        let vectors = shared.embedder.embed(&texts)?;
+        let mut index = index.write();
+        for ((row, _), v) in batch.iter().zip(&vectors) {
+            // Purged rows were skipped: keep row ids aligned with zeros.
+            while (index.vectors.len() as RowId) < *row {
+                index.vectors.push_zero();
+            }
+            index.vectors.push(v);
+        }
+    }
+    let mut index = index.write();
+    while (index.vectors.len() as RowId) < end {
+        index.vectors.push_zero();
+    }
+    let purged = snapshot.purged(rel)?;
+    if purged.len() != index.purged_seen {
+        for row in &purged {
+            index.vectors.zero(row as usize);
+        }
+        index.purged_seen = purged.len();
+    }
+    Ok(())
+}

@@ -1,0 +1,310 @@
+//! Retrieval operators: ranked relations of `(id, score, rank)` found by
+//! meaning (`near`), by words (`bm25`) and by links (`hops`), and fused by
+//! reciprocal rank (`rrf`). Each reads the query's snapshot at its as-of
+//! and known-at instants: rows not live there are never returned.
+//!
+//! A row's id is its first column's value (an episode's id, a person), so
+//! different operators' results over the same things fuse by equality, and
+//! a ranked relation joins back to its relation (`episode(Id, Text)`).
+
+pub mod embed;
+pub(crate) mod graph;
+pub(crate) mod indexes;
+pub(crate) mod text;
+pub(crate) mod vector;
+
+use std::sync::Arc;
+
+use chronolog_ql::plan::{Metric, RankedPlan, Term};
+use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Timestamp};
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::val::Val;
+use graph::GraphCache;
+use indexes::Indexes;
+use vector::{Column, Hit, LiveBits, Precision};
+
+/// Live rows above which `near` scans the int8 copy first.
+const INT8_AFTER_ROWS: u64 = 50_000;
+
+/// One ranked row: an id and its score (higher is better); its rank is its
+/// position in the list, from 1.
+pub type Ranking = Vec<(Val, f64)>;
+
+/// What retrieval keeps for a session.
+pub(crate) struct Retrieval {
+    pub graphs: GraphCache,
+    pub indexes: Indexes,
+}
+
+/// Where a ranked operator runs: the query's snapshot and instants.
+pub(crate) struct At<'a> {
+    pub snapshot: &'a Snapshot,
+    pub valid: Timestamp,
+    pub known: Timestamp,
+}
+
+impl At<'_> {
+    fn live(&self, rel: RelationId) -> Result<LiveBits> {
+        let live = self
+            .snapshot
+            .scan(rel)
+            .as_of(self.valid)
+            .known_at(self.known)
+            .bitmap()?;
+        Ok(LiveBits::new(&live))
+    }
+
+    /// The ids (first column values) of `hits`' rows, best first, each id
+    /// once (several live rows of a keyless relation may share one).
+    fn ids(&self, rel: RelationId, hits: &[(RowId, f32)]) -> Result<Ranking> {
+        let rows: Vec<RowId> = hits.iter().map(|h| h.0).collect();
+        let mut first: FxHashMap<RowId, Val> = FxHashMap::default();
+        self.snapshot.read_rows(rel, &rows, |row| {
+            first.insert(row.id(), Val::from_ref(row.value(0)));
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::with_capacity(hits.len());
+        for &(row, score) in hits {
+            if let Some(id) = first.remove(&row)
+                && seen.insert(id.clone())
+            {
+                out.push((id, f64::from(score)));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Retrieval {
+    /// Runs `op`, given the values of its [`input_terms`] in order.
+    pub(crate) fn rank(
+        &mut self,
+        op: &RankedPlan,
+        at: &At<'_>,
+        inputs: &mut std::vec::IntoIter<Val>,
+    ) -> Result<Ranking> {
+        let mut next = || {
+            inputs
+                .next()
+                .ok_or_else(|| Error::Runtime("a retrieval input is missing".into()))
+        };
+        match op {
+            RankedPlan::Near {
+                rel,
+                vector_column,
+                text_column,
+                k,
+                metric,
+                ..
+            } => {
+                let query = next()?;
+                self.near(
+                    at,
+                    rel,
+                    *vector_column,
+                    *text_column,
+                    &query,
+                    *k as usize,
+                    *metric,
+                )
+            }
+            RankedPlan::Bm25 { rel, k, .. } => {
+                let text = match next()? {
+                    Val::Str(s) => s,
+                    other => {
+                        return Err(Error::Retrieval(format!(
+                            "bm25 needs text to search for, got {other:?}"
+                        )));
+                    }
+                };
+                let id = at.snapshot.store().relation_id(rel)?;
+                let Some(index) = self.indexes.text(id) else {
+                    return Ok(Vec::new());
+                };
+                let hits = index.search(&text, *k as usize, Arc::new(at.live(id)?))?;
+                let hits: Vec<(RowId, f32)> = hits.iter().map(|h| (h.row, h.score)).collect();
+                at.ids(id, &hits)
+            }
+            RankedPlan::Hops { depth, edges, .. } => {
+                let start = match next()? {
+                    Val::Sym(s) => s,
+                    other => {
+                        return Err(Error::Retrieval(format!(
+                            "hops starts from a symbol, got {other:?}"
+                        )));
+                    }
+                };
+                self.hops(at, start, *depth, edges)
+            }
+            RankedPlan::Rrf { inputs: ops, k } => {
+                let mut lists = Vec::with_capacity(ops.len());
+                for (w, input) in ops {
+                    lists.push((*w, self.rank(input, at, inputs)?));
+                }
+                Ok(rrf(&lists, *k as f64))
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn near(
+        &mut self,
+        at: &At<'_>,
+        rel: &str,
+        vector_column: Option<usize>,
+        text_column: Option<usize>,
+        query: &Val,
+        k: usize,
+        metric: Metric,
+    ) -> Result<Ranking> {
+        let id = at.snapshot.store().relation_id(rel)?;
+        let live = at.live(id)?;
+        let precision = if live.count() > INT8_AFTER_ROWS {
+            Precision::Int8
+        } else {
+            Precision::Exact
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let hits: Vec<Hit> = match (query, vector_column, text_column) {
+            (Val::Vector(v), Some(column), _) => {
+                let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
+                    ColumnType::Vector(d) => d as usize,
+                    _ => 0,
+                };
+                if v.len() != dim {
+                    return Err(Error::Retrieval(format!(
+                        "near({rel}, ...) needs a vector of {dim} floats, got {}",
+                        v.len()
+                    )));
+                }
+                let source = Column {
+                    snapshot: at.snapshot,
+                    rel: id,
+                    column,
+                };
+                vector::top_k(&source, &live, v, k, metric, precision, threads)?
+            }
+            (Val::Str(text), _, Some(column)) => {
+                let embedder = self.indexes.embedder().clone();
+                let mut v = embedder.embed(&[text])?;
+                let v = v.pop().unwrap_or_default();
+                let Some(index) = self.indexes.embeddings(id, column) else {
+                    return Ok(Vec::new());
+                };
+                let index = index.read();
+                vector::top_k(&index.vectors, &live, &v, k, metric, precision, threads)?
+            }
+            (Val::Str(_), _, None) => {
+                return Err(Error::Retrieval(format!(
+                    "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
+                )));
+            }
+            (Val::Vector(_), None, _) => {
+                return Err(Error::Retrieval(format!(
+                    "`{rel}` has no vector column; give near text to embed"
+                )));
+            }
+            (other, _, _) => {
+                return Err(Error::Retrieval(format!(
+                    "near needs a vector or text, got {other:?}"
+                )));
+            }
+        };
+        let hits: Vec<(RowId, f32)> = hits.iter().map(|h| (h.row, h.score)).collect();
+        at.ids(id, &hits)
+    }
+
+    fn hops(&mut self, at: &At<'_>, start: u32, depth: u32, edges: &[String]) -> Result<Ranking> {
+        let store = at.snapshot.store();
+        let names: Vec<String> = if edges.is_empty() {
+            store
+                .relations()
+                .into_iter()
+                .filter(links)
+                .map(|s| s.name)
+                .collect()
+        } else {
+            edges.to_vec()
+        };
+        let mut graphs = Vec::with_capacity(names.len());
+        for name in &names {
+            let rel = store.relation_id(name)?;
+            if !links(&store.schema(rel)?) {
+                return Err(Error::Retrieval(format!(
+                    "hops walks relations whose first two columns are symbols; `{name}` is not one"
+                )));
+            }
+            graphs.push(
+                self.graphs
+                    .adjacency(at.snapshot, rel, at.valid, at.known)?,
+            );
+        }
+        Ok(graph::walk(&graphs, start, depth)
+            .into_iter()
+            .map(|(node, distance)| (Val::Sym(node), 1.0 / f64::from(distance)))
+            .collect())
+    }
+}
+
+/// Whether a relation links nodes: its first two columns are symbols.
+fn links(schema: &chronolog_storage::Schema) -> bool {
+    schema.columns.len() >= 2
+        && schema.columns[0].ty == ColumnType::Sym
+        && schema.columns[1].ty == ColumnType::Sym
+}
+
+/// The terms a retrieval operator needs evaluated, in the order
+/// [`Retrieval::rank`] consumes them.
+pub(crate) fn input_terms(op: &RankedPlan) -> Vec<&Term> {
+    fn walk<'p>(op: &'p RankedPlan, out: &mut Vec<&'p Term>) {
+        match op {
+            RankedPlan::Near { query, .. } | RankedPlan::Bm25 { query, .. } => out.push(query),
+            RankedPlan::Hops { start, .. } => out.push(start),
+            RankedPlan::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| walk(i, out)),
+        }
+    }
+    let mut out = Vec::new();
+    walk(op, &mut out);
+    out
+}
+
+/// Reciprocal-rank fusion: an id's score is the sum, over the lists it is
+/// in, of `weight / (k + rank)` (ranks from 1). Best first; equal scores
+/// in id order.
+pub fn rrf(lists: &[(f64, Ranking)], k: f64) -> Ranking {
+    let mut scores: FxHashMap<Val, f64> = FxHashMap::default();
+    for (weight, list) in lists {
+        for (rank, (id, _)) in list.iter().enumerate() {
+            *scores.entry(id.clone()).or_insert(0.0) += weight / (k + (rank + 1) as f64);
+        }
+    }
+    let mut fused: Ranking = scores.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    fused
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_follows_the_formula_and_breaks_ties_by_id() {
+        let list = |ids: &[u32]| ids.iter().map(|&i| (Val::Sym(i), 0.0)).collect::<Ranking>();
+        let fused = rrf(&[(1.0, list(&[1, 2, 3])), (2.0, list(&[3, 4]))], 60.0);
+        let score = |id: u32| fused.iter().find(|(v, _)| *v == Val::Sym(id)).map(|x| x.1);
+        assert_eq!(score(1), Some(1.0 / 61.0));
+        assert_eq!(score(2), Some(1.0 / 62.0));
+        assert_eq!(score(3), Some(1.0 / 63.0 + 2.0 / 61.0));
+        assert_eq!(score(4), Some(2.0 / 62.0));
+        let order: Vec<Val> = fused.iter().map(|x| x.0.clone()).collect();
+        assert_eq!(
+            order,
+            vec![Val::Sym(3), Val::Sym(4), Val::Sym(1), Val::Sym(2)]
+        );
+        // Equal scores: ascending ids.
+        let tie = rrf(&[(1.0, list(&[9])), (1.0, list(&[5]))], 60.0);
+        assert_eq!(tie[0].0, Val::Sym(5));
+    }
+}

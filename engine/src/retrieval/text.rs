@@ -1,0 +1,168 @@
+//! BM25 over a relation's `search` columns, with tantivy.
+//!
+//! One in-memory tantivy index per relation: a document per row, holding
+//! the row id (a fast field) and the row's `search` columns joined into
+//! one text field, so BM25 statistics span every searched column. A query
+//! collects tantivy's top hits among the rows live in the query's snapshot
+//! (a fast-field filter inside the collector), so invalidated rows never
+//! take a place in the top k. Scores are tantivy's own BM25 scores.
+//! Documents arrive through `catch_up` on the indexer thread; see
+//! `indexes.rs` for when a row becomes searchable.
+
+use std::sync::Arc;
+
+use chronolog_storage::{RelationId, RowId, Snapshot, ValueRef};
+use parking_lot::Mutex;
+use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::query::QueryParser;
+use tantivy::schema::{Field, NumericOptions, Schema, TEXT};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use super::vector::LiveBits;
+use crate::error::{Error, Result};
+
+/// Bytes tantivy may buffer before it writes a segment.
+const WRITER_BUDGET: usize = 32 << 20;
+
+/// A BM25 hit: a row and its score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TextHit {
+    pub row: RowId,
+    pub score: f32,
+}
+
+struct Writer {
+    writer: IndexWriter,
+    next_row: RowId,
+    purged_seen: u64,
+}
+
+/// The text index of one relation.
+pub(crate) struct TextIndex {
+    index: Index,
+    reader: IndexReader,
+    row_field: Field,
+    body: Field,
+    columns: Vec<usize>,
+    writer: Mutex<Writer>,
+}
+
+fn text_error(e: impl std::fmt::Display) -> Error {
+    Error::Retrieval(format!("text index: {e}"))
+}
+
+impl TextIndex {
+    /// An empty index of the `search` columns `columns`.
+    pub(crate) fn new(columns: Vec<usize>) -> Result<TextIndex> {
+        let mut schema = Schema::builder();
+        let row_field =
+            schema.add_u64_field("row", NumericOptions::default().set_indexed().set_fast());
+        let body = schema.add_text_field("body", TEXT);
+        let index = Index::create_in_ram(schema.build());
+        let writer = index
+            .writer_with_num_threads(1, WRITER_BUDGET)
+            .map_err(text_error)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(text_error)?;
+        Ok(TextIndex {
+            index,
+            reader,
+            row_field,
+            body,
+            columns,
+            writer: Mutex::new(Writer {
+                writer,
+                next_row: 0,
+                purged_seen: 0,
+            }),
+        })
+    }
+
+    /// Indexes the rows added since the last call, erases purged rows, and
+    /// makes both visible to searches.
+    pub(crate) fn catch_up(&self, snapshot: &Snapshot, rel: RelationId) -> Result<()> {
+        let mut w = self.writer.lock();
+        let from = w.next_row;
+        let mut added = 0usize;
+        let mut failure = None;
+        let end = snapshot.rows_from(rel, from, |row| {
+            let mut text = String::new();
+            for &c in &self.columns {
+                if let ValueRef::Str(s) = row.value(c) {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(s);
+                }
+            }
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(self.row_field, u64::from(row.id()));
+            doc.add_text(self.body, &text);
+            if let Err(e) = w.writer.add_document(doc) {
+                failure.get_or_insert(e);
+            }
+            added += 1;
+        })?;
+        if let Some(e) = failure {
+            return Err(text_error(e));
+        }
+        w.next_row = end;
+        let purged = snapshot.purged(rel)?;
+        let erase = purged.len() != w.purged_seen;
+        if erase {
+            for row in &purged {
+                w.writer
+                    .delete_term(Term::from_field_u64(self.row_field, u64::from(row)));
+            }
+            w.purged_seen = purged.len();
+        }
+        if added > 0 || erase {
+            w.writer.commit().map_err(text_error)?;
+            self.reader.reload().map_err(text_error)?;
+        }
+        Ok(())
+    }
+
+    /// The `k` best rows among `live` for `query` (words; any query syntax
+    /// tantivy cannot parse is read leniently as words).
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        k: usize,
+        live: Arc<LiveBits>,
+    ) -> Result<Vec<TextHit>> {
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let parser = QueryParser::for_index(&self.index, vec![self.body]);
+        let (query, _) = parser.parse_query_lenient(query);
+        let searcher = self.reader.searcher();
+        let filter = FilterCollector::new(
+            "row".to_string(),
+            move |row: u64| u32::try_from(row).is_ok_and(|r| live.contains(r)),
+            TopDocs::with_limit(k),
+        );
+        let top = searcher.search(&query, &filter).map_err(text_error)?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let rows = searcher
+                .segment_reader(address.segment_ord)
+                .fast_fields()
+                .u64("row")
+                .map_err(text_error)?;
+            if let Some(row) = rows.first(address.doc_id) {
+                hits.push(TextHit {
+                    row: row as RowId,
+                    score,
+                });
+            }
+        }
+        // tantivy orders equal scores by document; make ties deterministic
+        // by row id.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+        Ok(hits)
+    }
+}

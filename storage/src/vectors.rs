@@ -1,0 +1,176 @@
+//! `VectorArena`: fixed-dimension `f32` vectors end to end in one
+//! contiguous allocation, with an int8 copy for fast first passes.
+//!
+//! Row `i`'s vector is `values[i * dim..(i + 1) * dim]`: appending allocates
+//! nothing per row and a scan streams memory. Each row also keeps an int8
+//! quantisation (`round(x * 127 / max|x|)`), its scale (`max|x| / 127`)
+//! and its exact L2 norm, from which a scan can estimate a dot product, a
+//! cosine or an L2 distance in a quarter of the bytes, then re-score the
+//! few best candidates exactly.
+
+/// Vectors of one dimension, row by row.
+#[derive(Debug, Default, Clone)]
+pub struct VectorArena {
+    dim: usize,
+    values: Vec<f32>,
+    quantized: Vec<i8>,
+    scales: Vec<f32>,
+    norms: Vec<f32>,
+}
+
+/// Rows `first_row..first_row + len` of an arena, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct VectorBlock<'a> {
+    /// The id of the block's first row.
+    pub first_row: u32,
+    /// Floats per vector.
+    pub dim: usize,
+    /// `len * dim` floats.
+    pub values: &'a [f32],
+    /// `len * dim` int8 values.
+    pub quantized: &'a [i8],
+    /// Per row: the float one int8 step stands for.
+    pub scales: &'a [f32],
+    /// Per row: the exact L2 norm.
+    pub norms: &'a [f32],
+}
+
+impl VectorBlock<'_> {
+    /// Rows in the block.
+    pub fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// Whether the block has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// The vector of the block's `i`-th row.
+    pub fn vector(&self, i: usize) -> &[f32] {
+        &self.values[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// The int8 copy of the block's `i`-th row.
+    pub fn quantized(&self, i: usize) -> &[i8] {
+        &self.quantized[i * self.dim..(i + 1) * self.dim]
+    }
+}
+
+/// The int8 quantisation of `v`, with its scale.
+pub fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
+    let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        out.extend(std::iter::repeat_n(0, v.len()));
+        return 0.0;
+    }
+    let k = 127.0 / max;
+    out.extend(v.iter().map(|x| (x * k).round().clamp(-127.0, 127.0) as i8));
+    max / 127.0
+}
+
+impl VectorArena {
+    /// An empty arena of `dim`-float vectors.
+    pub fn new(dim: usize) -> VectorArena {
+        VectorArena {
+            dim,
+            ..VectorArena::default()
+        }
+    }
+
+    /// Floats per vector.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// Appends a row (`v.len()` must be `dim`; a wrong length stores zeros,
+    /// so rows stay aligned).
+    pub fn push(&mut self, v: &[f32]) {
+        if v.len() != self.dim {
+            self.push_zero();
+            return;
+        }
+        self.values.extend_from_slice(v);
+        let scale = quantize(v, &mut self.quantized);
+        self.scales.push(scale);
+        self.norms.push(v.iter().map(|x| x * x).sum::<f32>().sqrt());
+    }
+
+    /// Appends an all-zero row (a null or erased value).
+    pub fn push_zero(&mut self) {
+        self.values.extend(std::iter::repeat_n(0.0, self.dim));
+        self.quantized.extend(std::iter::repeat_n(0, self.dim));
+        self.scales.push(0.0);
+        self.norms.push(0.0);
+    }
+
+    /// Zeroes row `row` (purge).
+    pub fn zero(&mut self, row: usize) {
+        if row < self.len() {
+            let span = row * self.dim..(row + 1) * self.dim;
+            self.values[span.clone()].fill(0.0);
+            self.quantized[span].fill(0);
+            self.scales[row] = 0.0;
+            self.norms[row] = 0.0;
+        }
+    }
+
+    /// Row `row`'s vector.
+    pub fn get(&self, row: usize) -> &[f32] {
+        &self.values[row * self.dim..(row + 1) * self.dim]
+    }
+
+    /// Rows `range` (clamped to what is held), borrowed.
+    pub fn block(&self, range: std::ops::Range<usize>) -> VectorBlock<'_> {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        VectorBlock {
+            first_row: start as u32,
+            dim: self.dim,
+            values: &self.values[start * self.dim..end * self.dim],
+            quantized: &self.quantized[start * self.dim..end * self.dim],
+            scales: &self.scales[start..end],
+            norms: &self.norms[start..end],
+        }
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.values.capacity() * 4
+            + self.quantized.capacity()
+            + (self.scales.capacity() + self.norms.capacity()) * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantisation_round_trips_within_one_step() {
+        let mut arena = VectorArena::new(4);
+        arena.push(&[0.5, -1.0, 0.25, 0.0]);
+        arena.push(&[1.0, 2.0]);
+        let b = arena.block(0..10);
+        assert_eq!(b.len(), 2);
+        let scale = b.scales[0];
+        for (q, x) in b.quantized(0).iter().zip(b.vector(0)) {
+            assert!((f32::from(*q) * scale - x).abs() <= scale / 2.0 + 1e-6);
+        }
+        assert!((b.norms[0] - (0.25f32 + 1.0 + 0.0625).sqrt()).abs() < 1e-6);
+        assert_eq!(b.vector(1), &[0.0; 4], "a wrong length stores zeros");
+        arena.zero(0);
+        assert_eq!(arena.get(0), &[0.0; 4]);
+        assert_eq!(arena.block(1..2).first_row, 1);
+    }
+}
