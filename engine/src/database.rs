@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName};
-use chronolog_ql::plan::{Constant, Plan};
+use chronolog_ql::plan::{Constant, Plan, RankedPlan};
 use chronolog_ql::{Catalog, ColumnInfo, CompileError, Lets, compile_query, constant, parse};
 use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Interval, Schema, Store, Timestamp, Value, WriteTxn,
@@ -102,6 +102,25 @@ pub struct Database {
     symbols: SymbolResolver,
     stored_cache: StoredCache,
     retrieval: Retrieval,
+    /// This session committed since the indexes last caught up: its next
+    /// `near` or `bm25` waits for them (read your own writes).
+    unindexed_writes: bool,
+}
+
+/// Whether a plan runs `near` or `bm25` (which read the indexes).
+fn searches_text(plan: &Plan) -> bool {
+    fn in_op(op: &RankedPlan) -> bool {
+        match op {
+            RankedPlan::Near { .. } | RankedPlan::Bm25 { .. } => true,
+            RankedPlan::Hops { .. } => false,
+            RankedPlan::Rrf { inputs, .. } => inputs.iter().any(|(_, i)| in_op(i)),
+        }
+    }
+    plan.strata
+        .iter()
+        .flat_map(|s| &s.rules)
+        .flat_map(|r| &r.steps)
+        .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if in_op(op)))
 }
 
 /// The embedder a new session uses: 384-dimension feature hashing (the
@@ -166,7 +185,26 @@ impl Database {
                 graphs: GraphCache::default(),
                 indexes,
             },
+            unindexed_writes: false,
         }
+    }
+
+    /// A plan constant as a value (symbols resolve to stored ids, or to
+    /// virtual ids that match nothing).
+    pub(crate) fn constant_value(&mut self, c: &Constant) -> Val {
+        match c {
+            Constant::Int(i) => Val::Int(*i),
+            Constant::Float(x) => Val::Float(*x),
+            Constant::Str(s) => Val::Str(Arc::from(s.as_str())),
+            Constant::Sym(name) => Val::Sym(self.symbols.resolve(&self.store, name)),
+            Constant::Time(t) => Val::Time(*t),
+            Constant::Bool(b) => Val::Bool(*b),
+            Constant::Null => Val::Null,
+        }
+    }
+
+    pub(crate) fn retrieval_mut(&mut self) -> &mut Retrieval {
+        &mut self.retrieval
     }
 
     /// The embedder's name (`hashing-384`, `all-MiniLM-L6-v2`).
@@ -221,12 +259,14 @@ impl Database {
             if let Some(t) = txn.take() {
                 outputs.push(Output::Committed(t.commit()?));
                 self.retrieval.indexes.nudge();
+                self.unindexed_writes = true;
             }
             outputs.push(self.statement(statement, &params, limits)?);
         }
         if let Some(t) = txn.take() {
             outputs.push(Output::Committed(t.commit()?));
             self.retrieval.indexes.nudge();
+            self.unindexed_writes = true;
         }
         Ok(outputs)
     }
@@ -349,6 +389,10 @@ impl Database {
         params: &FxHashMap<String, Val>,
         limits: &Limits,
     ) -> Result<Rows> {
+        if self.unindexed_writes && searches_text(plan) {
+            self.retrieval.indexes.sync()?;
+            self.unindexed_writes = false;
+        }
         let snapshot = self.store.snapshot();
         let mut executor = Executor::new(
             &snapshot,

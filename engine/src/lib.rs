@@ -24,11 +24,16 @@ mod eval;
 mod ops;
 mod relation;
 pub mod retrieval;
+mod search;
 mod stored_cache;
 mod val;
 
+pub use chronolog_ql::plan::{Metric, RankedPlan};
+pub use database::default_embedder;
 pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use error::{Error, Result};
 pub use eval::{Limits, Rows, Strategy};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
+pub use retrieval::{Ranking, rrf};
+pub use search::{NearOptions, Precision};
 pub use val::{Tuple, Val};

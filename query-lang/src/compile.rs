@@ -299,6 +299,25 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// A retrieval input that is a constant of the wrong kind is an error
+    /// here, with its span, rather than at run time.
+    fn ranked_input(
+        &self,
+        e: &Expr,
+        slots: &[String],
+        wanted: &str,
+        fits: fn(&Constant) -> bool,
+    ) -> Result<Term, CompileError> {
+        let term = self.term(e, slots)?;
+        match &term {
+            Term::Const(c) if !fits(c) => Err(CompileError::new(
+                format!("expected {wanted}, got `{c}`"),
+                e.span(),
+            )),
+            _ => Ok(term),
+        }
+    }
+
     /// Resolves a retrieval operator against the catalog.
     fn ranked_plan(&self, r: &ast::Ranked, slots: &[String]) -> Result<RankedPlan, CompileError> {
         let columns = |rel: &ast::Name| {
@@ -344,7 +363,12 @@ impl<'a> Compiler<'a> {
                     rel: rel.text.clone(),
                     vector_column,
                     text_column,
-                    query: self.term(query, slots)?,
+                    query: self.ranked_input(
+                        query,
+                        slots,
+                        "text or a vector `$parameter`",
+                        |c| matches!(c, Constant::Str(_)),
+                    )?,
                     k: *k,
                     metric,
                 }
@@ -365,7 +389,9 @@ impl<'a> Compiler<'a> {
                 RankedPlan::Bm25 {
                     rel: rel.text.clone(),
                     columns,
-                    query: self.term(query, slots)?,
+                    query: self.ranked_input(query, slots, "text to search for", |c| {
+                        matches!(c, Constant::Str(_))
+                    })?,
                     k: *k,
                 }
             }
@@ -391,7 +417,9 @@ impl<'a> Compiler<'a> {
                     .filter(|d| *d <= 64)
                     .ok_or_else(|| CompileError::new("at most 64 hops", *span))?;
                 RankedPlan::Hops {
-                    start: self.term(start, slots)?,
+                    start: self.ranked_input(start, slots, "a symbol to start from", |c| {
+                        matches!(c, Constant::Sym(_))
+                    })?,
                     depth,
                     edges: edges.iter().map(|e| e.text.clone()).collect(),
                 }

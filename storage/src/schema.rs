@@ -118,11 +118,13 @@ impl Schema {
             .iter()
             .map(|c| {
                 format!(
-                    "{}: {}{}{}",
+                    "{}: {}{}{}{}{}",
                     c.name,
                     c.ty,
                     if c.nullable { "?" } else { "" },
-                    if c.key { " key" } else { "" }
+                    if c.key { " key" } else { "" },
+                    if c.search { " search" } else { "" },
+                    if c.embed { " embed" } else { "" }
                 )
             })
             .collect();

@@ -7,7 +7,9 @@
 //! (and every `POLL` otherwise, for writes made through the storage API), so
 //! a commit never waits for an embedding model or a text index. A row
 //! becomes visible to `near` and `bm25` when its batch is indexed: within
-//! one `POLL` plus the indexing time; `Indexes::sync` waits for it. Queries
+//! one `POLL` plus the indexing time; `Indexes::sync` waits for it, and a
+//! session's search after its own commit calls it first (read your own
+//! writes; see `Database::execute_plan`). Queries
 //! filter what the index returns by their snapshot's live rows, as every
 //! other read does, and rows erased by a purge are erased from the indexes
 //! on the next pass.

@@ -58,7 +58,7 @@ impl At<'_> {
 
     /// The ids (first column values) of `hits`' rows, best first, each id
     /// once (several live rows of a keyless relation may share one).
-    fn ids(&self, rel: RelationId, hits: &[(RowId, f32)]) -> Result<Ranking> {
+    pub(crate) fn ids(&self, rel: RelationId, hits: &[(RowId, f32)]) -> Result<Ranking> {
         let rows: Vec<RowId> = hits.iter().map(|h| h.0).collect();
         let mut first: FxHashMap<RowId, Val> = FxHashMap::default();
         self.snapshot.read_rows(rel, &rows, |row| {

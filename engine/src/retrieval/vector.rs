@@ -351,6 +351,69 @@ fn scan_range(
     Ok(top)
 }
 
+/// The `k` live rows closest to each of `queries` (all of one dimension),
+/// scored block by block with one matrix product per block (faer): the
+/// rows are read once for the whole batch instead of once per query.
+pub(crate) fn top_k_batch(
+    source: &dyn Vectors,
+    live: &LiveBits,
+    queries: &[Vec<f32>],
+    k: usize,
+    metric: Metric,
+) -> Result<Vec<Vec<Hit>>> {
+    use faer::{Accum, Mat, MatRef, Par};
+    let Some(dim) = queries.first().map(Vec::len) else {
+        return Ok(Vec::new());
+    };
+    if queries.iter().any(|q| q.len() != dim) {
+        return Err(Error::Retrieval(
+            "a batch of queries needs one dimension".into(),
+        ));
+    }
+    let prepared: Vec<Query<'_>> = queries.iter().map(|q| Query::new(q, metric)).collect();
+    let flat: Vec<f32> = queries.iter().flatten().copied().collect();
+    let q = MatRef::from_row_major_slice(&flat, queries.len(), dim);
+    let mut tops: Vec<TopK> = queries.iter().map(|_| TopK::new(k)).collect();
+    let mut failure = None;
+    source.blocks(0..live.end(), &mut |block| {
+        if block.dim != dim {
+            failure.get_or_insert_with(|| {
+                Error::Retrieval(format!(
+                    "queries have {dim} floats, the vectors {}",
+                    block.dim
+                ))
+            });
+            return;
+        }
+        let x = MatRef::from_row_major_slice(block.values, block.len(), dim);
+        let mut dots = Mat::<f32>::zeros(block.len(), queries.len());
+        faer::linalg::matmul::matmul(
+            dots.as_mut(),
+            Accum::Replace,
+            x,
+            q.transpose(),
+            1.0,
+            Par::Seq,
+        );
+        for i in 0..block.len() {
+            let row = block.first_row + i as u32;
+            if !live.contains(row) {
+                continue;
+            }
+            for (j, top) in tops.iter_mut().enumerate() {
+                top.push(Hit {
+                    row,
+                    score: prepared[j].score(dots[(i, j)], block.norms[i]),
+                });
+            }
+        }
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(tops.into_iter().map(TopK::into_sorted).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

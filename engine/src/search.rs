@@ -1,0 +1,172 @@
+//! The retrieval operators from Rust, for programs that hold vectors or
+//! want control the language leaves to the engine (precision, threads,
+//! batches). Each runs at one instant, like a query: `at: None` is
+//! now/now.
+
+use chronolog_ql::plan::{Metric, RankedPlan, Term};
+use chronolog_storage::{AsOf, ColumnType};
+
+use crate::database::Database;
+use crate::error::{Error, Result};
+use crate::retrieval::vector::{self, Column, LiveBits};
+use crate::retrieval::{At, Ranking};
+
+pub use crate::retrieval::vector::Precision;
+
+/// How `Database::near_vector` scans.
+#[derive(Clone, Copy, Debug)]
+pub struct NearOptions {
+    /// How vectors compare.
+    pub metric: Metric,
+    /// Exact `f32` scoring, or an int8 first pass with exact re-scoring.
+    pub precision: Precision,
+    /// Threads to split the scan across (1: the calling thread only).
+    pub threads: usize,
+}
+
+impl Default for NearOptions {
+    fn default() -> NearOptions {
+        NearOptions {
+            metric: Metric::Cosine,
+            precision: Precision::Exact,
+            threads: 1,
+        }
+    }
+}
+
+impl Database {
+    fn instant(&self, at: Option<AsOf>) -> (chronolog_storage::Snapshot, AsOf) {
+        let snapshot = self.store().snapshot();
+        let at = at.unwrap_or(AsOf {
+            valid: snapshot.now(),
+            known: snapshot.tx(),
+        });
+        (snapshot, at)
+    }
+
+    fn vector_column(&self, rel: &str) -> Result<(chronolog_storage::RelationId, usize, usize)> {
+        let id = self.store().relation_id(rel)?;
+        let schema = self.store().schema(id)?;
+        schema
+            .columns
+            .iter()
+            .enumerate()
+            .find_map(|(c, col)| match col.ty {
+                ColumnType::Vector(d) => Some((id, c, d as usize)),
+                _ => None,
+            })
+            .ok_or_else(|| Error::Retrieval(format!("`{rel}` has no vector column")))
+    }
+
+    /// The `k` rows of `rel` whose vector column is closest to `query`,
+    /// as `(id, score)` best first.
+    pub fn near_vector(
+        &self,
+        rel: &str,
+        query: &[f32],
+        k: usize,
+        options: NearOptions,
+        at: Option<AsOf>,
+    ) -> Result<Ranking> {
+        let (id, column, dim) = self.vector_column(rel)?;
+        if query.len() != dim {
+            return Err(Error::Retrieval(format!(
+                "`{rel}` holds vectors of {dim} floats, the query has {}",
+                query.len()
+            )));
+        }
+        let (snapshot, at) = self.instant(at);
+        let live = snapshot
+            .scan(id)
+            .as_of(at.valid)
+            .known_at(at.known)
+            .bitmap()?;
+        let live = LiveBits::new(&live);
+        let source = Column {
+            snapshot: &snapshot,
+            rel: id,
+            column,
+        };
+        let hits = vector::top_k(
+            &source,
+            &live,
+            query,
+            k,
+            options.metric,
+            options.precision,
+            options.threads,
+        )?;
+        let at = At {
+            snapshot: &snapshot,
+            valid: at.valid,
+            known: at.known,
+        };
+        at.ids(
+            id,
+            &hits.iter().map(|h| (h.row, h.score)).collect::<Vec<_>>(),
+        )
+    }
+
+    /// `near_vector` for many queries at once: the rows are read once and
+    /// scored against the whole batch with matrix products.
+    pub fn near_batch(
+        &self,
+        rel: &str,
+        queries: &[Vec<f32>],
+        k: usize,
+        metric: Metric,
+        at: Option<AsOf>,
+    ) -> Result<Vec<Ranking>> {
+        let (id, column, _) = self.vector_column(rel)?;
+        let (snapshot, at) = self.instant(at);
+        let live = snapshot
+            .scan(id)
+            .as_of(at.valid)
+            .known_at(at.known)
+            .bitmap()?;
+        let live = LiveBits::new(&live);
+        let source = Column {
+            snapshot: &snapshot,
+            rel: id,
+            column,
+        };
+        let batches = vector::top_k_batch(&source, &live, queries, k, metric)?;
+        let at = At {
+            snapshot: &snapshot,
+            valid: at.valid,
+            known: at.known,
+        };
+        batches
+            .iter()
+            .map(|hits| {
+                at.ids(
+                    id,
+                    &hits.iter().map(|h| (h.row, h.score)).collect::<Vec<_>>(),
+                )
+            })
+            .collect()
+    }
+
+    /// Runs a retrieval operator built in Rust (`RankedPlan`), its inputs
+    /// given as constants.
+    pub fn rank(&mut self, op: &RankedPlan, at: Option<AsOf>) -> Result<Ranking> {
+        let (snapshot, at) = self.instant(at);
+        let mut inputs = Vec::new();
+        for term in crate::retrieval::input_terms(op) {
+            inputs.push(match term {
+                Term::Const(c) => self.constant_value(c),
+                other => {
+                    return Err(Error::Retrieval(format!(
+                        "Database::rank takes constant inputs, got {other:?}"
+                    )));
+                }
+            });
+        }
+        let at = At {
+            snapshot: &snapshot,
+            valid: at.valid,
+            known: at.known,
+        };
+        self.retrieval_mut().rank(op, &at, &mut inputs.into_iter())
+    }
+}

@@ -1,0 +1,585 @@
+//! Retrieval operators end to end: `near` against a brute-force reference
+//! for every metric (and the int8 and batch paths against the exact one),
+//! BM25 against tantivy's own scores, `hops`, `rrf` against its formula,
+//! and every operator against the query's as-of and known-at instants.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use chronolog_engine::{
+    Database, Embedder, HashingEmbedder, Limits, Metric, NearOptions, Output, Precision, Val,
+};
+use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
+use rand::{Rng, SeedableRng};
+
+fn rows(out: Vec<Output>) -> Vec<Vec<Val>> {
+    match out.into_iter().last() {
+        Some(Output::Rows(r)) => r.rows,
+        other => panic!("expected rows, got {other:?}"),
+    }
+}
+
+/// `doc(id: int key, v: vec<dim>)` holding `vectors`, id = position.
+fn vector_db(vectors: &[Vec<f32>]) -> Database {
+    let store = Store::in_memory();
+    let dim = vectors[0].len() as u32;
+    let doc = store
+        .create_relation(Schema::new(
+            "doc",
+            vec![
+                ColumnDef::new("id", ColumnType::Int).key(),
+                ColumnDef::new("v", ColumnType::Vector(dim)),
+            ],
+        ))
+        .expect("create");
+    for (chunk_at, chunk) in vectors.chunks(10_000).enumerate() {
+        let mut txn = store.begin();
+        for (i, v) in chunk.iter().enumerate() {
+            let id = (chunk_at * 10_000 + i) as i64;
+            txn.assert(
+                doc,
+                vec![Value::Int(id), Value::Vector(v.as_slice().into())],
+                Interval::ALWAYS,
+                None,
+            )
+            .expect("assert");
+        }
+        txn.commit().expect("commit");
+    }
+    Database::new(store)
+}
+
+fn random_vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| (0..dim).map(|_| rng.gen_range(-1.0f32..1.0)).collect())
+        .collect()
+}
+
+/// The reference: every score in f64, best first, ties by id.
+fn brute_force(vectors: &[Vec<f32>], q: &[f32], k: usize, metric: Metric) -> Vec<i64> {
+    let dot = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum::<f64>()
+    };
+    let mut scored: Vec<(f64, i64)> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let s = match metric {
+                Metric::Dot => dot(q, v),
+                Metric::Cosine => dot(q, v) / (dot(q, q).sqrt() * dot(v, v).sqrt()),
+                Metric::L2 => -q
+                    .iter()
+                    .zip(v)
+                    .map(|(x, y)| f64::from(x - y).powi(2))
+                    .sum::<f64>()
+                    .sqrt(),
+            };
+            (s, i as i64)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().take(k).map(|(_, i)| i).collect()
+}
+
+fn ids(ranking: &[(Val, f64)]) -> Vec<i64> {
+    ranking
+        .iter()
+        .map(|(v, _)| match v {
+            Val::Int(i) => *i,
+            other => panic!("expected an int id, got {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn exact_top_k_equals_brute_force_for_every_metric() {
+    let vectors = random_vectors(3000, 24, 1);
+    let mut db = vector_db(&vectors);
+    let queries = random_vectors(15, 24, 2);
+    for metric in [Metric::Cosine, Metric::Dot, Metric::L2] {
+        for q in &queries {
+            let expected = brute_force(&vectors, q, 10, metric);
+            let options = NearOptions {
+                metric,
+                ..NearOptions::default()
+            };
+            let got = db.near_vector("doc", q, 10, options, None).expect("near");
+            assert_eq!(ids(&got), expected, "{metric:?}");
+            // The same through the language, with the vector as a parameter.
+            let params = HashMap::from([("q".to_string(), Value::Vector(q.as_slice().into()))]);
+            let out = db
+                .run_with(
+                    &format!("?- near(doc, $q, 10, {}).", metric.name()),
+                    &params,
+                    &Limits::default(),
+                )
+                .expect("query");
+            let from_text: Vec<i64> = rows(out)
+                .iter()
+                .map(|r| match r[0] {
+                    Val::Int(i) => i,
+                    _ => panic!("id"),
+                })
+                .collect();
+            assert_eq!(from_text, expected, "{metric:?} from text");
+        }
+    }
+}
+
+#[test]
+fn threads_and_batches_agree_with_one_thread() {
+    // Enough rows for the scan to split across threads.
+    let vectors = random_vectors(140_000, 8, 3);
+    let db = vector_db(&vectors);
+    let queries = random_vectors(4, 8, 4);
+    let batch = db
+        .near_batch("doc", &queries, 5, Metric::Cosine, None)
+        .expect("batch");
+    for (q, from_batch) in queries.iter().zip(&batch) {
+        let one = db
+            .near_vector("doc", q, 5, NearOptions::default(), None)
+            .expect("near");
+        let three = db
+            .near_vector(
+                "doc",
+                q,
+                5,
+                NearOptions {
+                    threads: 3,
+                    ..NearOptions::default()
+                },
+                None,
+            )
+            .expect("near");
+        assert_eq!(ids(&one), brute_force(&vectors, q, 5, Metric::Cosine));
+        assert_eq!(ids(&three), ids(&one));
+        assert_eq!(ids(from_batch), ids(&one));
+    }
+}
+
+/// Sentences of the kind an agent stores: people, actions, places.
+fn realistic_corpus(n: usize) -> Vec<String> {
+    let people = [
+        "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi",
+    ];
+    let verbs = [
+        "works at",
+        "moved to",
+        "visited",
+        "talked about",
+        "likes",
+        "left",
+        "joined",
+        "studied at",
+    ];
+    let things = [
+        "tencent",
+        "moonshot",
+        "paris",
+        "berlin",
+        "the museum",
+        "a startup",
+        "the gym",
+        "a bakery",
+        "the university",
+        "hiking trips",
+        "jazz concerts",
+        "the new job",
+        "her sister",
+        "his dog",
+    ];
+    let when = [
+        "yesterday",
+        "last week",
+        "in may",
+        "this morning",
+        "after lunch",
+        "on friday",
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    (0..n)
+        .map(|_| {
+            format!(
+                "{} {} {} {} and then {} {}",
+                people[rng.gen_range(0..people.len())],
+                verbs[rng.gen_range(0..verbs.len())],
+                things[rng.gen_range(0..things.len())],
+                when[rng.gen_range(0..when.len())],
+                verbs[rng.gen_range(0..verbs.len())],
+                things[rng.gen_range(0..things.len())],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_int8_pass_returns_the_exact_top_k_on_embedded_text() {
+    let embedder = HashingEmbedder::new(384);
+    let corpus = realistic_corpus(5000);
+    let texts: Vec<&str> = corpus.iter().map(String::as_str).collect();
+    let vectors = embedder.embed(&texts).expect("embed");
+    let db = vector_db(&vectors);
+    let questions = realistic_corpus(60);
+    let mut same = 0;
+    for question in &questions {
+        let q = embedder
+            .embed(&[question.as_str()])
+            .expect("embed")
+            .remove(0);
+        let exact = db
+            .near_vector("doc", &q, 10, NearOptions::default(), None)
+            .expect("near");
+        let int8 = db
+            .near_vector(
+                "doc",
+                &q,
+                10,
+                NearOptions {
+                    precision: Precision::Int8,
+                    ..NearOptions::default()
+                },
+                None,
+            )
+            .expect("near");
+        if ids(&exact) == ids(&int8) {
+            same += 1;
+        }
+        // Scores of the int8 path are exact re-scores.
+        for ((_, a), (_, b)) in exact.iter().zip(&int8) {
+            assert!((a - b).abs() < 1e-5);
+        }
+    }
+    assert_eq!(same, questions.len(), "int8 top-10 differed from exact");
+
+    // On uniform random vectors (no structure, many near-ties) the int8
+    // pass still recovers every exact top-10 row with 4x oversampling.
+    let vectors = random_vectors(20_000, 64, 6);
+    let db = vector_db(&vectors);
+    let mut found = 0;
+    let queries = random_vectors(30, 64, 7);
+    for q in &queries {
+        let exact = ids(&db
+            .near_vector("doc", q, 10, NearOptions::default(), None)
+            .expect("near"));
+        let int8 = ids(&db
+            .near_vector(
+                "doc",
+                q,
+                10,
+                NearOptions {
+                    precision: Precision::Int8,
+                    ..NearOptions::default()
+                },
+                None,
+            )
+            .expect("near"));
+        found += exact.iter().filter(|i| int8.contains(i)).count();
+    }
+    let recall = found as f64 / (queries.len() * 10) as f64;
+    assert!(recall >= 0.99, "int8 recall@10 on random vectors: {recall}");
+}
+
+fn memory_db() -> Database {
+    let mut db = Database::in_memory();
+    db.run(
+        r#":create episode(id: sym key, text: str search embed).
+           :create knows(a: sym, b: sym).
+           episode(e1, "Alice works at Tencent in Shenzhen") valid 2021-01-01 .. 2022-01-01.
+           episode(e2, "Alice works at Moonshot now") valid 2024-01-01.
+           episode(e3, "Bob likes hiking in the mountains") valid 2021-01-01.
+           knows(alice, bob) valid 2021-01-01 .. 2022-01-01.
+           knows(alice, carol) valid 2024-01-01.
+           knows(carol, dave) valid 2024-01-01."#,
+    )
+    .expect("setup");
+    db.sync_indexes().expect("sync");
+    db
+}
+
+fn names(db: &Database, rows: &[Vec<Val>]) -> Vec<String> {
+    rows.iter().map(|r| db.render(&r[0])).collect()
+}
+
+#[test]
+fn every_operator_answers_as_of_the_query_instant() {
+    let mut db = memory_db();
+    let ask = |db: &mut Database, q: &str| {
+        let r = rows(db.run(q).expect(q));
+        names(db, &r)
+    };
+    // near: e1 only in 2021, e2 only now; e3 (always valid) ranks lower.
+    assert_eq!(
+        ask(
+            &mut db,
+            r#"?- near(episode, "where does alice work", 2) as (E) as_of 2021-06-01."#
+        ),
+        ["e1", "e3"]
+    );
+    assert_eq!(
+        ask(
+            &mut db,
+            r#"?- near(episode, "where does alice work", 1) as (E)."#
+        ),
+        ["e2"]
+    );
+    // bm25: the same instants.
+    assert_eq!(
+        ask(
+            &mut db,
+            r#"?- bm25(episode, "alice works", 5) as (E) as_of 2021-06-01."#
+        ),
+        ["e1"]
+    );
+    assert_eq!(
+        ask(&mut db, r#"?- bm25(episode, "alice works", 5) as (E)."#),
+        ["e2"]
+    );
+    assert_eq!(
+        ask(
+            &mut db,
+            r#"?- bm25(episode, "hiking", 5) as (E) as_of 2020-01-01."#
+        ),
+        Vec::<String>::new()
+    );
+    // hops: links live at the instant only.
+    assert_eq!(
+        ask(&mut db, "?- hops(alice, 2) as (N) as_of 2021-06-01."),
+        ["bob"]
+    );
+    assert_eq!(ask(&mut db, "?- hops(alice, 2) as (N)."), ["carol", "dave"]);
+    assert_eq!(
+        ask(&mut db, "?- hops(alice, 1, [knows]) as (N)."),
+        ["carol"]
+    );
+
+    // known_at: a fact recorded later is unknown before its commit.
+    let before = db.store().snapshot().tx();
+    db.run(r#"episode(e4, "Alice works at a bakery") valid 2023-01-01. knows(alice, erin)."#)
+        .expect("later");
+    db.sync_indexes().expect("sync");
+    let at = HashMap::from([("t".to_string(), Value::Time(before))]);
+    let run = |db: &mut Database, q: &str, params: &HashMap<String, Value>| {
+        let r = rows(db.run_with(q, params, &Limits::default()).expect(q));
+        names(db, &r)
+    };
+    let none = HashMap::new();
+    assert!(
+        run(&mut db, r#"?- bm25(episode, "bakery", 5) as (E)."#, &none).contains(&"e4".to_string())
+    );
+    assert!(
+        !run(
+            &mut db,
+            r#"?- bm25(episode, "bakery", 5) as (E) known_at $t."#,
+            &at
+        )
+        .contains(&"e4".to_string())
+    );
+    assert!(
+        !run(
+            &mut db,
+            r#"?- near(episode, "bakery", 5) as (E) known_at $t."#,
+            &at
+        )
+        .contains(&"e4".to_string())
+    );
+    assert!(run(&mut db, "?- hops(alice, 1) as (N).", &none).contains(&"erin".to_string()));
+    assert!(
+        !run(&mut db, "?- hops(alice, 1) as (N) known_at $t.", &at).contains(&"erin".to_string())
+    );
+}
+
+#[test]
+fn rrf_fuses_the_design_card_query_by_its_formula() {
+    let mut db = memory_db();
+    db.run(":create mentions(episode: sym, entity: sym). mentions(e2, alice). mentions(e3, bob).")
+        .expect("mentions");
+    db.sync_indexes().expect("sync");
+    let fused = rows(
+        db.run(
+            r#"?- rrf(near(episode, "where does alice work", 20),
+                      bm25(episode, "alice work", 20),
+                      hops(alice, 2)) limit 10."#,
+        )
+        .expect("rrf"),
+    );
+    let list = |db: &mut Database, q: &str| -> Vec<Val> {
+        rows(db.run(q).expect(q))
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect()
+    };
+    let near = list(&mut db, r#"?- near(episode, "where does alice work", 20)."#);
+    let bm25 = list(&mut db, r#"?- bm25(episode, "alice work", 20)."#);
+    let hops = list(&mut db, "?- hops(alice, 2).");
+    let mut expected: Vec<(Val, f64)> = Vec::new();
+    for id in near.iter().chain(&bm25).chain(&hops) {
+        if expected.iter().any(|(v, _)| v == id) {
+            continue;
+        }
+        let part = |l: &[Val]| {
+            l.iter()
+                .position(|v| v == id)
+                .map_or(0.0, |r| 1.0 / (60.0 + r as f64 + 1.0))
+        };
+        expected.push((id.clone(), part(&near) + part(&bm25) + part(&hops)));
+    }
+    expected.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    expected.truncate(10);
+    assert_eq!(fused.len(), expected.len());
+    for (rank, (row, (id, score))) in fused.iter().zip(&expected).enumerate() {
+        assert_eq!(&row[0], id);
+        assert_eq!(row[1], Val::Float(*score));
+        assert_eq!(row[2], Val::Int(rank as i64 + 1));
+    }
+    // e2 is found by meaning, by words and by links (alice - e2): first.
+    assert_eq!(db.render(&fused[0][0]), "e2");
+
+    // Joined back to the episodes, as the design card reads them.
+    let joined = rows(
+        db.run(
+            r#"?- rrf(near(episode, "alice", 5), 2 * bm25(episode, "alice", 5), k = 10) as (E, S, R),
+                  episode(E, Text) order by R limit 1."#,
+        )
+        .expect("join"),
+    );
+    assert_eq!(db.render(&joined[0][3]), "Alice works at Moonshot now");
+}
+
+#[test]
+fn bm25_scores_are_tantivys_own() {
+    use tantivy::collector::TopDocs;
+    use tantivy::query::QueryParser;
+    use tantivy::schema::{STORED, Schema as TSchema, TEXT, Value as _};
+    use tantivy::{Index, TantivyDocument, doc};
+
+    let corpus = realistic_corpus(300);
+    let mut db = Database::in_memory();
+    db.run(":create note(id: int key, text: str search).")
+        .expect("create");
+    let mut script = String::new();
+    for (i, text) in corpus.iter().enumerate() {
+        script.push_str(&format!("note({i}, {text:?}).\n"));
+    }
+    db.run(&script).expect("notes");
+    db.sync_indexes().expect("sync");
+
+    let mut schema = TSchema::builder();
+    let id = schema.add_u64_field("id", STORED);
+    let body = schema.add_text_field("body", TEXT);
+    let index = Index::create_in_ram(schema.build());
+    let mut writer = index
+        .writer_with_num_threads(1, 20_000_000)
+        .expect("writer");
+    for (i, text) in corpus.iter().enumerate() {
+        writer
+            .add_document(doc!(id => i as u64, body => text.as_str()))
+            .expect("add");
+    }
+    writer.commit().expect("commit");
+    let searcher = index.reader().expect("reader").searcher();
+    for query in ["alice tencent", "moved to berlin", "jazz"] {
+        let parsed = QueryParser::for_index(&index, vec![body])
+            .parse_query(query)
+            .expect("parse");
+        let theirs: Vec<(u64, f32)> = searcher
+            .search(&parsed, &TopDocs::with_limit(10))
+            .expect("search")
+            .into_iter()
+            .map(|(score, at)| {
+                let d: TantivyDocument = searcher.doc(at).expect("doc");
+                (d.get_first(id).and_then(|v| v.as_u64()).expect("id"), score)
+            })
+            .collect();
+        let ours = rows(
+            db.run(&format!("?- bm25(note, {query:?}, 10)."))
+                .expect("bm25"),
+        );
+        assert_eq!(ours.len(), theirs.len(), "{query}");
+        for (row, (tid, tscore)) in ours.iter().zip(&theirs) {
+            let Val::Float(score) = row[1] else {
+                panic!("score")
+            };
+            assert!(
+                (score as f32 - tscore).abs() < 1e-5,
+                "{query}: {score} vs {tscore}"
+            );
+            // Equal scores may be ordered differently; the scores must agree
+            // row for row, and the ids where scores are distinct.
+            if ours.iter().filter(|r| r[1] == row[1]).count() == 1 {
+                assert_eq!(row[0], Val::Int(*tid as i64), "{query}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_write_is_searchable_at_once_by_its_session_and_soon_by_others() {
+    let mut writer = memory_db();
+    let mut other = Database::new(writer.store().clone());
+    other.sync_indexes().expect("sync");
+    let started = Instant::now();
+    writer
+        .run(r#"episode(e9, "Zebras graze quietly")."#)
+        .expect("write");
+    // The writer's own next search waits for the indexer (read your writes).
+    let found = rows(
+        writer
+            .run(r#"?- bm25(episode, "zebras", 3)."#)
+            .expect("bm25"),
+    );
+    assert_eq!(names(&writer, &found), ["e9"]);
+    // Another session sees it once its indexer's next pass has run: within
+    // its poll interval (100 ms) plus the indexing work.
+    let seen = loop {
+        let found = rows(
+            other
+                .run(r#"?- bm25(episode, "zebras", 3)."#)
+                .expect("bm25"),
+        );
+        let near = rows(
+            other
+                .run(r#"?- near(episode, "zebras graze", 1)."#)
+                .expect("near"),
+        );
+        if !found.is_empty() && near.first().is_some_and(|r| other.render(&r[0]) == "e9") {
+            break started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "not searchable after 5 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(seen < Duration::from_secs(2), "took {seen:?}");
+}
+
+#[test]
+fn retrieval_errors_are_clear_and_change_nothing() {
+    let mut db = vector_db(&random_vectors(10, 4, 9));
+    let params = HashMap::from([("q".to_string(), Value::Vector(vec![1.0f32, 2.0].into()))]);
+    let err = db
+        .run_with("?- near(doc, $q, 3).", &params, &Limits::default())
+        .expect_err("wrong dimension");
+    assert_eq!(
+        err.to_string(),
+        "near(doc, ...) needs a vector of 4 floats, got 2"
+    );
+    let err = db
+        .run(r#"?- near(doc, "text", 3)."#)
+        .expect_err("no embed column");
+    assert!(err.to_string().contains("needs an `embed` column"), "{err}");
+    // A value of the wrong kind known only at run time.
+    let params = HashMap::from([("s".to_string(), Value::Int(1))]);
+    let err = db
+        .run_with("?- hops($s, 2).", &params, &Limits::default())
+        .expect_err("not a symbol");
+    assert_eq!(err.to_string(), "hops starts from a symbol, got Int(1)");
+    assert_eq!(
+        rows(db.run("?- doc(I, _).").expect("still there")).len(),
+        10
+    );
+}
