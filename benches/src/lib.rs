@@ -258,7 +258,9 @@ pub fn cozo_query(db: &DbInstance, script: &str, person: Option<usize>, t: i64) 
     Ok(rows.rows.len())
 }
 
-/// Percentile (0..=100) of a sample of nanosecond timings.
+pub mod retrieval;
+
+/// Percentile (0..=100) of a sample of timings (sorted in place).
 pub fn percentile(samples: &mut [u64], pct: f64) -> u64 {
     samples.sort_unstable();
     if samples.is_empty() {

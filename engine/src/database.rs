@@ -123,10 +123,42 @@ fn searches_text(plan: &Plan) -> bool {
         .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if in_op(op)))
 }
 
-/// The embedder a new session uses: 384-dimension feature hashing (the
-/// same dimension as all-MiniLM-L6-v2, so stored vectors of either fit).
+/// The embedder a new session uses: all-MiniLM-L6-v2 when its files are
+/// installed (see [`default_embedder_with_notice`]), else 384-dimension
+/// feature hashing (the same dimension, so stored vectors fit either).
 pub fn default_embedder() -> Arc<dyn Embedder> {
-    Arc::new(HashingEmbedder::new(384))
+    default_embedder_with_notice().0
+}
+
+/// The default embedder, and when it is the hashing fallback, a sentence
+/// saying why and how to install the model (for the REPL and the demo to
+/// print). The model is loaded once per process.
+pub fn default_embedder_with_notice() -> (Arc<dyn Embedder>, Option<String>) {
+    #[cfg(feature = "minilm")]
+    {
+        use crate::retrieval::minilm::MiniLm;
+        static MODEL: std::sync::OnceLock<std::result::Result<Arc<MiniLm>, String>> =
+            std::sync::OnceLock::new();
+        let loaded = MODEL.get_or_init(|| {
+            MiniLm::load(&MiniLm::default_dir())
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        });
+        match loaded {
+            Ok(model) => (model.clone(), None),
+            Err(why) => (
+                Arc::new(HashingEmbedder::new(384)),
+                Some(format!("{why}; using the hashing embedder instead")),
+            ),
+        }
+    }
+    #[cfg(not(feature = "minilm"))]
+    {
+        (
+            Arc::new(HashingEmbedder::new(384)),
+            Some("built without the `minilm` feature; using the hashing embedder".into()),
+        )
+    }
 }
 
 struct StoreCatalog<'a>(&'a Store);

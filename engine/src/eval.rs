@@ -570,7 +570,7 @@ impl<'a> Executor<'a> {
             .scan(rel)
             .as_of(self.valid)
             .known_at(self.known);
-        let live = scan.bitmap()?;
+        let live = scan.live_rows()?;
         if let Some(relation) = self.cache.take(rel, &live) {
             return Ok(Materialized {
                 rel,

@@ -29,11 +29,13 @@ mod stored_cache;
 mod val;
 
 pub use chronolog_ql::plan::{Metric, RankedPlan};
-pub use database::default_embedder;
 pub use database::{Database, Output, Prepared, SymbolResolver};
+pub use database::{default_embedder, default_embedder_with_notice};
 pub use error::{Error, Result};
 pub use eval::{Limits, Rows, Strategy};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
+#[cfg(feature = "minilm")]
+pub use retrieval::minilm::MiniLm;
 pub use retrieval::{Ranking, rrf};
 pub use search::{NearOptions, Precision};
 pub use val::{Tuple, Val};

@@ -9,6 +9,8 @@
 //! bitmap), whatever as-of or known-at instant produced that bitmap; any
 //! write that changes what is live misses, and nothing goes stale.
 
+use std::sync::Arc;
+
 use chronolog_storage::RelationId;
 use roaring::RoaringBitmap;
 
@@ -21,7 +23,7 @@ const MAX_CACHED_CELLS: usize = 2 << 20;
 /// A materialized relation with the key it is valid for.
 pub(crate) struct Materialized {
     pub rel: RelationId,
-    pub live: RoaringBitmap,
+    pub live: Arc<RoaringBitmap>,
     pub relation: Relation,
 }
 
@@ -34,11 +36,11 @@ pub(crate) struct StoredCache {
 impl StoredCache {
     /// Takes out the copy of `rel` whose live rows are `live`, if one is
     /// kept.
-    pub(crate) fn take(&mut self, rel: RelationId, live: &RoaringBitmap) -> Option<Relation> {
+    pub(crate) fn take(&mut self, rel: RelationId, live: &Arc<RoaringBitmap>) -> Option<Relation> {
         let at = self
             .entries
             .iter()
-            .position(|m| m.rel == rel && m.live == *live)?;
+            .position(|m| m.rel == rel && (Arc::ptr_eq(&m.live, live) || *m.live == **live))?;
         Some(self.entries.remove(at).relation)
     }
 

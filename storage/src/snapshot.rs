@@ -295,6 +295,33 @@ impl Scan<'_> {
         })
     }
 
+    /// The selected rows, shared rather than copied: for an unfiltered
+    /// as-of scan of the latest state this is the validity index's cached
+    /// bitmap itself, so callers that key caches on the live rows can
+    /// compare pointers before contents.
+    pub fn live_rows(&self) -> Result<Arc<RoaringBitmap>> {
+        let Selector::AsOf(at) = self.selector else {
+            return Ok(Arc::new(self.bitmap()?));
+        };
+        if !self.filters.is_empty() {
+            return Ok(Arc::new(self.bitmap()?));
+        }
+        let state = self.snapshot.store.inner.state.read();
+        let rel = state.relation(self.rel)?;
+        let known = at.known.0.min(self.snapshot.tx);
+        let latest = known >= rel.last_write_tx;
+        let rows = rel
+            .validity
+            .live(rel, at.valid.0, known, rel.rows_at(known), latest);
+        if rel.purged().is_empty() {
+            Ok(rows)
+        } else {
+            let mut rows = Arc::unwrap_or_clone(rows);
+            rows -= rel.purged();
+            Ok(Arc::new(rows))
+        }
+    }
+
     /// Rows right on the temporal axes and on the filters. A small posting
     /// (a bound key) is walked and each row's bounds checked directly; anything
     /// larger goes through the validity bitmap and bitmap intersections.

@@ -84,7 +84,12 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
 }
 
 fn run_script(script: &str) -> String {
-    let mut db = Database::in_memory();
+    // The hashing embedder: `near` scores in the expected files must not
+    // depend on whether the model files are installed.
+    let mut db = Database::with_embedder(
+        chronolog_storage::Store::in_memory(),
+        std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(384)),
+    );
     let mut tx_labels = Vec::new();
     let mut out = String::new();
     for case in script.split("\n---\n") {

@@ -283,8 +283,14 @@ fn the_int8_pass_returns_the_exact_top_k_on_embedded_text() {
     assert!(recall >= 0.99, "int8 recall@10 on random vectors: {recall}");
 }
 
+/// A session with the hashing embedder, whatever is installed: these tests
+/// check the operators, not the model (see `minilm_*` for the model).
+fn hashing_db(store: Store) -> Database {
+    Database::with_embedder(store, std::sync::Arc::new(HashingEmbedder::new(384)))
+}
+
 fn memory_db() -> Database {
-    let mut db = Database::in_memory();
+    let mut db = hashing_db(Store::in_memory());
     db.run(
         r#":create episode(id: sym key, text: str search embed).
            :create knows(a: sym, b: sym).
@@ -457,7 +463,7 @@ fn bm25_scores_are_tantivys_own() {
     use tantivy::{Index, TantivyDocument, doc};
 
     let corpus = realistic_corpus(300);
-    let mut db = Database::in_memory();
+    let mut db = hashing_db(Store::in_memory());
     db.run(":create note(id: int key, text: str search).")
         .expect("create");
     let mut script = String::new();
@@ -519,7 +525,7 @@ fn bm25_scores_are_tantivys_own() {
 #[test]
 fn a_write_is_searchable_at_once_by_its_session_and_soon_by_others() {
     let mut writer = memory_db();
-    let mut other = Database::new(writer.store().clone());
+    let mut other = hashing_db(writer.store().clone());
     other.sync_indexes().expect("sync");
     let started = Instant::now();
     writer
@@ -582,4 +588,75 @@ fn retrieval_errors_are_clear_and_change_nothing() {
         rows(db.run("?- doc(I, _).").expect("still there")).len(),
         10
     );
+}
+
+/// The real model, when installed (`scripts/install-model.sh`; CI installs
+/// it and sets `CHRONOLOG_REQUIRE_MODEL=1`, so there this test cannot pass
+/// by skipping).
+#[test]
+fn minilm_embeds_paraphrases_close_and_unrelated_text_far() {
+    let dir = std::env::var_os("CHRONOLOG_MODEL_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2")
+        });
+    let model = match chronolog_engine::MiniLm::load(&dir) {
+        Ok(model) => model,
+        Err(e) => {
+            assert!(
+                std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
+                "the model is required here: {e}"
+            );
+            assert!(e.to_string().contains("scripts/install-model.sh"), "{e}");
+            eprintln!("skipping the model check: {e}");
+            return;
+        }
+    };
+    let v = model
+        .embed(&[
+            "Alice works at Tencent.",
+            "Tencent is where Alice is employed.",
+            "The recipe needs two eggs and flour.",
+        ])
+        .expect("embed");
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert_eq!(v[0].len(), 384);
+    assert!((cos(&v[0], &v[0]) - 1.0).abs() < 1e-4, "normalised");
+    assert!(cos(&v[0], &v[1]) > 0.7, "paraphrase: {}", cos(&v[0], &v[1]));
+    assert!(cos(&v[0], &v[2]) < 0.2, "unrelated: {}", cos(&v[0], &v[2]));
+
+    // Through the engine: text in an `embed` column is found by meaning.
+    let mut db = Database::with_embedder(Store::in_memory(), std::sync::Arc::new(model));
+    db.run(
+        r#":create episode(id: sym key, text: str embed).
+           episode(e1, "Alice started a new job at Tencent").
+           episode(e2, "We baked bread with flour and eggs")."#,
+    )
+    .expect("setup");
+    let r = rows(
+        db.run(r#"?- near(episode, "where is alice employed", 1)."#)
+            .expect("near"),
+    );
+    assert_eq!(names(&db, &r), ["e1"]);
+}
+
+#[test]
+fn without_model_files_the_default_embedder_falls_back_and_says_why() {
+    let missing = std::env::temp_dir().join("chronolog-no-model-here");
+    let err = match chronolog_engine::MiniLm::load(&missing) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("loaded a model from an empty directory"),
+    };
+    assert!(
+        err.contains("config.json is missing (run scripts/install-model.sh)"),
+        "{err}"
+    );
+    let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+    match notice {
+        Some(why) => {
+            assert_eq!(embedder.name(), "hashing-384");
+            assert!(why.contains("using the hashing embedder"), "{why}");
+        }
+        None => assert_eq!(embedder.name(), "all-MiniLM-L6-v2"),
+    }
 }

@@ -96,7 +96,7 @@ pub(crate) fn walk(graphs: &[Arc<Adjacency>], start: u32, depth: u32) -> Vec<(u3
 /// Adjacency lists built by earlier queries, by (relation, live rows).
 #[derive(Default)]
 pub(crate) struct GraphCache {
-    entries: Vec<(RelationId, RoaringBitmap, Arc<Adjacency>)>,
+    entries: Vec<(RelationId, Arc<RoaringBitmap>, Arc<Adjacency>)>,
 }
 
 /// Adjacency bytes kept between queries at most.
@@ -112,11 +112,11 @@ impl GraphCache {
         known: Timestamp,
     ) -> Result<Arc<Adjacency>> {
         let scan = snapshot.scan(rel).as_of(valid).known_at(known);
-        let live = scan.bitmap()?;
+        let live = scan.live_rows()?;
         if let Some(at) = self
             .entries
             .iter()
-            .position(|(r, l, _)| *r == rel && *l == live)
+            .position(|(r, l, _)| *r == rel && (Arc::ptr_eq(l, &live) || **l == *live))
         {
             let entry = self.entries.remove(at);
             let graph = entry.2.clone();

@@ -10,6 +10,8 @@
 pub mod embed;
 pub(crate) mod graph;
 pub(crate) mod indexes;
+#[cfg(feature = "minilm")]
+pub mod minilm;
 pub(crate) mod text;
 pub(crate) mod vector;
 
@@ -46,14 +48,13 @@ pub(crate) struct At<'a> {
 }
 
 impl At<'_> {
-    fn live(&self, rel: RelationId) -> Result<LiveBits> {
-        let live = self
+    fn live(&self, rel: RelationId) -> Result<Arc<roaring::RoaringBitmap>> {
+        Ok(self
             .snapshot
             .scan(rel)
             .as_of(self.valid)
             .known_at(self.known)
-            .bitmap()?;
-        Ok(LiveBits::new(&live))
+            .live_rows()?)
     }
 
     /// The ids (first column values) of `hits`' rows, best first, each id
@@ -123,7 +124,7 @@ impl Retrieval {
                 let Some(index) = self.indexes.text(id) else {
                     return Ok(Vec::new());
                 };
-                let hits = index.search(&text, *k as usize, Arc::new(at.live(id)?))?;
+                let hits = index.search(&text, *k as usize, at.live(id)?)?;
                 let hits: Vec<(RowId, f32)> = hits.iter().map(|h| (h.row, h.score)).collect();
                 at.ids(id, &hits)
             }
@@ -160,7 +161,7 @@ impl Retrieval {
         metric: Metric,
     ) -> Result<Ranking> {
         let id = at.snapshot.store().relation_id(rel)?;
-        let live = at.live(id)?;
+        let live = LiveBits::new(at.live(id)?.as_ref());
         let precision = if live.count() > INT8_AFTER_ROWS {
             Precision::Int8
         } else {

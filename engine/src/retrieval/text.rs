@@ -18,8 +18,8 @@ use tantivy::query::QueryParser;
 use tantivy::schema::{Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use super::vector::LiveBits;
 use crate::error::{Error, Result};
+use roaring::RoaringBitmap;
 
 /// Bytes tantivy may buffer before it writes a segment.
 const WRITER_BUDGET: usize = 32 << 20;
@@ -39,11 +39,11 @@ struct Writer {
 
 /// The text index of one relation.
 pub(crate) struct TextIndex {
-    index: Index,
     reader: IndexReader,
     row_field: Field,
     body: Field,
     columns: Vec<usize>,
+    parser: QueryParser,
     writer: Mutex<Writer>,
 }
 
@@ -67,8 +67,9 @@ impl TextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(text_error)?;
+        let parser = QueryParser::for_index(&index, vec![body]);
         Ok(TextIndex {
-            index,
+            parser,
             reader,
             row_field,
             body,
@@ -128,41 +129,74 @@ impl TextIndex {
 
     /// The `k` best rows among `live` for `query` (words; any query syntax
     /// tantivy cannot parse is read leniently as words).
+    ///
+    /// Most rows are live, so the search first asks tantivy for a few more
+    /// than `k` hits without a filter (which lets it skip blocks that cannot
+    /// reach the top, block-max WAND) and drops the dead ones; only when
+    /// too many of those were dead does it search again with the live
+    /// filter inside the collector, which scores every match.
     pub(crate) fn search(
         &self,
         query: &str,
         k: usize,
-        live: Arc<LiveBits>,
+        live: Arc<RoaringBitmap>,
     ) -> Result<Vec<TextHit>> {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let parser = QueryParser::for_index(&self.index, vec![self.body]);
-        let (query, _) = parser.parse_query_lenient(query);
+        let (query, _) = self.parser.parse_query_lenient(query);
         let searcher = self.reader.searcher();
-        let filter = FilterCollector::new(
-            "row".to_string(),
-            move |row: u64| u32::try_from(row).is_ok_and(|r| live.contains(r)),
-            TopDocs::with_limit(k),
-        );
-        let top = searcher.search(&query, &filter).map_err(text_error)?;
+        let over = k.saturating_mul(4).max(k + 32);
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(over))
+            .map_err(text_error)?;
+        let exhausted = top.len() < over;
+        let mut hits = self.rows_of(&searcher, top)?;
+        hits.retain(|h| live.contains(h.row));
+        if hits.len() < k && !exhausted {
+            let filter = FilterCollector::new(
+                "row".to_string(),
+                move |row: u64| u32::try_from(row).is_ok_and(|r| live.contains(r)),
+                TopDocs::with_limit(k),
+            );
+            let top = searcher.search(&query, &filter).map_err(text_error)?;
+            hits = self.rows_of(&searcher, top)?;
+        }
+        // tantivy orders equal scores by document; make ties deterministic
+        // by row id.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+        hits.truncate(k);
+        Ok(hits)
+    }
+
+    fn rows_of(
+        &self,
+        searcher: &tantivy::Searcher,
+        top: Vec<(f32, tantivy::DocAddress)>,
+    ) -> Result<Vec<TextHit>> {
+        // Opening a fast-field column decodes its block index: once per
+        // segment, not once per hit.
+        let mut columns: Vec<Option<tantivy::columnar::Column<u64>>> =
+            vec![None; searcher.segment_readers().len()];
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
-            let rows = searcher
-                .segment_reader(address.segment_ord)
-                .fast_fields()
-                .u64("row")
-                .map_err(text_error)?;
-            if let Some(row) = rows.first(address.doc_id) {
+            let column = match &mut columns[address.segment_ord as usize] {
+                Some(c) => c,
+                slot => slot.insert(
+                    searcher
+                        .segment_reader(address.segment_ord)
+                        .fast_fields()
+                        .u64("row")
+                        .map_err(text_error)?,
+                ),
+            };
+            if let Some(row) = column.first(address.doc_id) {
                 hits.push(TextHit {
                     row: row as RowId,
                     score,
                 });
             }
         }
-        // tantivy orders equal scores by document; make ties deterministic
-        // by row id.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
         Ok(hits)
     }
 }

@@ -1,0 +1,138 @@
+//! all-MiniLM-L6-v2, the default sentence embedder: a 6-layer BERT run in
+//! pure Rust on the CPU with candle, from local files (installed and
+//! checksummed by `scripts/install-model.sh`). Sentence vectors are the
+//! mean of the token vectors under the attention mask, L2-normalised, as
+//! sentence-transformers computes them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
+
+use super::embed::Embedder;
+use crate::error::{Error, Result};
+
+/// Tokens per text at most (the model was trained with 256).
+const MAX_TOKENS: usize = 256;
+
+/// Where the model is looked for when `CHRONOLOG_MODEL_DIR` is not set.
+pub const DEFAULT_MODEL_DIR: &str = "models/all-MiniLM-L6-v2";
+
+/// The files the model needs.
+const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// The all-MiniLM-L6-v2 embedder.
+pub struct MiniLm {
+    model: BertModel,
+    // `Tokenizer` is not `Sync`; one encoding at a time is enough (the
+    // model dominates the cost).
+    tokenizer: Mutex<Tokenizer>,
+    device: Device,
+}
+
+fn model_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Retrieval(format!("embedding model: {what}: {e}"))
+}
+
+impl MiniLm {
+    /// The model directory: `CHRONOLOG_MODEL_DIR`, else `DEFAULT_MODEL_DIR`.
+    pub fn default_dir() -> PathBuf {
+        std::env::var_os("CHRONOLOG_MODEL_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_MODEL_DIR))
+    }
+
+    /// Loads the model from `dir` (its `config.json`, `tokenizer.json` and
+    /// `model.safetensors`).
+    pub fn load(dir: &Path) -> Result<MiniLm> {
+        for f in FILES {
+            if !dir.join(f).is_file() {
+                return Err(Error::Retrieval(format!(
+                    "embedding model: {} is missing (run scripts/install-model.sh)",
+                    dir.join(f).display()
+                )));
+            }
+        }
+        let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| model_error(f, e));
+        let config: Config = serde_json::from_slice(&read("config.json")?)
+            .map_err(|e| model_error("config.json", e))?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        tokenizer.with_padding(Some(PaddingParams::default()));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        let device = Device::Cpu;
+        let weights =
+            VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)
+                .map_err(|e| model_error("model.safetensors", e))?;
+        let model =
+            BertModel::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;
+        Ok(MiniLm {
+            model,
+            tokenizer: Mutex::new(tokenizer),
+            device,
+        })
+    }
+
+    fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let encodings = {
+            let tokenizer = self
+                .tokenizer
+                .lock()
+                .map_err(|_| Error::Retrieval("embedding model: tokenizer poisoned".into()))?;
+            tokenizer
+                .encode_batch(texts.to_vec(), true)
+                .map_err(|e| model_error("tokenize", e))?
+        };
+        let rows = |f: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor> {
+            let rows = encodings
+                .iter()
+                .map(|e| Tensor::new(f(e), &self.device))
+                .collect::<candle_core::Result<Vec<_>>>()
+                .map_err(|e| model_error("input", e))?;
+            Tensor::stack(&rows, 0).map_err(|e| model_error("input", e))
+        };
+        let ids = rows(|e| e.get_ids())?;
+        let mask = rows(|e| e.get_attention_mask())?;
+        let types = ids.zeros_like().map_err(|e| model_error("input", e))?;
+        let pooled = (|| -> candle_core::Result<Tensor> {
+            let tokens = self.model.forward(&ids, &types, Some(&mask))?;
+            let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let summed = tokens.broadcast_mul(&mask)?.sum(1)?;
+            let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
+            let mean = summed.broadcast_div(&counts)?;
+            let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+            mean.broadcast_div(&norms)
+        })()
+        .map_err(|e| model_error("forward", e))?;
+        pooled
+            .to_vec2::<f32>()
+            .map_err(|e| model_error("output", e))
+    }
+}
+
+impl Embedder for MiniLm {
+    fn dim(&self) -> usize {
+        384
+    }
+
+    fn name(&self) -> String {
+        "all-MiniLM-L6-v2".into()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        // Batches of similar length pad less; 32 keeps memory small.
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(32) {
+            out.extend(self.run(batch)?);
+        }
+        Ok(out)
+    }
+}
