@@ -11,6 +11,8 @@ const STORY: &str = "
 :create lives_in(person: sym key, city: sym).
 :create knows(a: sym, b: sym).
 :create blocked(who: sym).
+:create episode(id: sym key, text: str search embed).
+:create mentions(episode: sym, entity: sym).
 
 works_at(alice, tencent) valid 2021-03-01.
 works_at(bob, tencent) valid 2020-05-01.
@@ -18,6 +20,14 @@ works_at(carol, acme) valid 2019-01-01.
 lives_in(alice, shenzhen) valid 2021-03-01.
 knows(alice, bob). knows(bob, carol). knows(carol, dave). knows(dave, erin).
 blocked(dave).
+
+episode(m1, \"Alice: I just started at Tencent in Shenzhen!\") valid 2021-03-01.
+episode(m2, \"Bob says the Tencent canteen is great\") valid 2021-04-10.
+episode(m3, \"Alice: big news, I am joining Moonshot in June\") valid 2024-05-20.
+episode(m4, \"Carol went hiking with Dave last weekend\") valid 2024-07-01.
+episode(m5, \"Alice moved to Beijing for the new job\") valid 2024-06-15.
+mentions(m1, alice). mentions(m1, tencent). mentions(m2, bob). mentions(m2, tencent).
+mentions(m3, alice). mentions(m3, moonshot). mentions(m4, carol). mentions(m5, alice).
 ";
 
 /// Later news, each batch its own transaction.
@@ -41,13 +51,20 @@ reach(X, Y) :- reach(X, Z), knows(Z, Y).
 ?- reach(alice, Y), not blocked(Y).
 headcount(C, count(P)) :- works_at(P, C).
 ?- headcount(C, N) as_of 2025-06-01.
+?- rrf(near(episode, \"where does alice work\", 5), bm25(episode, \"alice job\", 5), hops(alice, 1, [mentions])) as (Id, Score, Rank), episode(Id, Text) order by Rank limit 3.
+?- rrf(near(episode, \"where does alice work\", 5), bm25(episode, \"alice job\", 5), hops(alice, 1, [mentions])) as (Id, Score, Rank), episode(Id, Text) as_of 2022-01-01 order by Rank limit 3.
 ";
 
 /// Writes the story into the database at `dir` (unless it is already
 /// there), then asks its questions, printing each before its answer.
 pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
-    let mut db = Database::open(dir)?;
+    let (embedder, notice) = crate::default_embedder_with_notice();
+    let mut db = Database::with_embedder(chronolog_storage::Store::open(dir)?, embedder);
     writeln!(out, "database: {}", dir.display())?;
+    writeln!(out, "embedder: {}", db.embedder_name())?;
+    if let Some(notice) = notice {
+        writeln!(out, "  ({notice})")?;
+    }
     if db.store().relation_id("works_at").is_err() {
         db.run(STORY)?;
         for news in NEWS {

@@ -57,6 +57,30 @@ fn the_demo_answers_on_both_time_axes_and_again_after_reopening() {
             "the rumour is withdrawn in tx time: {}",
             history[3]
         );
+        // Retrieval: alice's messages come first, and as of 2022 only the
+        // messages already true then can be found.
+        let now = output
+            .lines()
+            .find(|l| l.starts_with("?- rrf(") && !l.contains("as_of"))
+            .expect("an rrf question");
+        let fused = answer(output, now);
+        assert_eq!(fused[0], "Id | Score | Rank | Text");
+        assert!(
+            fused[1].starts_with("m") && fused[1].contains("Alice"),
+            "{fused:?}"
+        );
+        let then = output
+            .lines()
+            .find(|l| l.starts_with("?- rrf(") && l.contains("as_of 2022-01-01"))
+            .expect("an as-of rrf question");
+        let fused = answer(output, then);
+        assert!(fused.len() > 1, "{fused:?}");
+        assert!(
+            fused[1..]
+                .iter()
+                .all(|r| r.starts_with("m1 |") || r.starts_with("m2 |")),
+            "only messages valid in 2022: {fused:?}"
+        );
         let known = output
             .lines()
             .find(|l| l.contains("known_at"))
