@@ -126,8 +126,29 @@ fn searches_text(plan: &Plan) -> bool {
 /// The embedder a new session uses: all-MiniLM-L6-v2 when its files are
 /// installed (see [`default_embedder_with_notice`]), else 384-dimension
 /// feature hashing (the same dimension, so stored vectors fit either).
+///
+/// The model is loaded on first use, not here: a session that never embeds
+/// text (most tests, the crash test's writer) never reads its 90 MB.
 pub fn default_embedder() -> Arc<dyn Embedder> {
-    default_embedder_with_notice().0
+    Arc::new(DefaultEmbedder)
+}
+
+/// Resolves to [`default_embedder_with_notice`] when first asked to embed.
+struct DefaultEmbedder;
+
+impl Embedder for DefaultEmbedder {
+    fn dim(&self) -> usize {
+        // Both candidates embed into 384 floats.
+        384
+    }
+
+    fn name(&self) -> String {
+        default_embedder_with_notice().0.name()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        default_embedder_with_notice().0.embed(texts)
+    }
 }
 
 /// The default embedder, and when it is the hashing fallback, a sentence
