@@ -118,9 +118,13 @@ pub fn vector_db(n: usize, dim: usize, seed: u64) -> Result<Database> {
 
 /// `episode(id: sym key, text: str search embed)` with `n` corpus
 /// sentences, and `mentions(episode, entity)` linking each to the two
-/// people it names; indexes caught up.
+/// people it names; indexes caught up. Embedded with the hashing embedder,
+/// so the numbers measure the operators, whatever model is installed.
 pub fn episode_db(n: usize, seed: u64) -> Result<Database> {
-    let mut db = Database::in_memory();
+    let mut db = Database::with_embedder(
+        Store::in_memory(),
+        std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(384)),
+    );
     db.run(
         ":create episode(id: sym key, text: str search embed).
          :create mentions(episode: sym, entity: sym).",

@@ -237,6 +237,7 @@ impl Database {
             retrieval: Retrieval {
                 graphs: GraphCache::default(),
                 indexes,
+                live_bits: Vec::new(),
             },
             unindexed_writes: false,
         }

@@ -38,6 +38,26 @@ pub type Ranking = Vec<(Val, f64)>;
 pub(crate) struct Retrieval {
     pub graphs: GraphCache,
     pub indexes: Indexes,
+    /// The live-row bit set `near` built last, per relation: rebuilding
+    /// it walks every live row, so it is kept while the validity index
+    /// hands out the same bitmap.
+    pub live_bits: Vec<(RelationId, Arc<roaring::RoaringBitmap>, Arc<LiveBits>)>,
+}
+
+impl Retrieval {
+    fn live_bits(&mut self, rel: RelationId, live: Arc<roaring::RoaringBitmap>) -> Arc<LiveBits> {
+        if let Some((_, _, bits)) = self
+            .live_bits
+            .iter()
+            .find(|(r, l, _)| *r == rel && Arc::ptr_eq(l, &live))
+        {
+            return bits.clone();
+        }
+        let bits = Arc::new(LiveBits::new(&live));
+        self.live_bits.retain(|(r, _, _)| *r != rel);
+        self.live_bits.push((rel, live, bits.clone()));
+        bits
+    }
 }
 
 /// Where a ranked operator runs: the query's snapshot and instants.
@@ -161,7 +181,7 @@ impl Retrieval {
         metric: Metric,
     ) -> Result<Ranking> {
         let id = at.snapshot.store().relation_id(rel)?;
-        let live = LiveBits::new(at.live(id)?.as_ref());
+        let live = self.live_bits(id, at.live(id)?);
         let precision = if live.count() > INT8_AFTER_ROWS {
             Precision::Int8
         } else {
