@@ -34,6 +34,20 @@ impl Default for NearOptions {
     }
 }
 
+/// The rows of `rel` live at `at`, as a bit set for the scan.
+fn live_bits(
+    snapshot: &chronolog_storage::Snapshot,
+    rel: chronolog_storage::RelationId,
+    at: AsOf,
+) -> Result<LiveBits> {
+    let live = snapshot
+        .scan(rel)
+        .as_of(at.valid)
+        .known_at(at.known)
+        .live_rows()?;
+    Ok(LiveBits::new(&live))
+}
+
 impl Database {
     fn instant(&self, at: Option<AsOf>) -> (chronolog_storage::Snapshot, AsOf) {
         let snapshot = self.store().snapshot();
@@ -76,12 +90,7 @@ impl Database {
             )));
         }
         let (snapshot, at) = self.instant(at);
-        let live = snapshot
-            .scan(id)
-            .as_of(at.valid)
-            .known_at(at.known)
-            .bitmap()?;
-        let live = LiveBits::new(&live);
+        let live = live_bits(&snapshot, id, at)?;
         let source = Column {
             snapshot: &snapshot,
             rel: id,
@@ -119,12 +128,7 @@ impl Database {
     ) -> Result<Vec<Ranking>> {
         let (id, column, _) = self.vector_column(rel)?;
         let (snapshot, at) = self.instant(at);
-        let live = snapshot
-            .scan(id)
-            .as_of(at.valid)
-            .known_at(at.known)
-            .bitmap()?;
-        let live = LiveBits::new(&live);
+        let live = live_bits(&snapshot, id, at)?;
         let source = Column {
             snapshot: &snapshot,
             rel: id,

@@ -630,22 +630,7 @@ impl<'a> Compiler<'a> {
             let lit = pending.remove(pick);
             match lit {
                 Literal::Atom(a) => {
-                    let mut args = Vec::with_capacity(a.args.len());
-                    for e in &a.args {
-                        args.push(match e {
-                            Expr::Wildcard(_) => Arg::Any,
-                            Expr::Var(v) if !bound(&v.text, &slots) => {
-                                slots.push(v.text.clone());
-                                Arg::Bind(slots.len() - 1)
-                            }
-                            other => {
-                                if !all_bound(other, &slots) {
-                                    return Err(unsafe_in(other, &slots));
-                                }
-                                Arg::Bound(self.term(other, &slots)?)
-                            }
-                        });
-                    }
+                    let args = self.match_args(&a.args, &mut slots)?;
                     steps.push(Step::Atom {
                         rel: self.rel_ref(&a.name.text),
                         args,
@@ -669,22 +654,7 @@ impl<'a> Compiler<'a> {
                 }
                 Literal::Ranked(r, binds, _) => {
                     let op = self.ranked_plan(r, &slots)?;
-                    let mut args = Vec::new();
-                    for e in binds.iter().flatten() {
-                        args.push(match e {
-                            Expr::Wildcard(_) => Arg::Any,
-                            Expr::Var(v) if !bound(&v.text, &slots) => {
-                                slots.push(v.text.clone());
-                                Arg::Bind(slots.len() - 1)
-                            }
-                            other => {
-                                if !all_bound(other, &slots) {
-                                    return Err(unsafe_in(other, &slots));
-                                }
-                                Arg::Bound(self.term(other, &slots)?)
-                            }
-                        });
-                    }
+                    let args = self.match_args(binds.as_deref().unwrap_or_default(), &mut slots)?;
                     steps.push(Step::Ranked { op, args });
                 }
                 Literal::Compare(l, op, r, _) => {
@@ -753,6 +723,35 @@ impl<'a> Compiler<'a> {
             steps,
             slots,
         })
+    }
+
+    /// How a positive atom's (or a ranked relation's) arguments match: `_`
+    /// matches anything, a variable's first occurrence binds a new slot,
+    /// anything else must be bound already and is compared.
+    fn match_args(
+        &self,
+        exprs: &[Expr],
+        slots: &mut Vec<String>,
+    ) -> Result<Vec<Arg>, CompileError> {
+        let mut args = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            args.push(match e {
+                Expr::Wildcard(_) => Arg::Any,
+                Expr::Var(v) if !slots.contains(&v.text) => {
+                    slots.push(v.text.clone());
+                    Arg::Bind(slots.len() - 1)
+                }
+                other => {
+                    let mut bound = true;
+                    walk_vars(other, &mut |v| bound &= slots.iter().any(|s| s == v));
+                    if !bound {
+                        return Err(unsafe_in(other, slots));
+                    }
+                    Arg::Bound(self.term(other, slots)?)
+                }
+            });
+        }
+        Ok(args)
     }
 
     /// An expression whose variables are bound, as a plan term.

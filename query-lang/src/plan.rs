@@ -341,6 +341,17 @@ impl fmt::Display for ShowTerm<'_> {
     }
 }
 
+/// Arguments as `:explain` shows them: `=term` compared, `X` bound, `_`.
+fn show_args(args: &[Arg], slots: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Bound(t) => format!("={}", ShowTerm(t, slots)),
+            Arg::Bind(s) => slots[*s].clone(),
+            Arg::Any => "_".into(),
+        })
+        .collect()
+}
+
 impl Plan {
     fn rel_name<'a>(&'a self, rel: &'a RelRef) -> String {
         match rel {
@@ -370,14 +381,7 @@ impl Plan {
         for step in &rule.steps {
             match step {
                 Step::Atom { rel, args, negated } => {
-                    let args: Vec<String> = args
-                        .iter()
-                        .map(|a| match a {
-                            Arg::Bound(t) => format!("={}", ShowTerm(t, slots)),
-                            Arg::Bind(s) => slots[*s].clone(),
-                            Arg::Any => "_".into(),
-                        })
-                        .collect();
+                    let args = show_args(args, slots);
                     let what = if *negated { "anti-join" } else { "join" };
                     writeln!(
                         f,
@@ -399,14 +403,7 @@ impl Plan {
                     writeln!(f, "{indent}  let {} = {}", slots[*s], ShowTerm(t, slots))?
                 }
                 Step::Ranked { op, args } => {
-                    let args: Vec<String> = args
-                        .iter()
-                        .map(|a| match a {
-                            Arg::Bound(t) => format!("={}", ShowTerm(t, slots)),
-                            Arg::Bind(s) => slots[*s].clone(),
-                            Arg::Any => "_".into(),
-                        })
-                        .collect();
+                    let args = show_args(args, slots);
                     writeln!(
                         f,
                         "{indent}  rank {} as ({})",
