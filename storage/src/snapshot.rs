@@ -148,6 +148,17 @@ impl Snapshot {
         Ok(())
     }
 
+    /// Row `row` of `relation` as this snapshot's transaction time sees it.
+    fn latest_view<'r>(&self, relation: &'r Relation, row: RowId) -> RowView<'r> {
+        RowView {
+            rel: relation,
+            row,
+            known: self.tx,
+            tx_clip: self.tx,
+            version: None,
+        }
+    }
+
     /// Calls `f` on each of `rows` (ids past the end, or purged, are
     /// skipped), as seen by this snapshot, under one read lock: for turning
     /// the row ids a search found into values.
@@ -161,13 +172,7 @@ impl Snapshot {
         let relation = state.relation(rel)?;
         for &row in rows {
             if row < relation.len() && !relation.purged().contains(row) {
-                f(&RowView {
-                    rel: relation,
-                    row,
-                    known: self.tx,
-                    tx_clip: self.tx,
-                    version: None,
-                });
+                f(&self.latest_view(relation, row));
             }
         }
         Ok(())
@@ -206,13 +211,7 @@ impl Snapshot {
             }
             while row < end {
                 if !relation.purged().contains(row) {
-                    f(&RowView {
-                        rel: relation,
-                        row,
-                        known: self.tx,
-                        tx_clip: self.tx,
-                        version: None,
-                    });
+                    f(&self.latest_view(relation, row));
                 }
                 row += 1;
             }
