@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName};
 use chronolog_ql::plan::{Constant, Plan, RankedPlan};
-use chronolog_ql::{Catalog, ColumnInfo, CompileError, Lets, compile_query, constant, parse};
+use chronolog_ql::{
+    Catalog, ColumnInfo, CompileError, Lets, ParsedStatement, Span, compile_query, constant, parse,
+    parse_each,
+};
 use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Interval, Schema, Store, Timestamp, Value, WriteTxn,
 };
@@ -98,6 +101,11 @@ impl SymbolResolver {
 pub struct Database {
     store: Store,
     rules: Vec<ast::Rule>,
+    /// For each rule, the script it came from (a count of scripts run):
+    /// its spans point into that script's text only.
+    rule_scripts: Vec<u64>,
+    /// The script running now.
+    script: u64,
     lets: Lets,
     symbols: SymbolResolver,
     stored_cache: StoredCache,
@@ -231,6 +239,8 @@ impl Database {
         Database {
             store,
             rules: Vec::new(),
+            rule_scripts: Vec::new(),
+            script: 0,
             lets: Lets::new(),
             symbols: SymbolResolver::default(),
             stored_cache: StoredCache::default(),
@@ -255,6 +265,11 @@ impl Database {
             Constant::Bool(b) => Val::Bool(*b),
             Constant::Null => Val::Null,
         }
+    }
+
+    /// The id a name has, or a virtual id that matches nothing stored.
+    pub(crate) fn symbol_for(&mut self, name: &str) -> chronolog_storage::Symbol {
+        chronolog_storage::Symbol(self.symbols.resolve(&self.store, name))
     }
 
     pub(crate) fn retrieval_mut(&mut self) -> &mut Retrieval {
@@ -293,36 +308,112 @@ impl Database {
     }
 
     /// Runs a script; `params` bind `$name`s; `limits` bound each query.
+    /// A script that does not parse runs nothing; otherwise it stops at the
+    /// first error, and what ran before it stays done.
     pub fn run_with(
         &mut self,
         script: &str,
         params: &HashMap<String, Value>,
         limits: &Limits,
     ) -> Result<Vec<Output>> {
-        let program = parse(script)?;
-        let params = to_vals(params);
-        let store = self.store.clone();
+        let parsed = parse_each(script)?;
+        if let Some(e) = parsed.iter().find_map(|(_, s)| s.as_ref().err()) {
+            return Err(e.clone().into());
+        }
         let mut outputs = Vec::new();
-        let mut txn: Option<WriteTxn<'_>> = None;
-        for statement in &program.statements {
-            if let Statement::Fact(fact) = statement {
-                let t = txn.get_or_insert_with(|| store.begin());
-                self.fact(t, fact, &params).map_err(|e| e.at(fact.span))?;
-                continue;
+        let mut failed = None;
+        self.run_parsed(parsed, params, limits, |_, _, result| match result {
+            Ok(output) => {
+                outputs.push(output);
+                true
             }
-            if let Some(t) = txn.take() {
-                outputs.push(Output::Committed(t.commit()?));
-                self.retrieval.indexes.nudge();
-                self.unindexed_writes = true;
+            Err(e) => {
+                failed = Some(e);
+                false
             }
-            outputs.push(self.statement(statement, &params, limits)?);
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(outputs),
         }
-        if let Some(t) = txn.take() {
-            outputs.push(Output::Committed(t.commit()?));
-            self.retrieval.indexes.nudge();
-            self.unindexed_writes = true;
+    }
+
+    /// Runs a script step by step, handing each step's result to `each`
+    /// with the span of the text it ran, as soon as it is ready: a shell
+    /// prints as it goes, times each step and shows an error in place.
+    /// A step is one statement, a run of consecutive facts (one
+    /// transaction: a bad fact refuses the whole run), or a statement that
+    /// does not parse (its error; the steps around it still run). `each`
+    /// returns whether to go on. Only text that cannot even be split into
+    /// tokens (an unterminated string) is the `Err`, and then nothing ran.
+    pub fn run_each(
+        &mut self,
+        script: &str,
+        params: &HashMap<String, Value>,
+        limits: &Limits,
+        each: impl FnMut(&Database, Span, Result<Output>) -> bool,
+    ) -> Result<()> {
+        let parsed = parse_each(script)?;
+        self.run_parsed(parsed, params, limits, each);
+        Ok(())
+    }
+
+    fn run_parsed(
+        &mut self,
+        parsed: Vec<ParsedStatement>,
+        params: &HashMap<String, Value>,
+        limits: &Limits,
+        mut each: impl FnMut(&Database, Span, Result<Output>) -> bool,
+    ) {
+        self.script += 1;
+        let params = to_vals(params);
+        let is_fact = |(_, s): &ParsedStatement| matches!(s, Ok(Statement::Fact(_)));
+        let mut at = 0;
+        while at < parsed.len() {
+            let end = if is_fact(&parsed[at]) {
+                at + parsed[at..].iter().take_while(|p| is_fact(p)).count()
+            } else {
+                at + 1
+            };
+            let span = parsed[at].0.to(parsed[end - 1].0);
+            let result = match &parsed[at].1 {
+                Err(e) => Err(e.clone().into()),
+                Ok(Statement::Fact(_)) => {
+                    self.fact_batch(parsed[at..end].iter().map(|(_, s)| s), &params)
+                }
+                Ok(statement) => self.statement(statement, &params, limits),
+            };
+            if !each(self, span, result) {
+                break;
+            }
+            at = end;
         }
-        Ok(outputs)
+    }
+
+    /// One transaction for a run of facts: all of them or none.
+    fn fact_batch<'s>(
+        &mut self,
+        facts: impl Iterator<Item = &'s std::result::Result<Statement, chronolog_ql::ParseError>>,
+        params: &FxHashMap<String, Val>,
+    ) -> Result<Output> {
+        let store = self.store.clone();
+        let mut txn = store.begin();
+        for statement in facts {
+            if let Ok(Statement::Fact(fact)) = statement {
+                self.fact(&mut txn, fact, params)
+                    .map_err(|e| e.at(fact.span))?;
+            }
+        }
+        let info = txn.commit()?;
+        self.after_commit();
+        Ok(Output::Committed(info))
+    }
+
+    /// Tells the indexes of a commit; this session's next search waits
+    /// for them (read your own writes).
+    fn after_commit(&mut self) {
+        self.retrieval.indexes.nudge();
+        self.unindexed_writes = true;
     }
 
     fn statement(
@@ -391,16 +482,57 @@ impl Database {
                     .into());
                 }
                 self.rules.push(rule.clone());
+                self.rule_scripts.push(self.script);
                 Output::RuleAdded(rule.head.name.text.clone())
             }
             Statement::Query(query) => {
-                let plan =
-                    compile_query(query, &self.rules, &self.lets, &StoreCatalog(&self.store))?;
+                let plan = self.compile(query, Some(self.script))?;
                 Output::Rows(self.execute_plan(&plan, params, limits)?)
             }
             // `run_with` batches facts itself; they never reach here.
             Statement::Fact(f) => {
                 return Err(CompileError::new("a fact outside a batch", f.span).into());
+            }
+        })
+    }
+
+    /// Runs `write` in one transaction and commits it: for callers that
+    /// hold values, not text (bulk imports, the C ABI's messages). Nothing
+    /// is written if `write` fails. The indexes hear of the commit like any
+    /// other, and this session's next search sees it.
+    pub fn write<T>(
+        &mut self,
+        write: impl FnOnce(&mut WriteTxn<'_>) -> Result<T>,
+    ) -> Result<(T, CommitInfo)> {
+        let store = self.store.clone();
+        let mut txn = store.begin();
+        let value = write(&mut txn)?;
+        let info = txn.commit()?;
+        self.after_commit();
+        Ok((value, info))
+    }
+
+    /// Plans a query against the rules defined so far. An error inside a
+    /// rule from an earlier script has a span in that script's text; it is
+    /// pointed at the query instead, so that it never shows a caret under
+    /// unrelated text.
+    fn compile(&self, query: &ast::Query, script: Option<u64>) -> Result<Plan> {
+        compile_query(query, &self.rules, &self.lets, &StoreCatalog(&self.store)).map_err(|e| {
+            let within = |outer: Span| outer.start <= e.span.start && e.span.end <= outer.end;
+            let in_this_script = within(query.span)
+                || self
+                    .rules
+                    .iter()
+                    .zip(&self.rule_scripts)
+                    .any(|(rule, &from)| Some(from) == script && within(rule.span));
+            if in_this_script {
+                e.into()
+            } else {
+                CompileError::new(
+                    format!("{} (in a rule this query uses)", e.message),
+                    query.span,
+                )
+                .into()
             }
         })
     }
@@ -411,7 +543,7 @@ impl Database {
         let program = parse(text)?;
         match program.statements.as_slice() {
             [Statement::Query(query)] => Ok(Prepared {
-                plan: compile_query(query, &self.rules, &self.lets, &StoreCatalog(&self.store))?,
+                plan: self.compile(query, None)?,
             }),
             _ => Err(CompileError::new(
                 "expected exactly one query (`?- ...`)",

@@ -65,6 +65,31 @@ impl Error {
         }
     }
 
+    /// The same error with its place moved `offset` bytes on: for a
+    /// statement run on its own but shown inside the larger text it came
+    /// from (a REPL entry, a script file), so line:column count from there.
+    pub fn shifted(self, offset: usize) -> Error {
+        let shift = |s: Span| Span::new(s.start + offset, s.end + offset);
+        match self {
+            Error::Parse(mut e) => {
+                e.span = shift(e.span);
+                Error::Parse(e)
+            }
+            Error::Compile(mut e) => {
+                e.span = shift(e.span);
+                Error::Compile(e)
+            }
+            Error::Storage {
+                source,
+                span: Some(span),
+            } => Error::Storage {
+                source,
+                span: Some(shift(span)),
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn at(self, span: Span) -> Error {
         match self {
             Error::Storage { source, span: None } => Error::Storage {

@@ -21,6 +21,7 @@ mod database;
 pub mod demo;
 mod error;
 mod eval;
+mod json;
 mod ops;
 mod relation;
 pub mod retrieval;

@@ -8,6 +8,9 @@ use crate::span::Span;
 pub struct Program {
     /// The statements, in source order.
     pub statements: Vec<Statement>,
+    /// Each statement's whole text, from its first token to its `.`: what
+    /// a REPL echoes and where a statement's runtime error points.
+    pub spans: Vec<Span>,
 }
 
 /// One statement.

@@ -16,5 +16,5 @@ mod span;
 pub use compile::{Catalog, ColumnInfo, Lets, OUTPUT, compile_query, constant};
 pub use error::{CompileError, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
-pub use parser::parse;
+pub use parser::{ParsedStatement, parse, parse_each};
 pub use span::{LineCol, Span, line_col, render};

@@ -25,15 +25,44 @@ use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::{Tok, Token, lex};
 use crate::span::Span;
 
-/// Parses a whole script.
+/// Parses a whole script: every statement, or the first syntax error.
 pub fn parse(source: &str) -> Result<Program, ParseError> {
+    let mut program = Program {
+        statements: Vec::new(),
+        spans: Vec::new(),
+    };
+    for (span, statement) in parse_each(source)? {
+        program.statements.push(statement?);
+        program.spans.push(span);
+    }
+    Ok(program)
+}
+
+/// One statement from [`parse_each`]: the span of its text, and the
+/// statement or why it does not parse.
+pub type ParsedStatement = (Span, Result<Statement, ParseError>);
+
+/// Parses statement by statement, each with its whole text's span. After
+/// a syntax error it goes on from the next `.`, so a shell can run the
+/// statements around a broken one and report each error in place. Only an
+/// error of the lexer (an unterminated string, say) fails the whole text.
+pub fn parse_each(source: &str) -> Result<Vec<ParsedStatement>, ParseError> {
     let tokens = lex(source)?;
     let mut parser = Parser { tokens, pos: 0 };
     let mut statements = Vec::new();
     while !parser.at_eof() {
-        statements.push(parser.statement()?);
+        let start = parser.peek().span;
+        let statement = parser.statement();
+        if statement.is_err() {
+            while !parser.at_eof() && !parser.is_punct(".") {
+                parser.bump();
+            }
+            parser.bump();
+        }
+        let end = parser.tokens[parser.pos.saturating_sub(1)].span;
+        statements.push((start.to(end), statement));
     }
-    Ok(Program { statements })
+    Ok(statements)
 }
 
 struct Parser {
@@ -676,6 +705,19 @@ fn head_to_atom(head: Head) -> PResult<Atom> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_each_goes_on_after_a_broken_statement() {
+        let src = "p(a).\n?- p(a X).\n?- p(Y).";
+        let parsed = parse_each(src).expect("lexes");
+        assert_eq!(parsed.len(), 3);
+        assert!(parsed[0].1.is_ok() && parsed[1].1.is_err() && parsed[2].1.is_ok());
+        let texts: Vec<&str> = parsed.iter().map(|(s, _)| &src[s.start..s.end]).collect();
+        assert_eq!(texts, ["p(a).", "?- p(a X).", "?- p(Y)."]);
+        // `parse` is all or nothing.
+        assert!(parse(src).is_err());
+        assert_eq!(parse("p(a). p(b).").map(|p| p.spans.len()), Ok(2));
+    }
 
     #[test]
     fn parses_the_design_card() {

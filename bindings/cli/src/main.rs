@@ -1,0 +1,213 @@
+//! `chronolog`: the shell for Chronolog databases. Interactive on a
+//! terminal; runs `-e` text, `-f` files or a script on standard input
+//! otherwise; `chronolog demo` tells the bundled story.
+
+mod import;
+mod input;
+mod interactive;
+mod output;
+mod shell;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use chronolog_engine::Database;
+use clap::{Parser, Subcommand};
+
+use crate::output::{Format, Style};
+use crate::shell::{Flow, Shell};
+
+/// The Chronolog shell: Datalog over bi-temporal memory.
+#[derive(Parser, Debug)]
+#[command(name = "chronolog", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The database directory (created on first use). Default:
+    /// $CHRONOLOG_HOME/default, else the user's data directory.
+    db: Option<PathBuf>,
+    /// Run this text (repeatable; after any -f files), then exit.
+    #[arg(short = 'e', long = "execute", value_name = "SCRIPT")]
+    execute: Vec<String>,
+    /// Run this script file (repeatable), then exit.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// How answers print: table, json (one object per line) or csv.
+    #[arg(long, default_value_t = Format::Table)]
+    format: Format,
+    /// Print how long each statement took.
+    #[arg(long)]
+    timing: bool,
+    /// Rows a table shows before cutting.
+    #[arg(long, default_value_t = 100)]
+    max_rows: usize,
+    /// Print each input before its output, errors included: a transcript.
+    #[arg(long)]
+    echo: bool,
+    /// In scripts, go on after an error (the exit status still says so).
+    #[arg(long)]
+    keep_going: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load the bundled story into a fresh temporary database, ask it
+    /// questions, then open the shell on it (on a terminal).
+    Demo {
+        /// Print the story and exit, without the shell.
+        #[arg(long)]
+        no_repl: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let interactive =
+        std::io::stdin().is_terminal() && cli.execute.is_empty() && cli.files.is_empty();
+    let cancel = Arc::new(AtomicBool::new(false));
+    install_interrupt_handler(cancel.clone(), interactive)?;
+    if let Some(Command::Demo { no_repl }) = cli.command {
+        return demo(no_repl || !interactive, cancel);
+    }
+    let dir = match &cli.db {
+        Some(dir) => dir.clone(),
+        None => home()?.join("default"),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+    let store = chronolog_storage::Store::open(&dir)
+        .with_context(|| format!("cannot open the database at {}", dir.display()))?;
+    let db = Database::with_embedder(store, embedder);
+    let mut shell = Shell::new(
+        db,
+        cancel,
+        Box::new(std::io::stdout()),
+        Box::new(std::io::stderr()),
+    );
+    shell.style = Style {
+        format: cli.format,
+        max_rows: cli.max_rows.max(1),
+        timing: cli.timing,
+    };
+    shell.echo = cli.echo;
+    shell.keep_going = cli.keep_going;
+    if interactive {
+        banner(&mut shell, &dir, notice.as_deref())?;
+        interactive::run(&mut shell, history_file())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut scripts = Vec::new();
+    for file in &cli.files {
+        scripts.push(
+            std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read {}", file.display()))?,
+        );
+    }
+    scripts.extend(cli.execute.iter().cloned());
+    if cli.files.is_empty() && cli.execute.is_empty() {
+        let mut script = String::new();
+        std::io::stdin()
+            .read_to_string(&mut script)
+            .context("cannot read standard input")?;
+        scripts.push(script);
+    }
+    for script in &scripts {
+        let before = shell.errors();
+        if shell.run_script(script)? == Flow::Quit || (shell.errors() > before && !shell.keep_going)
+        {
+            break;
+        }
+    }
+    Ok(if shell.errors() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn demo(no_repl: bool, cancel: Arc<AtomicBool>) -> Result<ExitCode> {
+    let dir = tempfile::Builder::new()
+        .prefix("chronolog-demo-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    {
+        let mut out = std::io::stdout().lock();
+        chronolog_engine::demo::run(dir.path(), &mut out)
+            .map_err(|e| anyhow::anyhow!("the demo failed: {e}"))?;
+        out.flush()?;
+    }
+    if no_repl {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (embedder, _) = chronolog_engine::default_embedder_with_notice();
+    let store = chronolog_storage::Store::open(dir.path())?;
+    let mut shell = Shell::new(
+        Database::with_embedder(store, embedder),
+        cancel,
+        Box::new(std::io::stdout()),
+        Box::new(std::io::stderr()),
+    );
+    shell.note(
+        "\nThe shell is open on the demo's database (deleted when you leave). Try:\n  \
+         ?- works_at(P, C) as_of 2022-01-01.\n  :history works_at(alice, Y)\n  :help",
+    )?;
+    interactive::run(&mut shell, history_file())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn banner(shell: &mut Shell, dir: &std::path::Path, notice: Option<&str>) -> Result<()> {
+    shell.note(&format!(
+        "Chronolog {} on {}",
+        env!("CARGO_PKG_VERSION"),
+        dir.display()
+    ))?;
+    if let Some(notice) = notice {
+        shell.note(&format!("({notice})"))?;
+    }
+    shell.note("Statements end with `.`; :help shows the commands; Ctrl-D leaves.")?;
+    Ok(())
+}
+
+/// Ctrl-C: in the shell, the first press cancels the running query (the
+/// prompt itself reads Ctrl-C as a key and clears the line) and a second
+/// press before the query stops ends the process; in a script it ends the
+/// process.
+fn install_interrupt_handler(cancel: Arc<AtomicBool>, interactive: bool) -> Result<()> {
+    ctrlc::set_handler(move || {
+        if !interactive || cancel.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .context("cannot install the Ctrl-C handler")
+}
+
+/// Where the default database and the history live: $CHRONOLOG_HOME, else
+/// the user's data directory, else `./.chronolog`.
+fn home() -> Result<PathBuf> {
+    let home = match std::env::var_os("CHRONOLOG_HOME") {
+        Some(dir) => PathBuf::from(dir),
+        None => dirs::data_dir()
+            .map(|d| d.join("chronolog"))
+            .unwrap_or_else(|| PathBuf::from(".chronolog")),
+    };
+    std::fs::create_dir_all(&home).with_context(|| format!("cannot create {}", home.display()))?;
+    Ok(home)
+}
+
+fn history_file() -> Option<PathBuf> {
+    home().ok().map(|h| h.join("history"))
+}
