@@ -108,6 +108,9 @@ pub(crate) struct Executor<'a> {
     known: Timestamp,
     derived: Vec<Relation>,
     derived_count: u64,
+    /// Steps taken, so that cancel and deadline are polled every few
+    /// thousand steps whether or not anything new is derived.
+    ticks: u64,
     /// Stored relations read by this query, materialized once they are read
     /// often (a join or a recursion) so later lookups hit a hash index.
     stored: Vec<StoredReads>,
@@ -148,6 +151,7 @@ impl<'a> Executor<'a> {
             known: snapshot.tx(),
             derived: Vec::new(),
             derived_count: 0,
+            ticks: 0,
             stored: Vec::new(),
             cache,
             retrieval,
@@ -259,17 +263,22 @@ impl<'a> Executor<'a> {
                 "more than {max} derived tuples"
             )));
         }
-        if self.derived_count.is_multiple_of(1024) {
-            if let Some(flag) = &self.limits.cancel
-                && flag.load(Ordering::Relaxed)
-            {
-                return Err(Error::Cancelled);
-            }
-            if let Some(deadline) = self.limits.deadline
-                && Instant::now() >= deadline
-            {
-                return Err(Error::LimitExceeded("the time limit".into()));
-            }
+        Ok(())
+    }
+
+    /// Cancel (Ctrl-C) and the deadline: an atomic load and, rarely, a
+    /// clock read. Polled every 4,096 steps and at every round of a
+    /// fixpoint, so a runaway query stops within milliseconds.
+    fn check_interrupts(&self) -> Result<()> {
+        if let Some(flag) = &self.limits.cancel
+            && flag.load(Ordering::Relaxed)
+        {
+            return Err(Error::Cancelled);
+        }
+        if let Some(deadline) = self.limits.deadline
+            && Instant::now() >= deadline
+        {
+            return Err(Error::LimitExceeded("the time limit".into()));
         }
         Ok(())
     }
@@ -277,6 +286,7 @@ impl<'a> Executor<'a> {
     /// Naive evaluation: every rule over everything, until nothing changes.
     fn naive_fixpoint(&mut self, rules: &[RulePlan]) -> Result<()> {
         loop {
+            self.check_interrupts()?;
             let mut changed = false;
             for rule in rules {
                 changed |= self.eval_rule(rule, None)?;
@@ -306,6 +316,7 @@ impl<'a> Executor<'a> {
             delta.insert(r, before[&r]..mark[&r]);
         }
         while delta.values().any(|d| !d.is_empty()) {
+            self.check_interrupts()?;
             for rule in rules {
                 for (at, step) in rule.steps.iter().enumerate() {
                     let Step::Atom {
@@ -395,6 +406,10 @@ impl<'a> Executor<'a> {
         delta: &Option<(usize, std::ops::Range<u32>)>,
         sink: &mut Sink,
     ) -> Result<()> {
+        self.ticks += 1;
+        if self.ticks.is_multiple_of(4096) {
+            self.check_interrupts()?;
+        }
         let Some(step) = rule.steps.get(i) else {
             return self.emit(rule, bindings, sink);
         };

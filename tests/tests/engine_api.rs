@@ -101,6 +101,23 @@ fn limits_stop_a_runaway_recursion_and_cancel_stops_a_query() {
         .run_with("?- count_up(X).", &HashMap::new(), &limits)
         .expect_err("cancelled");
     assert!(matches!(err, Error::Cancelled), "{err}");
+    // Cancelled from another thread while it runs (Ctrl-C in the shell):
+    // it never ends by itself, so returning at all shows the poll works,
+    // however slowly each round goes.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let limits = Limits {
+        cancel: Some(cancel.clone()),
+        ..Limits::default()
+    };
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let err = db
+        .run_with("?- count_up(X), X < 0.", &HashMap::new(), &limits)
+        .expect_err("cancelled while running");
+    assert!(matches!(err, Error::Cancelled), "{err}");
+    setter.join().expect("setter thread");
     // The session is still usable.
     let out = db.run("?- n(X).").expect("after a stopped query");
     assert_eq!(rows(out).len(), 1);

@@ -1,0 +1,191 @@
+//! The `chronolog` binary from the outside: modes, exit statuses, formats,
+//! persistence, and `chronolog demo`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn chronolog(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chronolog"));
+    command
+        .env("CHRONOLOG_HOME", home)
+        .env("CHRONOLOG_MODEL_DIR", home.join("no-model"));
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run_stdin(mut command: Command, input: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+const SETUP: &str = ":create works_at(person: sym key, company: sym).
+works_at(alice, tencent) valid 2021-03-01.
+works_at(alice, moonshot) valid 2024-06-01.";
+
+#[test]
+fn execute_writes_to_the_database_directory_and_a_later_run_reads_it() {
+    let home = tempfile::tempdir().expect("temp");
+    let db = home.path().join("db");
+    let out = chronolog(home.path())
+        .arg(&db)
+        .args(["-e", SETUP])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = chronolog(home.path())
+        .arg(&db)
+        .args(["-e", "?- works_at(alice, Y) as_of 2022-01-01."])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("tencent") && stdout.contains("(1 row)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn without_a_directory_the_default_database_lives_in_chronolog_home() {
+    let home = tempfile::tempdir().expect("temp");
+    let out = chronolog(home.path())
+        .args(["-e", SETUP])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(home.path().join("default").is_dir());
+    let out = chronolog(home.path())
+        .args(["-e", "?- works_at(alice, Y)."])
+        .output()
+        .expect("run");
+    assert!(text(&out.stdout).contains("moonshot"));
+}
+
+#[test]
+fn a_script_on_standard_input_runs_and_an_error_exits_non_zero_with_a_caret() {
+    let home = tempfile::tempdir().expect("temp");
+    let mut command = chronolog(home.path());
+    command.arg(home.path().join("db"));
+    let script = format!("{SETUP}\n?- works_at(alice Y).\n:create never(a: sym).\n");
+    let out = run_stdin(command, &script);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("expected `)`, found `Y`"), "{stderr}");
+    assert!(stderr.contains("--> 4:19"), "{stderr}");
+    assert!(stderr.contains("^"), "{stderr}");
+    // It stopped at the error: what came after did not run.
+    let out = chronolog(home.path())
+        .arg(home.path().join("db"))
+        .args(["-e", ":relations"])
+        .output()
+        .expect("run");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("works_at") && !stdout.contains("never"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn json_output_is_one_object_per_statement() {
+    let home = tempfile::tempdir().expect("temp");
+    let out = chronolog(home.path())
+        .arg(home.path().join("db"))
+        .args(["--format", "json", "-e", SETUP])
+        .args(["-e", "?- works_at(P, C) as_of 2022-01-01."])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines[0]["created"], "works_at");
+    assert_eq!(lines[1]["committed"]["added"], 2);
+    assert_eq!(
+        lines[2]["rows"],
+        serde_json::json!({"columns": ["P", "C"], "rows": [["alice", "tencent"]]})
+    );
+}
+
+#[test]
+fn csv_output_has_a_header_and_quotes_where_needed() {
+    let home = tempfile::tempdir().expect("temp");
+    let out = chronolog(home.path())
+        .arg(home.path().join("db"))
+        .args(["--format", "csv", "-e"])
+        .arg(":create note(id: sym key, text: str).\nnote(n1, \"hello, world\").\n?- note(I, T).")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "I,T\nn1,\"hello, world\"\n");
+}
+
+#[test]
+fn a_bad_option_is_a_usage_error() {
+    let home = tempfile::tempdir().expect("temp");
+    let out = chronolog(home.path())
+        .args(["--format", "xml", "-e", "?- p(X)."])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown format `xml`"));
+}
+
+#[test]
+fn demo_tells_the_story_and_exits_when_not_on_a_terminal() {
+    let home = tempfile::tempdir().expect("temp");
+    let out = run_stdin(
+        {
+            let mut c = chronolog(home.path());
+            c.arg("demo");
+            c
+        },
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for expected in [
+        "?- works_at(alice, Y) as_of t1.",
+        "known_at",
+        "?- history works_at(bob, Y).",
+        "?- reach(alice, Y), not blocked(Y).",
+        "?- rrf(near(episode",
+        "embedder: hashing",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+    // The as-of answer: alice was at tencent in 2022.
+    let after = stdout
+        .split("?- works_at(alice, Y) as_of t1.")
+        .nth(1)
+        .expect("as-of question");
+    assert!(
+        after.lines().take(3).any(|l| l.contains("tencent")),
+        "{after}"
+    );
+    // A fresh temporary database each time, removed afterwards.
+    let dir = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("database: "))
+        .expect("the database line");
+    assert!(!Path::new(dir).exists(), "{dir} was left behind");
+}
