@@ -18,6 +18,8 @@ works_at(alice, tencent) valid 2021-03-01.
 works_at(bob, tencent) valid 2020-05-01.
 works_at(carol, acme) valid 2019-01-01.
 lives_in(alice, shenzhen) valid 2021-03-01.
+lives_in(erin, hangzhou) valid 2020-01-01.
+lives_in(erin, shanghai) valid 2023-03-05.
 knows(alice, bob). knows(bob, carol). knows(carol, dave). knows(dave, erin).
 blocked(dave).
 
@@ -26,8 +28,42 @@ episode(m2, \"Bob says the Tencent canteen is great\") valid 2021-04-10.
 episode(m3, \"Alice: big news, I am joining Moonshot in June\") valid 2024-05-20.
 episode(m4, \"Carol went hiking with Dave last weekend\") valid 2024-07-01.
 episode(m5, \"Alice moved to Beijing for the new job\") valid 2024-06-15.
+episode(m6, \"Dave: anyone up for climbing on Saturday?\") valid 2021-05-02.
+episode(m7, \"Erin adopted a cat called Miso\") valid 2021-06-18.
+episode(m8, \"Bob got promoted to team lead at Tencent\") valid 2021-09-01.
+episode(m9, \"Carol: Acme is moving our office downtown\") valid 2022-01-15.
+episode(m10, \"Alice recommends the dumplings near the Shenzhen office\") valid 2022-03-03.
+episode(m11, \"Dave started learning Mandarin\") valid 2022-04-20.
+episode(m12, \"Erin ran her first marathon in 4 hours 10 minutes\") valid 2022-05-29.
+episode(m13, \"Bob and Carol met at a conference about databases\") valid 2022-07-07.
+episode(m14, \"Alice is mentoring two interns this summer\") valid 2022-07-15.
+episode(m15, \"Carol thinks Acme will ship the new product in the fall\") valid 2022-08-30.
+episode(m16, \"Dave is blocked from the group chat after the argument\") valid 2022-10-01.
+episode(m17, \"Bob: the Tencent team offsite is in Hangzhou\") valid 2023-02-11.
+episode(m18, \"Erin moved to Shanghai for a design job\") valid 2023-03-05.
+episode(m19, \"Alice gave a talk about large language models\") valid 2023-06-21.
+episode(m20, \"Carol is learning to sail on weekends\") valid 2023-08-14.
+episode(m21, \"Bob says Tencent is hiring backend engineers\") valid 2023-11-02.
+episode(m22, \"Alice: thinking about leaving Tencent next year\") valid 2024-01-09.
+episode(m23, \"Dave and Erin went to a jazz concert\") valid 2024-02-17.
+episode(m24, \"Carol interviewed at Tencent for a product role\") valid 2024-11-20.
+episode(m25, \"Carol: I accepted the Tencent offer, starting in February\") valid 2025-01-10.
+episode(m26, \"Alice says the Moonshot office in Beijing has a great view\") valid 2025-03-12.
+episode(m27, \"Bob heard a rumour he might join OpenAI\") valid 2025-12-01.
+episode(m28, \"Erin's cat Miso turned four\") valid 2025-06-18.
+episode(m29, \"Dave is training for a triathlon\") valid 2025-07-04.
+episode(m30, \"Alice and Carol had lunch to talk about Tencent\") valid 2025-03-30.
 mentions(m1, alice). mentions(m1, tencent). mentions(m2, bob). mentions(m2, tencent).
 mentions(m3, alice). mentions(m3, moonshot). mentions(m4, carol). mentions(m5, alice).
+mentions(m6, dave). mentions(m7, erin). mentions(m8, bob). mentions(m8, tencent).
+mentions(m9, carol). mentions(m9, acme). mentions(m10, alice). mentions(m11, dave).
+mentions(m12, erin). mentions(m13, bob). mentions(m13, carol). mentions(m14, alice).
+mentions(m15, carol). mentions(m15, acme). mentions(m16, dave). mentions(m17, bob).
+mentions(m18, erin). mentions(m19, alice). mentions(m20, carol). mentions(m21, bob).
+mentions(m22, alice). mentions(m22, tencent). mentions(m23, dave). mentions(m23, erin).
+mentions(m24, carol). mentions(m25, carol). mentions(m25, tencent). mentions(m26, alice).
+mentions(m26, moonshot). mentions(m27, bob). mentions(m28, erin). mentions(m29, dave).
+mentions(m30, alice). mentions(m30, carol).
 ";
 
 /// Later news, each batch its own transaction.

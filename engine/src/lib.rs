@@ -22,6 +22,7 @@ pub mod demo;
 mod error;
 mod eval;
 mod json;
+mod messages;
 mod ops;
 mod relation;
 pub mod retrieval;
@@ -34,6 +35,7 @@ pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use database::{default_embedder, default_embedder_with_notice};
 pub use error::{Error, Result};
 pub use eval::{Limits, Rows, Strategy};
+pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;

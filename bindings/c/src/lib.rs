@@ -1,0 +1,442 @@
+//! Chronolog's C ABI. A small surface for other languages: open and close
+//! a database, run a script with parameters and get every statement's
+//! result as JSON, add a message to the conversation log, search it, free
+//! what was returned, and read the last error.
+//!
+//! The boundary's rules, each enforced here and nowhere else:
+//! - Nothing unwinds into C: every body runs under `catch_unwind`, and a
+//!   panic becomes `CHRONOLOG_STATUS_INTERNAL_ERROR`.
+//! - A database handle is a number from a registry, never a pointer: an
+//!   unknown, closed or made-up handle is `INVALID_HANDLE`, so a double
+//!   close is an error, not a double free. Each handle's database sits
+//!   behind a mutex, so handles may be used from several threads.
+//! - Strings handed to C are registered until `chronolog_free_string`, so
+//!   freeing one twice (or freeing a pointer we never gave) is an error.
+//! - Pointers from C are checked for null and text for UTF-8 before use;
+//!   `out` parameters are set to null/0 first, so an error never leaves
+//!   garbage to free.
+#![allow(unsafe_code)] // This crate is the unsafe boundary; see the rules above.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+
+use chronolog_engine::{Database, Error, Limits};
+use chronolog_storage::{Store, Timestamp};
+use serde_json::json;
+
+/// A database handle: a number, never dereferenced, so a stale or made-up
+/// one is reported instead of crashing. 0 is never a valid handle.
+pub type ChronologDb = u64;
+
+/// What a call did. Anything but `Ok` leaves a message for
+/// `chronolog_last_error`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChronologStatus {
+    /// It worked.
+    Ok = 0,
+    /// A required pointer argument was null.
+    NullPointer = 1,
+    /// A string argument was not valid UTF-8.
+    InvalidUtf8 = 2,
+    /// The database handle is unknown or already closed.
+    InvalidHandle = 3,
+    /// The script or query failed: a syntax error (the message shows
+    /// line:column and a caret), an unknown relation, a type error...
+    /// What ran before the failing statement stays done; the failing
+    /// statement (or batch of facts) wrote nothing.
+    QueryError = 4,
+    /// An argument was malformed: parameters that are not a JSON object, a
+    /// time that does not parse, a string this library never returned.
+    InvalidArgument = 5,
+    /// The storage layer failed (the directory cannot be opened, a disk
+    /// error).
+    StorageError = 6,
+    /// A bug inside Chronolog, caught at the boundary.
+    InternalError = 7,
+}
+
+/// Why a call failed.
+struct Failure {
+    status: ChronologStatus,
+    message: String,
+}
+
+impl Failure {
+    fn new(status: ChronologStatus, message: impl Into<String>) -> Failure {
+        Failure {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// An engine error, shown against the text it is about.
+    fn engine(e: Error, source: &str) -> Failure {
+        let status = match e {
+            Error::Storage { .. } => ChronologStatus::StorageError,
+            _ => ChronologStatus::QueryError,
+        };
+        Failure::new(status, e.render(source))
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+static NEXT_HANDLE: AtomicU64 = AtomicU64::new(1);
+static DATABASES: LazyLock<Mutex<HashMap<ChronologDb, Arc<Mutex<Database>>>>> =
+    LazyLock::new(Mutex::default);
+static STRINGS: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// Locks, ignoring poisoning: every call leaves the data consistent (the
+/// engine changes nothing on error), so a panic elsewhere does not make it
+/// unusable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs a call's body: catches panics, records the error message.
+fn boundary(body: impl FnOnce() -> Outcome) -> ChronologStatus {
+    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Failure::new(
+            ChronologStatus::InternalError,
+            format!("internal error: {what}"),
+        ))
+    });
+    let (status, message) = match outcome {
+        Ok(()) => (ChronologStatus::Ok, None),
+        Err(f) => (f.status, Some(f.message)),
+    };
+    LAST_ERROR.with(|last| {
+        *last.borrow_mut() = message
+            .map(|m| CString::new(m.replace('\0', " ")).unwrap_or_else(|_| CString::default()));
+    });
+    status
+}
+
+/// A required string argument.
+///
+/// # Safety
+/// `ptr` is null or points to a NUL-terminated string (the C contract).
+unsafe fn text_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Failure> {
+    if ptr.is_null() {
+        return Err(Failure::new(
+            ChronologStatus::NullPointer,
+            format!("`{name}` is null"),
+        ));
+    }
+    // SAFETY: non-null, and NUL-terminated by the caller's contract.
+    let c = unsafe { CStr::from_ptr(ptr) };
+    c.to_str().map_err(|e| {
+        Failure::new(
+            ChronologStatus::InvalidUtf8,
+            format!("`{name}` is not UTF-8: {e}"),
+        )
+    })
+}
+
+/// An optional string argument: null means absent.
+///
+/// # Safety
+/// As [`text_arg`].
+unsafe fn optional_text_arg<'a>(
+    ptr: *const c_char,
+    name: &str,
+) -> Result<Option<&'a str>, Failure> {
+    if ptr.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { text_arg(ptr, name) }.map(Some)
+    }
+}
+
+fn time_arg(text: Option<&str>, name: &str) -> Result<Option<Timestamp>, Failure> {
+    text.map(|t| {
+        Timestamp::parse(t)
+            .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, format!("`{name}`: {e}")))
+    })
+    .transpose()
+}
+
+/// Clears an `out` string parameter, or fails if it is null.
+///
+/// # Safety
+/// `out` is null or points to writable storage for one pointer.
+unsafe fn clear_out(out: *mut *mut c_char, name: &str) -> Outcome {
+    if out.is_null() {
+        return Err(Failure::new(
+            ChronologStatus::NullPointer,
+            format!("`{name}` is null"),
+        ));
+    }
+    // SAFETY: non-null and writable by the caller's contract.
+    unsafe { *out = std::ptr::null_mut() };
+    Ok(())
+}
+
+/// Hands a string to C through `out` (already checked by [`clear_out`]).
+///
+/// # Safety
+/// As [`clear_out`].
+unsafe fn give_string(out: *mut *mut c_char, text: String) -> Outcome {
+    let c = CString::new(text)
+        .map_err(|_| Failure::new(ChronologStatus::InternalError, "a result held a NUL byte"))?;
+    let ptr = c.into_raw();
+    lock(&STRINGS).insert(ptr as usize);
+    // SAFETY: checked non-null and writable by `clear_out`.
+    unsafe { *out = ptr };
+    Ok(())
+}
+
+fn database(db: ChronologDb) -> Result<Arc<Mutex<Database>>, Failure> {
+    lock(&DATABASES).get(&db).cloned().ok_or_else(|| {
+        Failure::new(
+            ChronologStatus::InvalidHandle,
+            format!("database handle {db} is unknown or already closed"),
+        )
+    })
+}
+
+/// Opens (creating it if needed) the database in directory `path`, or an
+/// in-memory one when `path` is null, and writes its handle to `out_db`.
+/// Text is embedded with all-MiniLM-L6-v2 when its files are installed,
+/// else with the deterministic hashing embedder.
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string; `out_db` points to writable
+/// storage for one handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_open(
+    path: *const c_char,
+    out_db: *mut ChronologDb,
+) -> ChronologStatus {
+    boundary(|| {
+        if out_db.is_null() {
+            return Err(Failure::new(
+                ChronologStatus::NullPointer,
+                "`out_db` is null",
+            ));
+        }
+        // SAFETY: non-null and writable by the caller's contract.
+        unsafe { *out_db = 0 };
+        // SAFETY: the caller's contract.
+        let path = unsafe { optional_text_arg(path, "path") }?;
+        let store = match path {
+            None => Store::in_memory(),
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    Failure::new(
+                        ChronologStatus::StorageError,
+                        format!("cannot create {dir}: {e}"),
+                    )
+                })?;
+                Store::open(dir).map_err(|e| {
+                    Failure::new(
+                        ChronologStatus::StorageError,
+                        format!("cannot open {dir}: {e}"),
+                    )
+                })?
+            }
+        };
+        let db = Database::with_embedder(store, chronolog_engine::default_embedder());
+        let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+        lock(&DATABASES).insert(handle, Arc::new(Mutex::new(db)));
+        // SAFETY: checked above.
+        unsafe { *out_db = handle };
+        Ok(())
+    })
+}
+
+/// Closes a database. Calls already running on it from other threads
+/// finish first. Closing twice is `INVALID_HANDLE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_close(db: ChronologDb) -> ChronologStatus {
+    boundary(|| match lock(&DATABASES).remove(&db) {
+        Some(_) => Ok(()),
+        None => Err(Failure::new(
+            ChronologStatus::InvalidHandle,
+            format!("database handle {db} is unknown or already closed"),
+        )),
+    })
+}
+
+/// Runs a script (statements, facts, rules, queries, as in the REPL) and
+/// writes a JSON array to `out_json`, one object per statement: `{"rows":
+/// {"columns": [...], "rows": [[...]]}}`, `{"committed": {...}}`,
+/// `{"created": "name"}`, ... `params_json` (may be null) binds `$name`s:
+/// `{"p": {"sym": "alice"}, "t": {"time": "2022-01-01"}, "n": 3, "s":
+/// "text"}`. A script that fails writes nothing after its error; a script
+/// that does not parse runs nothing.
+///
+/// # Safety
+/// `script` and `params_json` are null or NUL-terminated strings;
+/// `out_json` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_execute(
+    db: ChronologDb,
+    script: *const c_char,
+    params_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let script = unsafe { text_arg(script, "script") }?;
+        let params_json = unsafe { optional_text_arg(params_json, "params_json") }?;
+        let database = database(db)?;
+        let mut db = lock(&database);
+        let params = match params_json {
+            Some(text) => db
+                .params_from_json(text)
+                .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, e.to_string()))?,
+            None => HashMap::new(),
+        };
+        let outputs = db
+            .run_with(script, &params, &Limits::default())
+            .map_err(|e| Failure::engine(e, script))?;
+        let json: Vec<_> = outputs.iter().map(|o| db.output_json(o)).collect();
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
+    })
+}
+
+/// Appends a message to the conversation log (the relation `message(id,
+/// role, text)`, created on first use), valid from `valid_from` (an ISO
+/// date or datetime; null: now), and writes its new id to `out_id`. No
+/// model runs on this path: the message is embedded and indexed in the
+/// background, and this handle's next search sees it.
+///
+/// # Safety
+/// `role`, `text` and `valid_from` are null or NUL-terminated strings;
+/// `out_id` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_add_message(
+    db: ChronologDb,
+    role: *const c_char,
+    text: *const c_char,
+    valid_from: *const c_char,
+    out_id: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_id, "out_id") }?;
+        let role = unsafe { text_arg(role, "role") }?;
+        let text = unsafe { text_arg(text, "text") }?;
+        let valid_from = time_arg(
+            unsafe { optional_text_arg(valid_from, "valid_from") }?,
+            "valid_from",
+        )?;
+        let database = database(db)?;
+        let id = lock(&database)
+            .add_message(role, text, valid_from)
+            .map_err(|e| Failure::engine(e, text))?;
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_id, id) }
+    })
+}
+
+/// Finds the `k` messages that best match `query` by meaning and by words
+/// (`rrf(near, bm25)`), among those said by `as_of` (an ISO date or
+/// datetime; null: now), and writes a JSON array to `out_json`, best
+/// first: `[{"id", "role", "text", "score", "rank"}]`.
+///
+/// # Safety
+/// `query` and `as_of` are null or NUL-terminated strings; `out_json`
+/// points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_search(
+    db: ChronologDb,
+    query: *const c_char,
+    k: u32,
+    as_of: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let query = unsafe { text_arg(query, "query") }?;
+        let as_of = time_arg(unsafe { optional_text_arg(as_of, "as_of") }?, "as_of")?;
+        let database = database(db)?;
+        let hits = lock(&database)
+            .search_messages(query, k as usize, as_of)
+            .map_err(|e| Failure::engine(e, query))?;
+        let json: Vec<_> = hits
+            .iter()
+            .map(|h| {
+                json!({
+                    "id": h.id,
+                    "role": h.role,
+                    "text": h.text,
+                    "score": h.score,
+                    "rank": h.rank,
+                })
+            })
+            .collect();
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
+    })
+}
+
+/// Frees a string this library returned. Null is fine (nothing to do); a
+/// pointer freed already, or never returned by this library, is
+/// `INVALID_ARGUMENT` and is left alone.
+///
+/// # Safety
+/// None beyond passing a pointer value: it is only dereferenced when it is
+/// one this library handed out and has not taken back.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_free_string(text: *mut c_char) -> ChronologStatus {
+    boundary(|| {
+        if text.is_null() {
+            return Ok(());
+        }
+        if !lock(&STRINGS).remove(&(text as usize)) {
+            return Err(Failure::new(
+                ChronologStatus::InvalidArgument,
+                "this string was not returned by chronolog, or was freed already",
+            ));
+        }
+        // SAFETY: it came from `CString::into_raw` in `give_string` and was
+        // still registered, so it is live and ours to free, once.
+        drop(unsafe { CString::from_raw(text) });
+        Ok(())
+    })
+}
+
+/// Why the last call on this thread failed, or null if it succeeded. The
+/// pointer is valid until the next chronolog call on this thread; do not
+/// free it.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_last_error() -> *const c_char {
+    LAST_ERROR.with(|last| {
+        last.borrow()
+            .as_ref()
+            .map_or(std::ptr::null(), |m| m.as_ptr())
+    })
+}
+
+/// The library's version, e.g. "0.1.0". Static; do not free it.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_version() -> *const c_char {
+    static VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => c"unknown",
+        };
+    VERSION.as_ptr()
+}

@@ -1,0 +1,142 @@
+/* Exercises every function of the C ABI and checks what comes back.
+ * Built and run by tests/c_and_python.rs; exits non-zero on the first
+ * failed check. Usage: smoke DB_DIR */
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include "chronolog.h"
+
+static int failures = 0;
+
+#define CHECK(cond, what)                                                  \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      const char *err = chronolog_last_error();                            \
+      fprintf(stderr, "FAIL line %d: %s (last error: %s)\n", __LINE__,     \
+              what, err ? err : "none");                                   \
+      failures++;                                                          \
+    }                                                                      \
+  } while (0)
+
+static void *search_in_thread(void *arg) {
+  ChronologDb db = *(ChronologDb *)arg;
+  for (int i = 0; i < 20; i++) {
+    char *json = NULL;
+    if (chronolog_search(db, "tencent", 3, NULL, &json) != CHRONOLOG_STATUS_OK ||
+        strstr(json, "Tencent") == NULL) {
+      return (void *)1;
+    }
+    chronolog_free_string(json);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: smoke DB_DIR\n");
+    return 2;
+  }
+  CHECK(strlen(chronolog_version()) > 0, "version");
+
+  ChronologDb db = 0;
+  CHECK(chronolog_open(argv[1], &db) == CHRONOLOG_STATUS_OK && db != 0, "open");
+  CHECK(chronolog_last_error() == NULL, "no error after success");
+
+  /* A script: one object per statement. */
+  char *json = NULL;
+  ChronologStatus st = chronolog_execute(
+      db,
+      ":create works_at(person: sym key, company: sym).\n"
+      "works_at(alice, tencent) valid 2021-03-01.\n"
+      "works_at(alice, moonshot) valid 2024-06-01.\n",
+      NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_OK, "create and assert");
+  CHECK(json && strstr(json, "{\"created\":\"works_at\"}"), "created in JSON");
+  CHECK(json && strstr(json, "\"added\":2"), "two rows added");
+  CHECK(chronolog_free_string(json) == CHRONOLOG_STATUS_OK, "free");
+
+  /* Parameters: a symbol and a time. */
+  st = chronolog_execute(db, "?- works_at($p, Y) as_of $t.",
+                         "{\"p\": {\"sym\": \"alice\"}, \"t\": {\"time\": \"2022-01-01\"}}",
+                         &json);
+  CHECK(st == CHRONOLOG_STATUS_OK, "query with parameters");
+  CHECK(json && strcmp(json, "[{\"rows\":{\"columns\":[\"Y\"],\"rows\":[[\"tencent\"]]}}]") == 0,
+        "as-of answer");
+  chronolog_free_string(json);
+
+  /* A syntax error: status, caret, nothing returned. */
+  json = (char *)0x1; /* must be cleared */
+  st = chronolog_execute(db, "?- works_at(alice Y).", NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_QUERY_ERROR, "syntax error status");
+  CHECK(json == NULL, "out cleared on error");
+  CHECK(chronolog_last_error() && strstr(chronolog_last_error(), "1:19") &&
+            strstr(chronolog_last_error(), "^"),
+        "error has line:column and a caret");
+
+  /* Bad arguments. */
+  CHECK(chronolog_execute(db, NULL, NULL, &json) == CHRONOLOG_STATUS_NULL_POINTER, "null script");
+  CHECK(chronolog_execute(db, "?- works_at(X, Y).", NULL, NULL) == CHRONOLOG_STATUS_NULL_POINTER,
+        "null out");
+  CHECK(chronolog_execute(db, "?- works_at(X, Y).", "[1]", &json) ==
+            CHRONOLOG_STATUS_INVALID_ARGUMENT,
+        "params not an object");
+  CHECK(chronolog_execute(db, "?- works_at(\xff, Y).", NULL, &json) == CHRONOLOG_STATUS_INVALID_UTF8,
+        "invalid UTF-8");
+  CHECK(chronolog_execute(987654321, "?- works_at(X, Y).", NULL, &json) ==
+            CHRONOLOG_STATUS_INVALID_HANDLE,
+        "unknown handle");
+  CHECK(chronolog_open(argv[1], NULL) == CHRONOLOG_STATUS_NULL_POINTER, "open with null out");
+
+  /* Messages: add, then search by words and as of a date. */
+  char *id1 = NULL, *id2 = NULL;
+  CHECK(chronolog_add_message(db, "alice", "I just started at Tencent in Shenzhen", "2021-03-01",
+                              &id1) == CHRONOLOG_STATUS_OK,
+        "add message 1");
+  CHECK(chronolog_add_message(db, "alice", "Big news: I am joining Moonshot in June", "2024-05-20",
+                              &id2) == CHRONOLOG_STATUS_OK,
+        "add message 2");
+  CHECK(id1 && id2 && strcmp(id1, id2) != 0, "distinct ids");
+  CHECK(chronolog_add_message(db, "alice", "x", "not a date", &json) ==
+            CHRONOLOG_STATUS_INVALID_ARGUMENT,
+        "bad date");
+
+  st = chronolog_search(db, "joining Moonshot", 1, NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, id2) && strstr(json, "\"rank\":1"),
+        "search finds the Moonshot message first");
+  chronolog_free_string(json);
+  st = chronolog_search(db, "joining Moonshot", 5, "2022-01-01", &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, id2) == NULL && strstr(json, id1),
+        "as of 2022 only the Tencent message was said");
+  chronolog_free_string(json);
+  chronolog_free_string(id1);
+  chronolog_free_string(id2);
+
+  /* Several threads on one handle. */
+  pthread_t threads[4];
+  for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, search_in_thread, &db);
+  for (int i = 0; i < 4; i++) {
+    void *result = NULL;
+    pthread_join(threads[i], &result);
+    CHECK(result == NULL, "search from a thread");
+  }
+
+  /* Double frees and double closes are errors, not crashes. */
+  st = chronolog_execute(db, "?- works_at(X, Y).", NULL, &json);
+  CHECK(chronolog_free_string(json) == CHRONOLOG_STATUS_OK, "first free");
+  CHECK(chronolog_free_string(json) == CHRONOLOG_STATUS_INVALID_ARGUMENT, "second free refused");
+  CHECK(chronolog_free_string(NULL) == CHRONOLOG_STATUS_OK, "free NULL");
+  CHECK(chronolog_close(db) == CHRONOLOG_STATUS_OK, "close");
+  CHECK(chronolog_close(db) == CHRONOLOG_STATUS_INVALID_HANDLE, "second close refused");
+  CHECK(chronolog_execute(db, "?- works_at(X, Y).", NULL, &json) == CHRONOLOG_STATUS_INVALID_HANDLE,
+        "closed handle refused");
+
+  /* Reopen: what was written is on disk. */
+  CHECK(chronolog_open(argv[1], &db) == CHRONOLOG_STATUS_OK, "reopen");
+  st = chronolog_execute(db, "?- works_at(alice, Y).", NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "moonshot"), "durable");
+  chronolog_free_string(json);
+  CHECK(chronolog_close(db) == CHRONOLOG_STATUS_OK, "close again");
+
+  if (failures == 0) printf("all C checks passed\n");
+  return failures == 0 ? 0 : 1;
+}

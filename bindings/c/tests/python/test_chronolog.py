@@ -1,0 +1,156 @@
+"""Chronolog through ctypes, as a Python program would use it.
+
+Run by tests/c_and_python.rs: python3 test_chronolog.py LIBCHRONOLOG DB_DIR.
+Exits non-zero (an AssertionError) on the first failed check."""
+
+import ctypes
+import json
+import sys
+import threading
+
+OK, NULL_POINTER, INVALID_UTF8, INVALID_HANDLE, QUERY_ERROR, INVALID_ARGUMENT = range(6)
+
+
+class Chronolog:
+    """A thin, typed wrapper: what a Python binding would be."""
+
+    def __init__(self, lib_path):
+        lib = ctypes.CDLL(lib_path)
+        c_str, out_str = ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)
+        lib.chronolog_open.argtypes = [c_str, ctypes.POINTER(ctypes.c_uint64)]
+        lib.chronolog_close.argtypes = [ctypes.c_uint64]
+        lib.chronolog_execute.argtypes = [ctypes.c_uint64, c_str, c_str, out_str]
+        lib.chronolog_add_message.argtypes = [ctypes.c_uint64, c_str, c_str, c_str, out_str]
+        lib.chronolog_search.argtypes = [ctypes.c_uint64, c_str, ctypes.c_uint32, c_str, out_str]
+        lib.chronolog_free_string.argtypes = [ctypes.c_void_p]
+        lib.chronolog_last_error.restype = c_str
+        lib.chronolog_version.restype = c_str
+        for name in ("open", "close", "execute", "add_message", "search", "free_string"):
+            getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
+        self.lib = lib
+
+    def error(self):
+        message = self.lib.chronolog_last_error()
+        return message.decode() if message else None
+
+    def take(self, status, out):
+        """The returned string, freed; or the status and message."""
+        if status != OK:
+            assert not out.value, "out must be cleared on error"
+            return status, self.error()
+        text = ctypes.string_at(out.value).decode()
+        assert self.lib.chronolog_free_string(out) == OK
+        return status, text
+
+    def open(self, path):
+        handle = ctypes.c_uint64(0)
+        status = self.lib.chronolog_open(path.encode() if path else None, ctypes.byref(handle))
+        assert status == OK, self.error()
+        return handle.value
+
+    def execute(self, db, script, params=None):
+        out = ctypes.c_void_p()
+        status = self.lib.chronolog_execute(
+            db, script.encode(), json.dumps(params).encode() if params else None, ctypes.byref(out))
+        status, text = self.take(status, out)
+        return (status, json.loads(text)) if status == OK else (status, text)
+
+    def add_message(self, db, role, text, valid_from=None):
+        out = ctypes.c_void_p()
+        status = self.lib.chronolog_add_message(
+            db, role.encode(), text.encode(), valid_from.encode() if valid_from else None,
+            ctypes.byref(out))
+        return self.take(status, out)
+
+    def search(self, db, query, k, as_of=None):
+        out = ctypes.c_void_p()
+        status = self.lib.chronolog_search(
+            db, query.encode(), k, as_of.encode() if as_of else None, ctypes.byref(out))
+        status, text = self.take(status, out)
+        return (status, json.loads(text)) if status == OK else (status, text)
+
+
+def main(lib_path, db_dir):
+    c = Chronolog(lib_path)
+    assert c.lib.chronolog_version().decode().count(".") == 2
+
+    db = c.open(db_dir)
+    status, out = c.execute(db, """
+        :create works_at(person: sym key, company: sym).
+        works_at(alice, tencent) valid 2021-03-01.
+        works_at(alice, moonshot) valid 2024-06-01.
+        let t1 = 2022-01-01.
+        ?- works_at(alice, Y) as_of t1.
+    """)
+    assert status == OK, out
+    assert out[0] == {"created": "works_at"}, out
+    assert out[1]["committed"]["added"] == 2, out
+    assert out[-1] == {"rows": {"columns": ["Y"], "rows": [["tencent"]]}}, out
+
+    status, out = c.execute(db, "?- works_at($p, Y) as_of $t.",
+                            {"p": {"sym": "alice"}, "t": {"time": "2025-01-01"}})
+    assert out == [{"rows": {"columns": ["Y"], "rows": [["moonshot"]]}}], out
+
+    # Errors come back as statuses with the language's message.
+    status, message = c.execute(db, "?- nope(X).")
+    assert status == QUERY_ERROR and "unknown relation `nope`" in message, (status, message)
+    assert "^" in message, message
+    status, message = c.execute(db, "?- works_at(X, Y).", {"p": {"sym": 3}})
+    assert status == INVALID_ARGUMENT, (status, message)
+    out = ctypes.c_void_p()
+    assert c.lib.chronolog_execute(db, b"?- works_at(\xff, Y).", None, ctypes.byref(out)) == INVALID_UTF8
+    assert c.lib.chronolog_execute(db, None, None, ctypes.byref(out)) == NULL_POINTER
+    # A bad batch of facts changes nothing.
+    status, _ = c.execute(db, 'works_at(bob, acme). works_at(carol, 42) valid 2020-01-01.')
+    assert status == QUERY_ERROR
+    _, out = c.execute(db, "?- works_at(bob, C).")
+    assert out[0]["rows"]["rows"] == [], out
+
+    # Messages, searched by meaning and words, as of a date.
+    status, first = c.add_message(db, "alice", "I just started at Tencent in Shenzhen", "2021-03-01")
+    assert status == OK, first
+    status, second = c.add_message(db, "alice", "Big news: I am joining Moonshot in June",
+                                   "2024-05-20")
+    assert status == OK and first != second
+    status, hits = c.search(db, "joining Moonshot", 2)
+    assert status == OK and hits[0]["id"] == second and hits[0]["rank"] == 1, hits
+    assert hits[0]["text"] == "Big news: I am joining Moonshot in June", hits
+    status, hits = c.search(db, "joining Moonshot", 5, "2022-01-01")
+    assert [h["id"] for h in hits] == [first], hits
+    status, message = c.add_message(db, "alice", "x", "yesterday-ish")
+    assert status == INVALID_ARGUMENT, (status, message)
+
+    # One handle, several threads.
+    errors = []
+
+    def worker():
+        for _ in range(10):
+            status, hits = c.search(db, "tencent", 3)
+            if status != OK or not hits:
+                errors.append((status, hits))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+    # Double free and double close are errors, not crashes.
+    out = ctypes.c_void_p()
+    assert c.lib.chronolog_execute(db, b"?- works_at(X, Y).", None, ctypes.byref(out)) == OK
+    assert c.lib.chronolog_free_string(out) == OK
+    assert c.lib.chronolog_free_string(out) == INVALID_ARGUMENT
+    assert c.lib.chronolog_close(db) == OK
+    assert c.lib.chronolog_close(db) == INVALID_HANDLE
+    assert c.lib.chronolog_close(424242) == INVALID_HANDLE
+
+    in_memory = c.open(None)
+    status, out = c.execute(in_memory, ":relations.")
+    assert out == [{"relations": []}], out
+    assert c.lib.chronolog_close(in_memory) == OK
+    print("all Python checks passed")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
