@@ -145,6 +145,12 @@ impl Indexes {
         }
     }
 
+    /// Merges every text index's segments (see `TextIndex::compact`).
+    pub(crate) fn compact(&self) -> Result<()> {
+        let texts: Vec<Arc<TextIndex>> = self.shared.texts.read().values().cloned().collect();
+        texts.iter().try_for_each(|index| index.compact(true))
+    }
+
     /// The embeddings of `rel.column` indexed so far.
     pub(crate) fn embeddings(&self, rel: RelationId, column: usize) -> Option<SharedEmbeddings> {
         self.shared.embeddings.read().get(&(rel, column)).cloned()
@@ -167,16 +173,27 @@ impl Drop for Indexes {
 
 fn run(shared: &Shared, nudges: &Receiver<()>) {
     loop {
-        match nudges.recv_timeout(POLL) {
-            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+        let idle = match nudges.recv_timeout(POLL) {
+            Ok(()) => false,
+            Err(RecvTimeoutError::Timeout) => true,
             Err(RecvTimeoutError::Disconnected) => return,
-        }
+        };
         let target = shared.requested.load(Ordering::SeqCst);
         let outcome = catch_up(shared);
-        *shared.failure.lock() = outcome.err().map(|e| e.to_string());
-        let mut finished = shared.finished.lock();
-        *finished = (*finished).max(target);
-        shared.finished_cv.notify_all();
+        *shared.failure.lock() = outcome.as_ref().err().map(|e| e.to_string());
+        {
+            let mut finished = shared.finished.lock();
+            *finished = (*finished).max(target);
+            shared.finished_cv.notify_all();
+        }
+        // No commit for a whole poll: a good time to merge text segments
+        // (after the waiters above were released).
+        if idle && outcome.is_ok() {
+            let texts: Vec<Arc<TextIndex>> = shared.texts.read().values().cloned().collect();
+            if let Err(e) = texts.iter().try_for_each(|index| index.compact(false)) {
+                *shared.failure.lock() = Some(e.to_string());
+            }
+        }
     }
 }
 

@@ -35,10 +35,13 @@ struct Writer {
     writer: IndexWriter,
     next_row: RowId,
     purged_seen: u64,
+    /// Documents were committed since the last `compact`.
+    changed: bool,
 }
 
 /// The text index of one relation.
 pub(crate) struct TextIndex {
+    index: Index,
     reader: IndexReader,
     row_field: Field,
     body: Field,
@@ -69,6 +72,7 @@ impl TextIndex {
             .map_err(text_error)?;
         let parser = QueryParser::for_index(&index, vec![body]);
         Ok(TextIndex {
+            index,
             parser,
             reader,
             row_field,
@@ -78,6 +82,7 @@ impl TextIndex {
                 writer,
                 next_row: 0,
                 purged_seen: 0,
+                changed: false,
             }),
         })
     }
@@ -123,8 +128,52 @@ impl TextIndex {
         if added > 0 || erase {
             w.writer.commit().map_err(text_error)?;
             self.reader.reload().map_err(text_error)?;
+            w.changed = true;
         }
         Ok(())
+    }
+
+    /// Merges the index into one segment if it has several and documents
+    /// came since the last call. The indexer runs this only when idle, so a
+    /// bulk load ends as one segment (a query pays for every segment, once
+    /// per word), while a steady trickle of writes keeps tantivy's own
+    /// logarithmic merging and never waits for a full rewrite.
+    ///
+    /// tantivy refuses a merge that includes a segment it is merging in the
+    /// background; then an impatient call gives up until the next idle
+    /// pass, and a `patient` one (an explicit `compact_indexes`) waits for
+    /// that merge and tries again.
+    pub(crate) fn compact(&self, patient: bool) -> Result<()> {
+        let mut w = self.writer.lock();
+        if !w.changed {
+            return Ok(());
+        }
+        let started = std::time::Instant::now();
+        loop {
+            let segments = self.index.searchable_segment_ids().map_err(text_error)?;
+            if segments.len() <= 1 {
+                break;
+            }
+            match w.writer.merge(&segments).wait() {
+                Ok(_) => {
+                    self.reader.reload().map_err(text_error)?;
+                    break;
+                }
+                Err(_) if !patient => return Ok(()),
+                Err(e) if started.elapsed() > std::time::Duration::from_secs(30) => {
+                    return Err(text_error(e));
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+        w.changed = false;
+        Ok(())
+    }
+
+    /// How many segments searches visit (for tests).
+    #[cfg(test)]
+    pub(crate) fn segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     /// The `k` best rows among `live` for `query` (words; any query syntax
@@ -198,5 +247,51 @@ impl TextIndex {
             }
         }
         Ok(hits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
+
+    #[test]
+    fn compacting_merges_segments_and_keeps_every_answer() {
+        let store = Store::in_memory();
+        let rel = store
+            .create_relation(Schema::new(
+                "doc",
+                vec![ColumnDef::new("text", ColumnType::Str)],
+            ))
+            .expect("create");
+        let index = TextIndex::new(vec![0]).expect("index");
+        for batch in 0..5 {
+            let mut txn = store.begin();
+            for i in 0..20 {
+                let text = format!("word{i} batch{batch} common");
+                txn.assert(rel, vec![Value::str(text)], Interval::ALWAYS, None)
+                    .expect("assert");
+            }
+            txn.commit().expect("commit");
+            index.catch_up(&store.snapshot(), rel).expect("catch up");
+        }
+        let live = Arc::new((0..100).filter(|r| r % 7 != 0).collect::<RoaringBitmap>());
+        let queries = ["common word3", "batch2", "word19 batch4"];
+        let before: Vec<_> = queries
+            .iter()
+            .map(|q| index.search(q, 10, live.clone()).expect("search"))
+            .collect();
+        assert!(index.segments() > 1);
+        index.compact(true).expect("compact");
+        assert_eq!(index.segments(), 1);
+        for (q, expected) in queries.iter().zip(&before) {
+            assert_eq!(
+                &index.search(q, 10, live.clone()).expect("search"),
+                expected
+            );
+        }
+        // Nothing new: nothing to do.
+        index.compact(false).expect("compact again");
+        assert_eq!(index.segments(), 1);
     }
 }
