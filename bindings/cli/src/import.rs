@@ -52,12 +52,12 @@ pub fn import(db: &mut Database, path: &Path, relation: Option<&str>) -> Result<
     let count = records.len();
     db.write(|txn| {
         for record in &records {
-            let (values, valid) = row(txn, &schema, record).map_err(|e| {
+            let at_line = |e: &dyn std::fmt::Display| {
                 chronolog_engine::Error::Runtime(format!("{}:{}: {e}", path.display(), record.line))
-            })?;
-            txn.assert(rel, values, valid, None).map_err(|e| {
-                chronolog_engine::Error::Runtime(format!("{}:{}: {e}", path.display(), record.line))
-            })?;
+            };
+            let (values, valid) = row(txn, &schema, record).map_err(|e| at_line(&e))?;
+            txn.assert(rel, values, valid, None)
+                .map_err(|e| at_line(&e))?;
         }
         Ok(())
     })?;
