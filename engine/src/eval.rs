@@ -22,7 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
 use crate::ops::{apply_aggregate, arith, compare};
-use crate::relation::{Positions, Relation};
+use crate::relation::{Positions, Relation, Run};
 use crate::retrieval::{At, Retrieval, input_terms};
 use crate::stored_cache::{Materialized, StoredCache};
 use crate::val::{Tuple, Val};
@@ -67,9 +67,9 @@ enum Source {
     DerivedRange(usize, std::ops::Range<u32>),
     /// Positions in a derived relation.
     Derived(usize, Positions),
-    /// Positions in a stored relation materialized for this query (an
+    /// A run of rows of a stored relation materialized for this query (an
     /// index into `Executor::stored`).
-    Stored(usize, Positions),
+    Stored(usize, Run),
     /// Rows read through the storage API.
     Read(Vec<Tuple>),
 }
@@ -82,7 +82,8 @@ impl Source {
     fn len(&self) -> usize {
         match self {
             Source::DerivedRange(_, range) => range.len(),
-            Source::Derived(_, p) | Source::Stored(_, p) => p.len(),
+            Source::Derived(_, p) => p.len(),
+            Source::Stored(_, run) => run.rows.len(),
             Source::Read(rows) => rows.len(),
         }
     }
@@ -512,8 +513,8 @@ impl<'a> Executor<'a> {
                             self.derived[*r].row(range.start + k as u32)
                         }
                         Source::Derived(r, pos) => self.derived[*r].row(pos[k]),
-                        Source::Stored(id, pos) => match &self.stored[*id].materialized {
-                            Some(m) => m.relation.row(pos[k]),
+                        Source::Stored(id, run) => match &self.stored[*id].materialized {
+                            Some(m) => m.relation.run_row(run.pattern, run.rows.start + k as u32),
                             None => continue,
                         },
                         Source::Read(rows) => &rows[k],
@@ -569,8 +570,7 @@ impl<'a> Executor<'a> {
             self.stored[id].materialized = Some(m);
         }
         if let Some(m) = self.stored[id].materialized.as_mut() {
-            let range = 0..m.relation.len();
-            return Ok(Source::Stored(id, m.relation.positions(cols, key, range)));
+            return Ok(Source::Stored(id, m.relation.run(cols, key)));
         }
         Ok(Source::Read(self.read_storage(name, cols, key)?))
     }
@@ -598,6 +598,7 @@ impl<'a> Executor<'a> {
         scan.for_each(|row| {
             relation.push_distinct((0..arity).map(|c| Val::from_ref(row.value(c))));
         })?;
+        relation.freeze();
         Ok(Materialized {
             rel,
             live,

@@ -9,6 +9,14 @@
 //! chain links each row to the previous one with the same key: adding a
 //! row allocates nothing per key, and a walk for a range can stop as soon
 //! as it passes the range's start.
+//!
+//! A relation that is only read once filled (a stored relation materialized
+//! for a query, see [`Relation::freeze`]) is indexed differently: per
+//! pattern, a copy of its rows grouped by key, so one key's rows are one
+//! contiguous run. A graph walk then reads a node's edges from adjacent
+//! cache lines instead of one random miss per edge (the chain index's
+//! `next` hop plus the row itself), which is what bounds recursion over
+//! stored edges.
 
 use hashbrown::HashTable;
 use smallvec::SmallVec;
@@ -31,6 +39,26 @@ pub(crate) struct Relation {
     /// One index per pattern of bound columns (a query has few patterns,
     /// so a short list beats a map).
     indexes: Vec<(SmallVec<[usize; 4]>, ChainIndex)>,
+    /// Set by [`Relation::freeze`]: no more rows, lookups use `runs`.
+    frozen: bool,
+    /// One grouped copy per pattern of bound columns (frozen relations).
+    runs: Vec<(SmallVec<[usize; 4]>, RunIndex)>,
+}
+
+/// The rows of a frozen relation grouped by the key of one pattern: key ->
+/// `(start, len)` of its run in `cells`.
+struct RunIndex {
+    heads: HashTable<(u64, u32, u32)>,
+    cells: Vec<Val>,
+}
+
+/// The rows of one lookup in a frozen relation: a run of a grouped copy
+/// (`pattern` is an index into its runs) or, with no bound column, a range
+/// of the rows themselves (`pattern` is `None`).
+#[derive(Clone, Debug)]
+pub(crate) struct Run {
+    pub pattern: Option<usize>,
+    pub rows: std::ops::Range<u32>,
 }
 
 /// Key -> newest row with that key; `next[row]` -> the previous row with
@@ -80,6 +108,8 @@ impl Relation {
             len: 0,
             set: HashTable::new(),
             indexes: Vec::new(),
+            frozen: false,
+            runs: Vec::new(),
         }
     }
 
@@ -87,9 +117,10 @@ impl Relation {
         self.arity
     }
 
-    /// Values held (the memory a cached copy costs, in cells).
+    /// Values held, grouped copies included (the memory a cached copy
+    /// costs, in cells).
     pub(crate) fn cells(&self) -> usize {
-        self.cells.len()
+        self.cells.len() + self.runs.iter().map(|(_, r)| r.cells.len()).sum::<usize>()
     }
 
     pub(crate) fn len(&self) -> u32 {
@@ -132,6 +163,111 @@ impl Relation {
         self.cells.extend(tuple);
         debug_assert_eq!(self.cells.len() - before, self.arity);
         self.len += 1;
+    }
+
+    /// Ends filling: from now on the relation is only read, through
+    /// [`Relation::run`].
+    pub(crate) fn freeze(&mut self) {
+        debug_assert!(self.indexes.is_empty());
+        self.frozen = true;
+    }
+
+    /// The rows of a frozen relation whose columns `cols` equal `key`, as
+    /// one run (the grouped copy for `cols` is built on first use).
+    pub(crate) fn run(&mut self, cols: &[usize], key: &[Val]) -> Run {
+        debug_assert!(self.frozen);
+        if cols.is_empty() {
+            return Run {
+                pattern: None,
+                rows: 0..self.len,
+            };
+        }
+        let at = match self.runs.iter().position(|(c, _)| c.as_slice() == cols) {
+            Some(at) => at,
+            None => {
+                self.runs.push((cols.into(), self.group_by(cols)));
+                self.runs.len() - 1
+            }
+        };
+        let index = &self.runs[at].1;
+        let arity = self.arity;
+        let hash = hash_values(key.iter());
+        let rows = index
+            .heads
+            .find(hash, |&(h, start, _)| {
+                h == hash && {
+                    let row = &index.cells[start as usize * arity..];
+                    cols.iter().zip(key).all(|(&c, v)| row[c] == *v)
+                }
+            })
+            .map_or(0..0, |&(_, start, len)| start..start + len);
+        Run {
+            pattern: Some(at),
+            rows,
+        }
+    }
+
+    /// Row `i` of a run's rows.
+    #[inline]
+    pub(crate) fn run_row(&self, pattern: Option<usize>, i: u32) -> &[Val] {
+        let at = i as usize * self.arity;
+        match pattern {
+            None => &self.cells[at..at + self.arity],
+            Some(p) => &self.runs[p].1.cells[at..at + self.arity],
+        }
+    }
+
+    /// A copy of the rows grouped by their `cols` (a counting sort by key).
+    fn group_by(&self, cols: &[usize]) -> RunIndex {
+        // Pass 1: a group per distinct key, in order of first appearance.
+        let mut firsts: HashTable<(u64, u32, u32)> = HashTable::with_capacity(self.len as usize);
+        let mut group_of = Vec::with_capacity(self.len as usize);
+        let mut sizes: Vec<u32> = Vec::new();
+        for at in 0..self.len {
+            let new = self.row(at);
+            let hash = hash_values(cols.iter().map(|&c| &new[c]));
+            let same = |&(h, first, _): &(u64, u32, u32)| {
+                h == hash && {
+                    let old = self.row(first);
+                    cols.iter().all(|&c| old[c] == new[c])
+                }
+            };
+            let group = match firsts.find(hash, same) {
+                Some(&(_, _, g)) => g,
+                None => {
+                    let g = sizes.len() as u32;
+                    sizes.push(0);
+                    firsts.insert_unique(hash, (hash, at, g), |&(h, _, _)| h);
+                    g
+                }
+            };
+            sizes[group as usize] += 1;
+            group_of.push(group);
+        }
+        // Pass 2: each group's start, then the rows in group order.
+        let mut starts = Vec::with_capacity(sizes.len());
+        let mut next = 0u32;
+        for &size in &sizes {
+            starts.push(next);
+            next += size;
+        }
+        let mut order = vec![0u32; self.len as usize];
+        let mut fill = starts.clone();
+        for (at, &g) in group_of.iter().enumerate() {
+            order[fill[g as usize] as usize] = at as u32;
+            fill[g as usize] += 1;
+        }
+        let mut cells = Vec::with_capacity(self.cells.len());
+        for &at in &order {
+            cells.extend_from_slice(self.row(at));
+        }
+        // The heads point at runs; reuse the first pass's hashes.
+        let mut heads = firsts;
+        for entry in heads.iter_mut() {
+            let g = entry.2 as usize;
+            *entry = (entry.0, starts[g], sizes[g]);
+        }
+        RunIndex { heads, cells }
     }
 
     fn index_new_row(&mut self, at: u32) {
@@ -252,6 +388,41 @@ mod tests {
         assert_eq!(r.positions(&[0, 1], &ints(&[1, 11]), 0..5).as_slice(), &[2]);
         assert!(r.positions(&[0], &ints(&[9]), 0..5).is_empty());
         assert_eq!(r.positions(&[], &[], 3..5).as_slice(), &[3, 4]);
+    }
+
+    #[test]
+    fn frozen_relations_answer_lookups_with_runs_of_a_grouped_copy() {
+        let mut r = Relation::new(2);
+        for (a, b) in [(1, 10), (2, 20), (1, 11), (3, 30), (1, 12), (2, 21)] {
+            r.push_distinct(ints(&[a, b]));
+        }
+        r.freeze();
+        let rows = |r: &mut Relation, cols: &[usize], key: &[i64]| {
+            let run = r.run(cols, &ints(key));
+            let mut out: Vec<Vec<i64>> = run
+                .rows
+                .clone()
+                .map(|i| {
+                    r.run_row(run.pattern, i)
+                        .iter()
+                        .map(|v| match v {
+                            Val::Int(i) => *i,
+                            _ => -1,
+                        })
+                        .collect()
+                })
+                .collect();
+            out.sort();
+            out
+        };
+        assert_eq!(rows(&mut r, &[0], &[1]), [[1, 10], [1, 11], [1, 12]]);
+        assert_eq!(rows(&mut r, &[0], &[2]), [[2, 20], [2, 21]]);
+        assert_eq!(rows(&mut r, &[1], &[30]), [[3, 30]]);
+        assert_eq!(rows(&mut r, &[0, 1], &[2, 21]), [[2, 21]]);
+        assert!(rows(&mut r, &[0], &[9]).is_empty());
+        assert_eq!(rows(&mut r, &[], &[]).len(), 6);
+        // Each pattern's copy holds every row once.
+        assert_eq!(r.cells(), 12 * 4);
     }
 
     #[test]
