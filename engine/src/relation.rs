@@ -69,6 +69,17 @@ struct ChainIndex {
     next: Vec<u32>,
 }
 
+/// A key of one scalar as `(type, payload)`, compared without reading its
+/// row again (ints, times and symbols; 0 is "not such a key").
+fn exact_scalar(v: &Val) -> Option<(u8, u64)> {
+    match v {
+        Val::Int(i) => Some((1, *i as u64)),
+        Val::Time(t) => Some((2, *t as u64)),
+        Val::Sym(s) => Some((3, u64::from(*s))),
+        _ => None,
+    }
+}
+
 fn hash_values<'v>(values: impl Iterator<Item = &'v Val>) -> u64 {
     use std::hash::{BuildHasher, Hash, Hasher};
     let mut h = MixState::default().build_hasher();
@@ -217,55 +228,74 @@ impl Relation {
         }
     }
 
-    /// A copy of the rows grouped by their `cols` (a counting sort by key).
+    /// A copy of the rows grouped by their `cols`. Rows are sorted by key
+    /// hash (one sequential pass and a sort, where a hash table of groups
+    /// takes a dependent cache miss per row), runs of one key are found
+    /// from the sorted entries alone when the key is one scalar (no row is
+    /// re-read), and each row is then copied to its place in row order.
     fn group_by(&self, cols: &[usize]) -> RunIndex {
-        // Pass 1: a group per distinct key, in order of first appearance.
-        let mut firsts: HashTable<(u64, u32, u32)> = HashTable::with_capacity(self.len as usize);
-        let mut group_of = Vec::with_capacity(self.len as usize);
-        let mut sizes: Vec<u32> = Vec::new();
-        for at in 0..self.len {
-            let new = self.row(at);
-            let hash = hash_values(cols.iter().map(|&c| &new[c]));
-            let same = |&(h, first, _): &(u64, u32, u32)| {
-                h == hash && {
-                    let old = self.row(first);
-                    cols.iter().all(|&c| old[c] == new[c])
+        let key_of = |at: u32| {
+            let row = self.row(at);
+            cols.iter().map(move |&c| &row[c])
+        };
+        // `(hash, (type, payload), row)`: a one-scalar key is identified
+        // exactly by its middle part, so equal hashes need no row reads.
+        let mut all_exact = cols.len() == 1;
+        let mut order: Vec<(u64, (u8, u64), u32)> = (0..self.len)
+            .map(|at| {
+                let exact = match cols {
+                    [c] => exact_scalar(&self.row(at)[*c]),
+                    _ => None,
+                };
+                all_exact &= exact.is_some();
+                (hash_values(key_of(at)), exact.unwrap_or((0, 0)), at)
+            })
+            .collect();
+        order.sort_unstable();
+        type Entry = (u64, (u8, u64), u32);
+        let same_key = |a: &Entry, b: &Entry| {
+            a.0 == b.0
+                && if all_exact {
+                    a.1 == b.1
+                } else {
+                    key_of(a.2).eq(key_of(b.2))
                 }
-            };
-            let group = match firsts.find(hash, same) {
-                Some(&(_, _, g)) => g,
-                None => {
-                    let g = sizes.len() as u32;
-                    sizes.push(0);
-                    firsts.insert_unique(hash, (hash, at, g), |&(h, _, _)| h);
-                    g
+        };
+        if !all_exact {
+            // Different keys with one 64-bit hash: order each such span by
+            // key so that every key's rows are still contiguous.
+            let mut start = 0;
+            while start < order.len() {
+                let mut end = start + 1;
+                while end < order.len() && order[end].0 == order[start].0 {
+                    end += 1;
                 }
-            };
-            sizes[group as usize] += 1;
-            group_of.push(group);
+                let span = &mut order[start..end];
+                if span.iter().any(|e| !same_key(e, &span[0])) {
+                    span.sort_by(|a, b| key_of(a.2).cmp(key_of(b.2)).then(a.2.cmp(&b.2)));
+                }
+                start = end;
+            }
         }
-        // Pass 2: each group's start, then the rows in group order.
-        let mut starts = Vec::with_capacity(sizes.len());
-        let mut next = 0u32;
-        for &size in &sizes {
-            starts.push(next);
-            next += size;
+        let mut heads: HashTable<(u64, u32, u32)> = HashTable::new();
+        let mut run = 0;
+        for i in 1..=order.len() {
+            if i == order.len() || !same_key(&order[i], &order[run]) {
+                let hash = order[run].0;
+                heads.insert_unique(hash, (hash, run as u32, (i - run) as u32), |&(h, _, _)| h);
+                run = i;
+            }
         }
-        let mut order = vec![0u32; self.len as usize];
-        let mut fill = starts.clone();
-        for (at, &g) in group_of.iter().enumerate() {
-            order[fill[g as usize] as usize] = at as u32;
-            fill[g as usize] += 1;
+        // Scatter in row order: sequential reads, independent writes.
+        let mut place = vec![0u32; self.len as usize];
+        for (i, &(_, _, at)) in order.iter().enumerate() {
+            place[at as usize] = i as u32;
         }
-        let mut cells = Vec::with_capacity(self.cells.len());
-        for &at in &order {
-            cells.extend_from_slice(self.row(at));
-        }
-        // The heads point at runs; reuse the first pass's hashes.
-        let mut heads = firsts;
-        for entry in heads.iter_mut() {
-            let g = entry.2 as usize;
-            *entry = (entry.0, starts[g], sizes[g]);
+        let arity = self.arity;
+        let mut cells = vec![Val::Null; self.cells.len()];
+        for (at, &to) in place.iter().enumerate() {
+            let to = to as usize * arity;
+            cells[to..to + arity].clone_from_slice(self.row(at as u32));
         }
         RunIndex { heads, cells }
     }
@@ -423,6 +453,18 @@ mod tests {
         assert_eq!(rows(&mut r, &[], &[]).len(), 6);
         // Each pattern's copy holds every row once.
         assert_eq!(r.cells(), 12 * 4);
+
+        // Keys that are not one int, time or symbol are compared by value:
+        // a float equal to an int is the same key.
+        let mut mixed = Relation::new(2);
+        mixed.push_distinct([Val::Int(1), Val::Int(10)]);
+        mixed.push_distinct([Val::Str("a".into()), Val::Int(20)]);
+        mixed.push_distinct([Val::Float(1.0), Val::Int(11)]);
+        mixed.push_distinct([Val::Str("a".into()), Val::Int(21)]);
+        mixed.freeze();
+        assert_eq!(mixed.run(&[0], &[Val::Int(1)]).rows.len(), 2);
+        assert_eq!(mixed.run(&[0], &[Val::Str("a".into())]).rows.len(), 2);
+        assert_eq!(mixed.run(&[0], &[Val::Str("b".into())]).rows.len(), 0);
     }
 
     #[test]
