@@ -57,4 +57,4 @@ pub use symbols::MAX_SYMBOL_LEN;
 pub use time::{Interval, Timestamp};
 pub use txn::{CommitInfo, WriteTxn};
 pub use value::{ColumnType, Symbol, Value, ValueRef};
-pub use vectors::{VectorArena, VectorBlock, quantize};
+pub use vectors::{VectorArena, VectorBlock, quantize, sign_code, sign_words};

@@ -129,20 +129,21 @@ impl Snapshot {
         }
     }
 
-    /// Calls `f(row, vector)` for each row in `rows` (ids past the end are
-    /// skipped), under one read lock: for re-scoring a few candidates.
+    /// Calls `f` on a one-row block for each row in `rows` (ids past the
+    /// end are skipped), under one read lock: for re-scoring a few
+    /// candidates.
     pub fn vector_rows(
         &self,
         rel: RelationId,
         column: usize,
         rows: &[u32],
-        mut f: impl FnMut(u32, &[f32]),
+        mut f: impl FnMut(VectorBlock<'_>),
     ) -> Result<()> {
         let state = self.store.inner.state.read();
         let arena = vector_arena(state.relation(rel)?, column)?;
         for &row in rows {
             if (row as usize) < arena.len() {
-                f(row, arena.get(row as usize));
+                f(arena.block(row as usize..row as usize + 1));
             }
         }
         Ok(())

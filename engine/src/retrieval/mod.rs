@@ -27,8 +27,11 @@ use graph::GraphCache;
 use indexes::Indexes;
 use vector::{Column, Hit, LiveBits, Precision};
 
-/// Live rows above which `near` scans the int8 copy first.
-const INT8_AFTER_ROWS: u64 = 50_000;
+/// Live rows above which `near` scans a smaller code first: the sign
+/// codes for text embedded by the session's embedder (whose recall with
+/// them is measured), the int8 copy for vectors callers store (whose
+/// distribution is unknown, and int8 keeps magnitudes).
+const FIRST_PASS_AFTER_ROWS: u64 = 50_000;
 
 /// One ranked row: an id and its score (higher is better); its rank is its
 /// position in the list, from 1.
@@ -182,10 +185,11 @@ impl Retrieval {
     ) -> Result<Ranking> {
         let id = at.snapshot.store().relation_id(rel)?;
         let live = self.live_bits(id, at.live(id)?);
-        let precision = if live.count() > INT8_AFTER_ROWS {
-            Precision::Int8
-        } else {
-            Precision::Exact
+        let large = live.count() > FIRST_PASS_AFTER_ROWS;
+        let precision = match (large, query) {
+            (false, _) => Precision::Exact,
+            (true, Val::Str(_)) => Precision::Sign,
+            (true, _) => Precision::Int8,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let hits: Vec<Hit> = match (query, vector_column, text_column) {

@@ -8,12 +8,22 @@
 //! `OVERSAMPLE` times `k` candidates, and re-scores those exactly, so its
 //! final order is the exact one whenever the true top-k are among the
 //! candidates. Large scans split the rows across threads.
+//!
+//! The sign path goes further for large relations under cosine: it ranks
+//! every live row by the agreement of sign codes (two bits per dimension,
+//! see `chronolog_storage::sign_code`; a popcount per word), keeps the best
+//! `SIGN_OVERSAMPLE` times `k` (at least `SIGN_MIN_CANDIDATES`) by a
+//! counting select, and re-scores those exactly. It reads 1/16 of the int8
+//! bytes; what it can miss, and how often, is measured in
+//! `tests/tests/retrieval.rs` and stated in `docs/benchmarks.md`.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use chronolog_ql::plan::Metric;
-use chronolog_storage::{RelationId, Snapshot, VectorArena, VectorBlock, quantize};
+use chronolog_storage::{
+    RelationId, Snapshot, VectorArena, VectorBlock, quantize, sign_code, sign_words,
+};
 use roaring::RoaringBitmap;
 use simsimd::SpatialSimilarity;
 
@@ -21,6 +31,12 @@ use crate::error::{Error, Result};
 
 /// Candidates the int8 pass keeps per wanted row.
 pub const OVERSAMPLE: usize = 4;
+
+/// Candidates the sign pass keeps per wanted row.
+pub const SIGN_OVERSAMPLE: usize = 50;
+
+/// Candidates the sign pass keeps at least.
+pub const SIGN_MIN_CANDIDATES: usize = 1000;
 
 /// Rows per thread below which a scan stays on one thread.
 const ROWS_PER_THREAD: usize = 65_536;
@@ -200,6 +216,10 @@ pub enum Precision {
     Exact,
     /// Score the int8 copy, re-score the best candidates in `f32`.
     Int8,
+    /// Rank by sign codes, re-score the best candidates in `f32` (for
+    /// cosine over many rows; other metrics fall back to `Int8`, since
+    /// signs say nothing of magnitudes).
+    Sign,
 }
 
 /// Where vectors come from: a stored vector column, or an arena of
@@ -207,8 +227,8 @@ pub enum Precision {
 pub(crate) trait Vectors: Sync {
     /// Calls `f` on rows `rows`, block by block.
     fn blocks(&self, rows: std::ops::Range<u32>, f: &mut dyn FnMut(VectorBlock<'_>)) -> Result<()>;
-    /// Calls `f(row, vector)` for each of `rows`.
-    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(u32, &[f32])) -> Result<()>;
+    /// Calls `f` on a one-row block for each of `rows`.
+    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(VectorBlock<'_>)) -> Result<()>;
 }
 
 /// A vector column of a stored relation.
@@ -226,7 +246,7 @@ impl Vectors for Column<'_> {
             .vector_blocks(self.rel, self.column, rows, f)?)
     }
 
-    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(u32, &[f32])) -> Result<()> {
+    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(VectorBlock<'_>)) -> Result<()> {
         Ok(self.snapshot.vector_rows(self.rel, self.column, rows, f)?)
     }
 }
@@ -244,10 +264,10 @@ impl Vectors for VectorArena {
         Ok(())
     }
 
-    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(u32, &[f32])) -> Result<()> {
+    fn rows(&self, rows: &[u32], f: &mut dyn FnMut(VectorBlock<'_>)) -> Result<()> {
         for &row in rows {
             if (row as usize) < self.len() {
-                f(row, self.get(row as usize));
+                f(self.block(row as usize..row as usize + 1));
             }
         }
         Ok(())
@@ -268,7 +288,9 @@ fn scan_block(
         }
         let score = match precision {
             Precision::Exact => q.exact(block.vector(i), block.norms[i]),
-            Precision::Int8 => q.approximate(block.quantized(i), block.scales[i], block.norms[i]),
+            Precision::Int8 | Precision::Sign => {
+                q.approximate(block.quantized(i), block.scales[i], block.norms[i])
+            }
         };
         top.push(Hit { row, score });
     }
@@ -284,10 +306,30 @@ pub(crate) fn top_k(
     precision: Precision,
     threads: usize,
 ) -> Result<Vec<Hit>> {
+    let precision = match precision {
+        Precision::Sign if metric != Metric::Cosine => Precision::Int8,
+        other => other,
+    };
     let q = Query::new(query, metric);
+    if precision == Precision::Sign {
+        let want = k.saturating_mul(SIGN_OVERSAMPLE).max(SIGN_MIN_CANDIDATES);
+        let rows = sign_candidates(source, live, query, want)?;
+        // Then as the int8 path from its scan on: the int8 copies of the
+        // candidates (a quarter of their bytes), then the best exactly.
+        let keep = k.saturating_mul(OVERSAMPLE).max(k + 16);
+        let mut top = TopK::new(keep);
+        source.rows(&rows, &mut |block| {
+            top.push(Hit {
+                row: block.first_row,
+                score: q.approximate(block.quantized(0), block.scales[0], block.norms[0]),
+            })
+        })?;
+        let rows: Vec<u32> = top.into_sorted().iter().map(|h| h.row).collect();
+        return rescore(source, &q, &rows, k);
+    }
     let keep = match precision {
         Precision::Exact => k,
-        Precision::Int8 => k.saturating_mul(OVERSAMPLE).max(k + 16),
+        _ => k.saturating_mul(OVERSAMPLE).max(k + 16),
     };
     let end = live.end();
     let threads = threads
@@ -323,17 +365,164 @@ pub(crate) fn top_k(
     if precision == Precision::Exact {
         return Ok(candidates);
     }
-    // Re-score the candidates exactly.
     let rows: Vec<u32> = candidates.iter().map(|h| h.row).collect();
+    rescore(source, &q, &rows, k)
+}
+
+/// The best `k` of `rows`, scored exactly.
+fn rescore(source: &dyn Vectors, q: &Query<'_>, rows: &[u32], k: usize) -> Result<Vec<Hit>> {
     let mut exact = TopK::new(k);
-    source.rows(&rows, &mut |row, v| {
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    source.rows(rows, &mut |block| {
         exact.push(Hit {
-            row,
-            score: q.exact(v, norm),
+            row: block.first_row,
+            score: q.exact(block.vector(0), block.norms[0]),
         });
     })?;
     Ok(exact.into_sorted())
+}
+
+/// The `want` live rows whose sign codes agree most with the query's (all
+/// of them when fewer are live), in row order. Every row's agreement goes
+/// into a histogram, so the cut-off is found without sorting: rows above
+/// it are kept, and rows at it in row order until `want` (deterministic).
+fn sign_candidates(
+    source: &dyn Vectors,
+    live: &LiveBits,
+    query: &[f32],
+    want: usize,
+) -> Result<Vec<u32>> {
+    let mut code = Vec::new();
+    sign_code(query, &mut code);
+    let dim = sign_words(query.len()) as i32 * 64;
+    let mut histogram = vec![0usize; 2 * dim as usize + 1];
+    let mut scored: Vec<(u32, i32)> = Vec::with_capacity(live.count() as usize);
+    let agreements = agreement_kernel();
+    source.blocks(0..live.end(), &mut |block| {
+        if block.dim != query.len() {
+            return;
+        }
+        agreements(&block, live, &code, &mut scored);
+    })?;
+    for &(_, a) in &scored {
+        histogram[(a + dim) as usize] += 1;
+    }
+    let mut cut = -dim;
+    let mut above = 0;
+    for bin in (0..histogram.len()).rev() {
+        if above + histogram[bin] >= want {
+            cut = bin as i32 - dim;
+            break;
+        }
+        above += histogram[bin];
+    }
+    let mut at_cut = want.saturating_sub(above);
+    Ok(scored
+        .into_iter()
+        .filter(|&(_, a)| {
+            a > cut
+                || (a == cut && at_cut > 0 && {
+                    at_cut -= 1;
+                    true
+                })
+        })
+        .map(|(row, _)| row)
+        .collect())
+}
+
+type AgreementKernel = fn(&VectorBlock<'_>, &LiveBits, &[u64], &mut Vec<(u32, i32)>);
+
+/// The agreement loop compiled for the `popcnt` instruction when the CPU
+/// has it (without it, `count_ones` is a dozen shifts and masks per word).
+/// The one `unsafe` of the engine: calling a function compiled for a CPU
+/// feature, after checking at run time that the CPU has it.
+#[allow(unsafe_code)]
+fn agreement_kernel() -> AgreementKernel {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        return |block, live, code, out| {
+            // SAFETY: the CPU has `popcnt`, checked just above.
+            unsafe { agreements_popcnt(block, live, code, out) }
+        };
+    }
+    agreements
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn agreements_popcnt(
+    block: &VectorBlock<'_>,
+    live: &LiveBits,
+    code: &[u64],
+    out: &mut Vec<(u32, i32)>,
+) {
+    agreements(block, live, code, out)
+}
+
+/// `(row, agreement)` for each live row of `block`: the number of
+/// dimensions where both signs match minus those where they are opposite.
+/// Common dimensions get a loop unrolled for their word count, with the
+/// query's words in registers.
+#[inline(always)]
+fn agreements(block: &VectorBlock<'_>, live: &LiveBits, code: &[u64], out: &mut Vec<(u32, i32)>) {
+    match code.len() / 2 {
+        2 => agreements_of::<2>(block, live, code, out),
+        4 => agreements_of::<4>(block, live, code, out),
+        6 => agreements_of::<6>(block, live, code, out),
+        8 => agreements_of::<8>(block, live, code, out),
+        12 => agreements_of::<12>(block, live, code, out),
+        16 => agreements_of::<16>(block, live, code, out),
+        _ => agreements_any(block, live, code, out),
+    }
+}
+
+#[inline(always)]
+fn agreements_of<const W: usize>(
+    block: &VectorBlock<'_>,
+    live: &LiveBits,
+    code: &[u64],
+    out: &mut Vec<(u32, i32)>,
+) {
+    let mut qp = [0u64; W];
+    let mut qn = [0u64; W];
+    qp.copy_from_slice(&code[..W]);
+    qn.copy_from_slice(&code[W..2 * W]);
+    for (i, x) in block.signs.chunks_exact(2 * W).enumerate() {
+        let row = block.first_row + i as u32;
+        if !live.contains(row) {
+            continue;
+        }
+        let (mut agree, mut oppose) = (0u32, 0u32);
+        for w in 0..W {
+            let (xp, xn) = (x[w], x[W + w]);
+            agree += ((qp[w] & xp) | (qn[w] & xn)).count_ones();
+            oppose += ((qp[w] & xn) | (qn[w] & xp)).count_ones();
+        }
+        out.push((row, agree as i32 - oppose as i32));
+    }
+}
+
+#[inline(always)]
+fn agreements_any(
+    block: &VectorBlock<'_>,
+    live: &LiveBits,
+    code: &[u64],
+    out: &mut Vec<(u32, i32)>,
+) {
+    let words = code.len() / 2;
+    let (qp, qn) = code.split_at(words);
+    for (i, x) in block.signs.chunks_exact(2 * words).enumerate() {
+        let row = block.first_row + i as u32;
+        if !live.contains(row) {
+            continue;
+        }
+        let (xp, xn) = x.split_at(words);
+        let (mut agree, mut oppose) = (0u32, 0u32);
+        for w in 0..words {
+            agree += ((qp[w] & xp[w]) | (qn[w] & xn[w])).count_ones();
+            oppose += ((qp[w] & xn[w]) | (qn[w] & xp[w])).count_ones();
+        }
+        out.push((row, agree as i32 - oppose as i32));
+    }
 }
 
 fn scan_range(
@@ -437,6 +626,30 @@ mod tests {
         assert!((q.exact(&v, 5.0) - 3.0).abs() < 1e-6);
         let q = Query::new(&[0.0, 0.0], Metric::L2);
         assert!((q.exact(&v, 5.0) + 5.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_sign_pass_keeps_the_best_agreements_and_cuts_ties_by_row() {
+        let mut arena = VectorArena::new(4);
+        for v in [
+            [1.0, 1.0, 1.0, 1.0],     // 0: agrees on 4
+            [1.0, 1.0, 1.0, -1.0],    // 1: 2
+            [-1.0, -1.0, -1.0, -1.0], // 2: -4
+            [1.0, 1.0, 0.0, 0.0],     // 3: 2
+            [1.0, 1.0, 1.0, 0.0],     // 4: 3, but not live
+            [1.0, 1.0, -1.0, 1.0],    // 5: 2
+        ] {
+            arena.push(&v);
+        }
+        let live = LiveBits::new(&[0u32, 1, 2, 3, 5].into_iter().collect());
+        let q = [0.5, 0.5, 0.5, 0.5];
+        let rows = |want| sign_candidates(&arena, &live, &q, want).expect("scan");
+        assert_eq!(rows(1), vec![0]);
+        assert_eq!(rows(2), vec![0, 1], "ties at the cut go by row");
+        assert_eq!(rows(4), vec![0, 1, 3, 5]);
+        assert_eq!(rows(10), vec![0, 1, 2, 3, 5]);
+        let best = top_k(&arena, &live, &q, 2, Metric::Cosine, Precision::Sign, 1).expect("scan");
+        assert_eq!(best.iter().map(|h| h.row).collect::<Vec<_>>(), vec![0, 3]);
     }
 
     #[test]
