@@ -281,19 +281,69 @@ fn scan_block(
     precision: Precision,
     top: &mut TopK,
 ) {
-    for i in 0..block.len() {
+    match precision {
+        Precision::Exact => {
+            for i in 0..block.len() {
+                let row = block.first_row + i as u32;
+                if live.contains(row) {
+                    let score = q.exact(block.vector(i), block.norms[i]);
+                    top.push(Hit { row, score });
+                }
+            }
+        }
+        Precision::Int8 | Precision::Sign => int8_kernel()(block, live, q, top),
+    }
+}
+
+type Int8Kernel = fn(&VectorBlock<'_>, &LiveBits, &Query<'_>, &mut TopK);
+
+/// The int8 scan compiled for AVX2 when the CPU has it: the whole block in
+/// one function, with the dot product inlined, where a library call per
+/// 384-byte row spent more on the call than on the arithmetic.
+#[allow(unsafe_code)]
+fn int8_kernel() -> Int8Kernel {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return |block, live, q, top| {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { int8_scan_avx2(block, live, q, top) }
+        };
+    }
+    int8_scan
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn int8_scan_avx2(block: &VectorBlock<'_>, live: &LiveBits, q: &Query<'_>, top: &mut TopK) {
+    int8_scan(block, live, q, top)
+}
+
+#[inline(always)]
+fn int8_scan(block: &VectorBlock<'_>, live: &LiveBits, q: &Query<'_>, top: &mut TopK) {
+    let dim = block.dim;
+    if dim == 0 {
+        return;
+    }
+    for (i, codes) in block.quantized.chunks_exact(dim).enumerate() {
         let row = block.first_row + i as u32;
         if !live.contains(row) {
             continue;
         }
-        let score = match precision {
-            Precision::Exact => q.exact(block.vector(i), block.norms[i]),
-            Precision::Int8 | Precision::Sign => {
-                q.approximate(block.quantized(i), block.scales[i], block.norms[i])
-            }
-        };
-        top.push(Hit { row, score });
+        let dot = dot_i8(&q.quantized, codes) as f32 * q.scale * block.scales[i];
+        top.push(Hit {
+            row,
+            score: q.score(dot, block.norms[i]),
+        });
     }
+}
+
+/// Exact: at most 127 * 127 * dim, far inside `i32` for any real dim.
+#[inline(always)]
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum()
 }
 
 /// The `k` live rows closest to `query`, best first.
