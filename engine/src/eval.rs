@@ -20,6 +20,7 @@ use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, 
 use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
 use crate::ops::{apply_aggregate, arith, compare};
 use crate::relation::{Positions, Relation, Run};
@@ -94,6 +95,9 @@ enum Sink {
     /// Add head tuples to the head relation at once (rules without
     /// aggregates); remembers whether any was new.
     Insert(bool),
+    /// Append head tuples known to be distinct (see `distinct.rs`) without
+    /// the set probe; remembers whether any was appended.
+    Append(bool),
     /// Whole bindings, to aggregate afterwards.
     Bindings(Vec<Bindings>),
 }
@@ -193,6 +197,10 @@ impl<'a> Executor<'a> {
             .map(|d| Relation::new(d.arity))
             .collect();
         let output = plan.derived.len() - 1;
+        let mut rules_per_head = vec![0usize; plan.derived.len()];
+        for rule in plan.strata.iter().flat_map(|s| &s.rules) {
+            rules_per_head[rule.head] += 1;
+        }
         let passthrough = plan.strata.last().and_then(|s| passthrough(&s.rules));
         for (i, stratum) in plan.strata.iter().enumerate() {
             if i + 1 == plan.strata.len() && passthrough.is_some() {
@@ -204,7 +212,10 @@ impl<'a> Executor<'a> {
                 self.fixpoint(&stratum.rules, &stratum.relations)?;
             } else {
                 for rule in &stratum.rules {
-                    self.eval_rule(rule, None)?;
+                    let distinct = rules_per_head[rule.head] == 1
+                        && self.derived[rule.head].len() == 0
+                        && head_is_distinct(rule, self.snapshot.store());
+                    self.eval_rule_with(rule, None, distinct)?;
                 }
             }
         }
@@ -353,15 +364,29 @@ impl<'a> Executor<'a> {
         rule: &RulePlan,
         delta: Option<(usize, std::ops::Range<u32>)>,
     ) -> Result<bool> {
+        self.eval_rule_with(rule, delta, false)
+    }
+
+    /// [`Executor::eval_rule`], appending without the set probe when
+    /// `distinct` (the head relation is empty, no other rule adds to it,
+    /// and `head_is_distinct` holds).
+    fn eval_rule_with(
+        &mut self,
+        rule: &RulePlan,
+        delta: Option<(usize, std::ops::Range<u32>)>,
+        distinct: bool,
+    ) -> Result<bool> {
         let mut bindings: Bindings = vec![None; rule.slots.len()];
         let mut sink = if rule.aggregates() {
             Sink::Bindings(Vec::new())
+        } else if distinct {
+            Sink::Append(false)
         } else {
             Sink::Insert(false)
         };
         self.steps(rule, 0, &mut bindings, &delta, &mut sink)?;
         match sink {
-            Sink::Insert(added) => Ok(added),
+            Sink::Insert(added) | Sink::Append(added) => Ok(added),
             Sink::Bindings(all) => {
                 let mut added = false;
                 for t in self.aggregate(rule, all)? {
@@ -373,9 +398,10 @@ impl<'a> Executor<'a> {
     }
 
     fn emit(&mut self, rule: &RulePlan, bindings: &Bindings, sink: &mut Sink) -> Result<()> {
+        let append = matches!(sink, Sink::Append(_));
         match sink {
             Sink::Bindings(all) => all.push(bindings.clone()),
-            Sink::Insert(added) => {
+            Sink::Insert(added) | Sink::Append(added) => {
                 let mut t: smallvec::SmallVec<[Val; 4]> = smallvec::SmallVec::new();
                 for h in &rule.head_terms {
                     if let HeadTerm::Value(term) = h {
@@ -389,7 +415,13 @@ impl<'a> Executor<'a> {
                 }
                 // Most derivations in a recursion rediscover known tuples:
                 // probe before allocating one.
-                if self.derived[rule.head].insert(&t) {
+                let new = if append {
+                    self.derived[rule.head].push_distinct(t);
+                    true
+                } else {
+                    self.derived[rule.head].insert(&t)
+                };
+                if new {
                     *added = true;
                     self.derived_count += 1;
                     self.check_limits()?;

@@ -19,6 +19,7 @@
 
 mod database;
 pub mod demo;
+mod distinct;
 mod error;
 mod eval;
 mod json;
