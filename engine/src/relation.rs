@@ -150,15 +150,24 @@ impl Relation {
     pub(crate) fn insert(&mut self, tuple: &[Val]) -> bool {
         debug_assert_eq!(tuple.len(), self.arity);
         let hash = hash_values(tuple.iter());
-        if self
-            .set
-            .find(hash, |&(h, row)| h == hash && self.row(row) == tuple)
-            .is_some()
-        {
-            return false;
-        }
         let at = self.len;
-        self.set.insert_unique(hash, (hash, at), |&(h, _)| h);
+        let (arity, cells) = (self.arity, &self.cells);
+        // One probe finds the tuple or the slot it goes in.
+        match self.set.entry(
+            hash,
+            |&(h, row)| {
+                h == hash && {
+                    let start = row as usize * arity;
+                    &cells[start..start + arity] == tuple
+                }
+            },
+            |&(h, _)| h,
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => return false,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert((hash, at));
+            }
+        }
         self.cells.extend_from_slice(tuple);
         self.len += 1;
         self.index_new_row(at);
