@@ -17,7 +17,11 @@ fn retrieval(c: &mut Criterion) {
     let q = random_vectors(1, 384, 2).remove(0);
     let mut group = c.benchmark_group("near_100k_x_384_top10");
     group.sample_size(20);
-    for (name, precision) in [("f32", Precision::Exact), ("int8", Precision::Int8)] {
+    for (name, precision) in [
+        ("f32", Precision::Exact),
+        ("int8", Precision::Int8),
+        ("sign", Precision::Sign),
+    ] {
         let options = NearOptions {
             precision,
             ..NearOptions::default()
