@@ -489,8 +489,9 @@ type AgreementKernel = fn(&VectorBlock<'_>, &LiveBits, &[u64], &mut Vec<(u32, i3
 
 /// The agreement loop compiled for the `popcnt` instruction when the CPU
 /// has it (without it, `count_ones` is a dozen shifts and masks per word).
-/// The one `unsafe` of the engine: calling a function compiled for a CPU
-/// feature, after checking at run time that the CPU has it.
+/// With `int8_kernel`, the engine's only `unsafe`: calling a function
+/// compiled for a CPU feature, after checking at run time that the CPU
+/// has it.
 #[allow(unsafe_code)]
 fn agreement_kernel() -> AgreementKernel {
     #[cfg(target_arch = "x86_64")]
