@@ -22,11 +22,12 @@ use chronolog_storage::{
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::eval::{Executor, Limits, Rows};
+use crate::eval::{Executor, Limits};
 use crate::retrieval::Retrieval;
 use crate::retrieval::embed::{Embedder, HashingEmbedder};
 use crate::retrieval::graph::GraphCache;
 use crate::retrieval::indexes::Indexes;
+use crate::rows::Rows;
 use crate::stored_cache::StoredCache;
 use crate::val::Val;
 

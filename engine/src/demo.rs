@@ -118,7 +118,7 @@ pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std
     let first_tx = {
         let answer = db.run("?- history works_at(alice, Y).")?;
         match answer.last() {
-            Some(Output::Rows(rows)) => rows.rows.first().map(|r| db.render(&r[3])),
+            Some(Output::Rows(rows)) => rows.row(0).map(|r| db.render(&r[3])),
             _ => None,
         }
     };
@@ -133,11 +133,11 @@ pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std
                 Output::Rows(rows) => {
                     writeln!(out, "\n{statement}")?;
                     writeln!(out, "  {}", rows.columns.join(" | "))?;
-                    for row in &rows.rows {
+                    for row in &rows {
                         let cells: Vec<String> = row.iter().map(|v| db.render(v)).collect();
                         writeln!(out, "  {}", cells.join(" | "))?;
                     }
-                    if rows.rows.is_empty() {
+                    if rows.is_empty() {
                         writeln!(out, "  (nothing)")?;
                     }
                 }

@@ -238,7 +238,7 @@ mod tests {
         .expect("data");
         let mut rows = |q: &str| -> Vec<Vec<crate::Val>> {
             match db.run(q).expect("query").pop() {
-                Some(crate::Output::Rows(rows)) => rows.rows,
+                Some(crate::Output::Rows(rows)) => rows.to_vecs(),
                 other => panic!("not rows: {other:?}"),
             }
         };

@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::ops::{apply_aggregate, arith, compare};
 use crate::relation::{Positions, Relation, Run};
 use crate::retrieval::{At, Retrieval, input_terms};
+use crate::rows::Rows;
 use crate::stored_cache::{Materialized, StoredCache};
 use crate::val::{Tuple, Val};
 
@@ -51,15 +52,6 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Stop when this flag is set (Ctrl-C in the REPL).
     pub cancel: Option<Arc<AtomicBool>>,
-}
-
-/// A query's answer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rows {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows, in output order.
-    pub rows: Vec<Vec<Val>>,
 }
 
 /// Where an atom's matches come from.
@@ -219,43 +211,39 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        let mut rows: Vec<Vec<Val>> = match passthrough {
+        let (cells, len) = match passthrough {
             // `?- rel(X, Y).` over a derived relation: its rows are the answer.
             Some((rel, order)) => {
                 let relation = std::mem::replace(&mut self.derived[rel], Relation::new(0));
                 let identity = order.len() == relation.arity()
                     && order.iter().enumerate().all(|(i, &c)| i == c);
-                let rows = relation.into_rows();
+                let len = relation.len() as usize;
+                let arity = relation.arity();
+                let cells = relation.into_cells();
                 if identity {
-                    rows.collect()
+                    (cells, len)
                 } else {
-                    rows.map(|t| order.iter().map(|&c| t[c].clone()).collect())
-                        .collect()
+                    let mut out = Vec::with_capacity(len * order.len());
+                    for at in 0..len {
+                        let row = &cells[at * arity..(at + 1) * arity];
+                        out.extend(order.iter().map(|&c| row[c].clone()));
+                    }
+                    (out, len)
                 }
             }
-            None => std::mem::replace(&mut self.derived[output], Relation::new(0))
-                .into_rows()
-                .collect(),
+            None => {
+                let relation = std::mem::replace(&mut self.derived[output], Relation::new(0));
+                let len = relation.len() as usize;
+                (relation.into_cells(), len)
+            }
         };
-        sort_rows(&mut rows);
-        if !plan.order_by.is_empty() {
-            rows.sort_by(|a, b| {
-                for &(c, desc) in &plan.order_by {
-                    let o = a[c].cmp(&b[c]);
-                    if o.is_ne() {
-                        return if desc { o.reverse() } else { o };
-                    }
-                }
-                std::cmp::Ordering::Equal
-            });
-        }
-        if let Some(n) = plan.limit {
-            rows.truncate(n as usize);
-        }
-        Ok(Rows {
-            columns: plan.columns.clone(),
-            rows,
-        })
+        Ok(Rows::sorted(
+            plan.columns.clone(),
+            cells,
+            len,
+            &plan.order_by,
+            plan.limit,
+        ))
     }
 
     fn add(&mut self, rel: usize, tuple: Tuple) -> Result<bool> {
@@ -741,10 +729,7 @@ impl<'a> Executor<'a> {
                 let v = self.eval(t, &empty)?;
                 match v.to_value() {
                     Some(Value::Sym(s)) if self.symbols.is_virtual(s.0) => {
-                        return Ok(Rows {
-                            columns: history_columns(plan),
-                            rows: Vec::new(),
-                        });
+                        return Ok(Rows::from_rows(history_columns(plan), Vec::new()));
                     }
                     Some(value) => scan = scan.eq(c, value),
                     None => {}
@@ -786,10 +771,7 @@ impl<'a> Executor<'a> {
             out.push(row.provenance().map_or(Val::Null, |p| Val::Sym(p.0)));
             rows.push(out);
         })?;
-        Ok(Rows {
-            columns: history_columns(plan),
-            rows,
-        })
+        Ok(Rows::from_rows(history_columns(plan), rows))
     }
 
     /// Evaluates a term under bindings.
@@ -829,46 +811,6 @@ impl<'a> Executor<'a> {
             Constant::Null => Val::Null,
         }
     }
-}
-
-/// Sorts answer rows into `Val` order (answers are sets; a fixed order
-/// makes them reproducible). When every first value has the same scalar
-/// type, the sort runs on `(u64 key, row)` pairs that order the same way,
-/// which is several times faster than comparing rows through pointers.
-fn sort_rows(rows: &mut Vec<Vec<Val>>) {
-    fn key(v: &Val) -> Option<(u8, u64)> {
-        const FLIP: u64 = 1 << 63;
-        match v {
-            Val::Sym(s) => Some((0, u64::from(*s))),
-            Val::Int(i) => Some((1, (*i as u64) ^ FLIP)),
-            Val::Time(t) => Some((2, (*t as u64) ^ FLIP)),
-            _ => None,
-        }
-    }
-    let first = rows.first().and_then(|r| r.first()).and_then(key);
-    let keys: Option<Vec<(u64, u32)>> = first.and_then(|(kind, _)| {
-        rows.iter()
-            .enumerate()
-            .map(|(i, r)| match r.first().and_then(key) {
-                Some((k, x)) if k == kind => Some((x, i as u32)),
-                _ => None,
-            })
-            .collect()
-    });
-    let Some(mut keys) = keys else {
-        // Rows are distinct: an unstable sort gives the same order.
-        rows.sort_unstable();
-        return;
-    };
-    keys.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| rows[a.1 as usize][1..].cmp(&rows[b.1 as usize][1..]))
-    });
-    let mut taken: Vec<Vec<Val>> = std::mem::take(rows);
-    rows.extend(
-        keys.iter()
-            .map(|&(_, i)| std::mem::take(&mut taken[i as usize])),
-    );
 }
 
 /// When the query's own rule is a single atom over a derived relation with

@@ -47,7 +47,6 @@ impl Database {
                 "rows": {
                     "columns": rows.columns,
                     "rows": rows
-                        .rows
                         .iter()
                         .map(|row| row.iter().map(|v| self.value_json(v)).collect::<Vec<_>>())
                         .collect::<Vec<_>>(),

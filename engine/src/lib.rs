@@ -13,7 +13,8 @@
 //!     ?- works_at(alice, Y) as_of t1.
 //! ")?;
 //! let Some(Output::Rows(rows)) = out.last() else { panic!() };
-//! assert_eq!(db.render(&rows.rows[0][0]), "tencent");
+//! assert_eq!(rows.len(), 1);
+//! assert_eq!(rows.row(0).map(|r| db.render(&r[0])), Some("tencent".into()));
 //! # Ok::<(), chronolog_engine::Error>(())
 //! ```
 
@@ -27,6 +28,7 @@ mod messages;
 mod ops;
 mod relation;
 pub mod retrieval;
+mod rows;
 mod search;
 mod stored_cache;
 mod val;
@@ -35,11 +37,12 @@ pub use chronolog_ql::plan::{Metric, RankedPlan};
 pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use database::{default_embedder, default_embedder_with_notice};
 pub use error::{Error, Result};
-pub use eval::{Limits, Rows, Strategy};
+pub use eval::{Limits, Strategy};
 pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;
 pub use retrieval::{Ranking, rrf};
+pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};
 pub use val::{Tuple, Val};

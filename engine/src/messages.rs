@@ -95,9 +95,8 @@ impl Database {
             ),
         ]);
         let rows = self.execute(&prepared, &params, &Limits::default())?;
-        rows.rows
-            .iter()
-            .map(|row| match row.as_slice() {
+        rows.iter()
+            .map(|row| match row {
                 [id, score, rank, role, text] => Ok(MessageHit {
                     id: self.render(id),
                     role: self.render(role),

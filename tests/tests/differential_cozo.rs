@@ -44,7 +44,7 @@ fn ours(db: &mut Database, script: &str) -> BTreeSet<Vec<i64>> {
     let Some(Output::Rows(rows)) = out.into_iter().last() else {
         panic!("no rows")
     };
-    rows.rows
+    rows.to_vecs()
         .into_iter()
         .map(|r| {
             r.into_iter()

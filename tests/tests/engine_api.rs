@@ -16,7 +16,6 @@ fn rows(out: Vec<Output>) -> Vec<Vec<String>> {
         other => panic!("expected rows, got {other:?}"),
     };
     db_rows
-        .rows
         .iter()
         .map(|r| r.iter().map(|v| format!("{v:?}")).collect())
         .collect()
@@ -45,10 +44,7 @@ fn a_prepared_query_runs_many_times_with_parameters() {
         let r = db
             .execute(&q, &at(day), &Limits::default())
             .expect("execute");
-        r.rows
-            .iter()
-            .map(|row| db.render(&row[0]))
-            .collect::<Vec<_>>()
+        r.iter().map(|row| db.render(&row[0])).collect::<Vec<_>>()
     };
     assert_eq!(run(&mut db, "2022-01-01"), ["tencent"]);
     assert_eq!(run(&mut db, "2025-01-01"), ["moonshot"]);
@@ -70,8 +66,11 @@ fn a_prepared_query_runs_many_times_with_parameters() {
             &Limits::default(),
         )
         .expect("execute");
-    assert_eq!(r.rows.len(), 1);
-    assert_eq!(db.render(&r.rows[0][1]), "acme");
+    assert_eq!(r.len(), 1);
+    assert_eq!(
+        r.row(0).map(|row| db.render(&row[1])).as_deref(),
+        Some("acme")
+    );
 }
 
 #[test]

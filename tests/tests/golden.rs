@@ -52,7 +52,7 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
                     }
                     Output::Rows(rows) => {
                         let _ = writeln!(out, "{}", rows.columns.join(" | "));
-                        for row in &rows.rows {
+                        for row in &rows {
                             let cells: Vec<String> = row
                                 .iter()
                                 .zip(&rows.columns)
@@ -73,7 +73,7 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
                                 .collect();
                             let _ = writeln!(out, "{}", cells.join(" | "));
                         }
-                        let n = rows.rows.len();
+                        let n = rows.len();
                         let _ = writeln!(out, "({n} {})", if n == 1 { "row" } else { "rows" });
                     }
                 }

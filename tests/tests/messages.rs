@@ -79,5 +79,5 @@ fn a_message_without_a_role_is_refused_and_changes_nothing() {
     let Some(chronolog_engine::Output::Rows(rows)) = out.last() else {
         panic!("{out:?}")
     };
-    assert_eq!(rows.rows.len(), 1);
+    assert_eq!(rows.len(), 1);
 }

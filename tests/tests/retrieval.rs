@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 
 fn rows(out: Vec<Output>) -> Vec<Vec<Val>> {
     match out.into_iter().last() {
-        Some(Output::Rows(r)) => r.rows,
+        Some(Output::Rows(r)) => r.to_vecs(),
         other => panic!("expected rows, got {other:?}"),
     }
 }

@@ -39,7 +39,7 @@ fn median(samples: impl Iterator<Item = Result<f64>>) -> Result<f64> {
 
 fn rows_of(out: Vec<chronolog_engine::Output>) -> Result<usize> {
     match out.into_iter().last() {
-        Some(chronolog_engine::Output::Rows(r)) => Ok(r.rows.len()),
+        Some(chronolog_engine::Output::Rows(r)) => Ok(r.len()),
         _ => Err(anyhow!("no rows")),
     }
 }
@@ -75,7 +75,7 @@ fn main() -> Result<()> {
         let started = Instant::now();
         let rows = db.execute(&prepared, &params, &Limits::default())?;
         samples.push(started.elapsed().as_nanos() as u64);
-        ensure!(rows.rows.len() == 1, "one company for person {i}");
+        ensure!(rows.len() == 1, "one company for person {i}");
     }
     let ours_p50 = percentile(&mut samples, 50.0) as f64 / 1e9;
     let mut text = Vec::new();

@@ -24,7 +24,7 @@ fn micros<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, u64)> {
 
 fn row_count(out: Vec<Output>) -> usize {
     match out.into_iter().last() {
-        Some(Output::Rows(r)) => r.rows.len(),
+        Some(Output::Rows(r)) => r.len(),
         _ => 0,
     }
 }
@@ -184,12 +184,7 @@ fn main() -> Result<()> {
             "x".to_string(),
             Value::Sym(db.store().symbol(&x).expect("node")),
         )]);
-        let (rows, t) = micros(|| {
-            Ok(db
-                .execute(&prepared, &params, &Limits::default())?
-                .rows
-                .len())
-        })?;
+        let (rows, t) = micros(|| Ok(db.execute(&prepared, &params, &Limits::default())?.len()))?;
         if i > 0 {
             // The first query builds the adjacency list.
             samples.push(t);

@@ -117,17 +117,17 @@ pub fn print(
 }
 
 fn write_table(db: &Database, rows: &Rows, max_rows: usize, out: &mut dyn Write) -> io::Result<()> {
-    let shown = rows.rows.len().min(max_rows);
+    let shown = rows.len().min(max_rows);
     if !rows.columns.is_empty() {
         let mut table = Table::new();
         table.load_preset(presets::UTF8_FULL_CONDENSED);
         table.set_header(&rows.columns);
-        for row in &rows.rows[..shown] {
+        for row in rows.iter().take(shown) {
             table.add_row(row.iter().map(|v| db.render(v)));
         }
         writeln!(out, "{table}")?;
     }
-    let n = rows.rows.len();
+    let n = rows.len();
     let noun = if n == 1 { "row" } else { "rows" };
     if shown < n {
         writeln!(
@@ -142,7 +142,7 @@ fn write_table(db: &Database, rows: &Rows, max_rows: usize, out: &mut dyn Write)
 fn write_csv(db: &Database, rows: &Rows, out: &mut dyn Write) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(&rows.columns)?;
-    for row in &rows.rows {
+    for row in rows {
         csv.write_record(row.iter().map(|v| db.render(v)))?;
     }
     csv.flush()
