@@ -38,25 +38,17 @@ pub(crate) fn head_is_distinct(rule: &RulePlan, store: &Store) -> bool {
             Step::Atom { negated: true, .. } | Step::Filter(..) | Step::Assign(..) => {}
             Step::Ranked { .. } => return false,
             Step::Atom { rel, args, .. } => {
-                let keys = match rel {
+                let fixing = match rel {
                     RelRef::Stored(name) => {
-                        match store.relation_id(name).and_then(|id| store.schema(id)) {
-                            Ok(schema) => schema
-                                .columns
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, c)| c.key)
-                                .map(|(i, _)| i)
-                                .collect(),
+                        match store
+                            .relation_id(name)
+                            .and_then(|id| store.slot_columns(id))
+                        {
+                            Ok(columns) => columns,
                             Err(_) => return false,
                         }
                     }
-                    RelRef::Derived(_) => Vec::new(),
-                };
-                let fixing = if keys.is_empty() {
-                    (0..args.len()).collect()
-                } else {
-                    keys
+                    RelRef::Derived(_) => (0..args.len()).collect(),
                 };
                 if fixing
                     .iter()

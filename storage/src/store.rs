@@ -293,6 +293,13 @@ impl Store {
         Ok(self.inner.state.read().relation(id)?.schema.clone())
     }
 
+    /// The columns that identify a slot of a relation (see
+    /// [`Schema::slot_columns`]), without copying its schema: the engine
+    /// asks on every query.
+    pub fn slot_columns(&self, id: RelationId) -> Result<Vec<usize>> {
+        Ok(self.inner.state.read().relation(id)?.schema.slot_columns())
+    }
+
     /// Every relation's schema, in creation order.
     pub fn relations(&self) -> Vec<Schema> {
         let state = self.inner.state.read();

@@ -161,6 +161,17 @@ fn threads_and_batches_agree_with_one_thread() {
     }
 }
 
+fn embed_one(embedder: &HashingEmbedder, text: &str) -> Vec<f32> {
+    embedder.embed(&[text]).expect("embed").remove(0)
+}
+
+/// The exact top 10 of `doc` for `q`, the reference the faster passes
+/// are held to.
+fn exact_top10(db: &Database, q: &[f32]) -> Vec<(Val, f64)> {
+    db.near_vector("doc", q, 10, NearOptions::default(), None)
+        .expect("near")
+}
+
 /// Sentences of the kind an agent stores: people, actions, places.
 fn realistic_corpus(n: usize) -> Vec<String> {
     let people = [
@@ -226,13 +237,8 @@ fn the_int8_pass_returns_the_exact_top_k_on_embedded_text() {
     let questions = realistic_corpus(60);
     let mut same = 0;
     for question in &questions {
-        let q = embedder
-            .embed(&[question.as_str()])
-            .expect("embed")
-            .remove(0);
-        let exact = db
-            .near_vector("doc", &q, 10, NearOptions::default(), None)
-            .expect("near");
+        let q = embed_one(&embedder, question);
+        let exact = exact_top10(&db, &q);
         let int8 = db
             .near_vector(
                 "doc",
@@ -299,13 +305,8 @@ fn the_sign_pass_recalls_the_exact_top_k_on_embedded_text() {
     };
     let (mut found, mut wanted) = (0, 0);
     for question in &questions {
-        let q = embedder
-            .embed(&[question.as_str()])
-            .expect("embed")
-            .remove(0);
-        let exact = db
-            .near_vector("doc", &q, 10, NearOptions::default(), None)
-            .expect("near");
+        let q = embed_one(&embedder, question);
+        let exact = exact_top10(&db, &q);
         let fast = db.near_vector("doc", &q, 10, sign, None).expect("near");
         let fast_ids = ids(&fast);
         found += ids(&exact).iter().filter(|i| fast_ids.contains(i)).count();
