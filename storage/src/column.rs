@@ -8,6 +8,7 @@
 use roaring::RoaringBitmap;
 
 use crate::chunked::ChunkedVec;
+use crate::snapshot::Gathered;
 use crate::value::{ColumnType, Symbol, ValueRef};
 use crate::vectors::VectorArena;
 
@@ -141,6 +142,35 @@ impl Column {
             ColumnData::Str(a) => ValueRef::Str(std::str::from_utf8(a.get(i)).unwrap_or("")),
             ColumnData::Bytes(a) => ValueRef::Bytes(a.get(i)),
             ColumnData::Vector(a) => ValueRef::Vector(a.get(i)),
+        }
+    }
+
+    /// Whether `gather` reads this column as scalars for `rows`: a bool,
+    /// int, symbol or time column with no null among them.
+    pub(crate) fn scalar_for(&self, rows: &RoaringBitmap) -> bool {
+        matches!(
+            self.data,
+            ColumnData::Bool(_) | ColumnData::Int(_) | ColumnData::Sym(_) | ColumnData::Time(_)
+        ) && self.nulls.is_disjoint(rows)
+    }
+
+    /// Appends the values at `rows` to `out`: as bits when `out` is
+    /// `Gathered::Scalars` (the caller checked `scalar_for`), else as
+    /// values. The type is matched once per call, not per value.
+    pub(crate) fn gather(&self, rows: impl Iterator<Item = u32>, out: &mut Gathered) {
+        match (&self.data, out) {
+            (ColumnData::Bool(v), Gathered::Scalars(_, bits)) => {
+                bits.extend(rows.map(|r| u64::from(v.get(r as usize))));
+            }
+            (ColumnData::Int(v) | ColumnData::Time(v), Gathered::Scalars(_, bits)) => {
+                bits.extend(rows.map(|r| v.get(r as usize) as u64));
+            }
+            (ColumnData::Sym(v), Gathered::Scalars(_, bits)) => {
+                bits.extend(rows.map(|r| u64::from(v.get(r as usize))));
+            }
+            (_, Gathered::Values(values)) => values.extend(rows.map(|r| self.get(r).to_owned())),
+            // Scalars asked of a column that has none: `scalar_for` said no.
+            (_, Gathered::Scalars(..)) => {}
         }
     }
 

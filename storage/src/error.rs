@@ -95,6 +95,16 @@ pub enum Error {
         /// The id as given.
         id: u32,
     },
+    /// A row id past the end of a relation.
+    #[error("relation `{relation}` has {len} rows, asked for row {row}")]
+    RowOutOfRange {
+        /// The relation's name.
+        relation: String,
+        /// The row asked for.
+        row: u32,
+        /// Rows the relation has.
+        len: u32,
+    },
     /// Another process (or another open `Store` in this one) holds the
     /// database directory.
     #[error("database `{path}` is in use by another process")]

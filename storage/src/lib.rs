@@ -51,7 +51,7 @@ pub use error::{Error, Result};
 pub use log::Durability;
 pub use relation::RowId;
 pub use schema::{ColumnDef, MAX_COLUMNS, Schema};
-pub use snapshot::{AsOf, RowVersion, RowView, Scan, Selector, Snapshot};
+pub use snapshot::{AsOf, Gathered, RowVersion, RowView, Scan, Selector, Snapshot};
 pub use store::{Options, PurgeRecord, RelationId, Store};
 pub use symbols::MAX_SYMBOL_LEN;
 pub use time::{Interval, Timestamp};

@@ -255,6 +255,10 @@ impl Relation {
         self.columns.get(column)?.vectors()
     }
 
+    pub(crate) fn column(&self, column: usize) -> Option<&Column> {
+        self.columns.get(column)
+    }
+
     pub(crate) fn value(&self, row: RowId, column: usize) -> ValueRef<'_> {
         self.columns[column].get(row)
     }
