@@ -11,6 +11,7 @@
 //! lookup per binding, collected before recursing so no storage lock is held
 //! across a nested scan.
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -18,12 +19,15 @@ use std::time::Instant;
 use chronolog_ql::ast::Aggregate;
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
+use crate::batch::{BATCH_ROWS, Batch, Bind, Shape};
 use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
+use crate::frozen::{Column, Frozen, Run};
 use crate::ops::{apply_aggregate, arith, compare};
-use crate::relation::{Positions, Relation, Run};
+use crate::relation::{Positions, Relation};
 use crate::retrieval::{At, Retrieval, input_terms};
 use crate::rows::Rows;
 use crate::stored_cache::{Materialized, StoredCache};
@@ -57,7 +61,7 @@ pub struct Limits {
 /// Where an atom's matches come from.
 enum Source {
     /// Every row of a derived relation in a range (no bound column).
-    DerivedRange(usize, std::ops::Range<u32>),
+    DerivedRange(usize, Range<u32>),
     /// Positions in a derived relation.
     Derived(usize, Positions),
     /// A run of rows of a stored relation materialized for this query (an
@@ -91,7 +95,7 @@ enum Sink {
     /// the set probe; remembers whether any was appended.
     Append(bool),
     /// Whole bindings, to aggregate afterwards.
-    Bindings(Vec<Bindings>),
+    Bindings(Batch),
 }
 
 /// Runs plans against one snapshot.
@@ -108,6 +112,8 @@ pub(crate) struct Executor<'a> {
     /// Steps taken, so that cancel and deadline are polled every few
     /// thousand steps whether or not anything new is derived.
     ticks: u64,
+    /// `ticks` at the next poll.
+    next_poll: u64,
     /// Stored relations read by this query, materialized once they are read
     /// often (a join or a recursion) so later lookups hit a hash index.
     stored: Vec<StoredReads>,
@@ -128,7 +134,13 @@ struct StoredReads {
     materialized: Option<Materialized>,
 }
 
-type Bindings = Vec<Option<Val>>;
+/// One evaluation of a rule: the rule, its shape, and which atom (if any)
+/// reads only a delta.
+struct RuleRun<'r> {
+    rule: &'r RulePlan,
+    shape: &'r Shape,
+    delta: &'r Option<(usize, Range<u32>)>,
+}
 
 impl<'a> Executor<'a> {
     pub(crate) fn new(
@@ -149,6 +161,7 @@ impl<'a> Executor<'a> {
             derived: Vec::new(),
             derived_count: 0,
             ticks: 0,
+            next_poll: 4096,
             stored: Vec::new(),
             cache,
             retrieval,
@@ -165,7 +178,7 @@ impl<'a> Executor<'a> {
     }
 
     fn time_of(&mut self, term: &Term, what: &str) -> Result<Timestamp> {
-        match self.eval(term, &Vec::new())? {
+        match self.eval(term, &[])? {
             Val::Time(t) => Ok(Timestamp(t)),
             other => Err(Error::Runtime(format!(
                 "{what} needs a time, got {other:?}"
@@ -347,11 +360,7 @@ impl<'a> Executor<'a> {
     /// copy row positions, and new rows land past every delta range). Says
     /// whether anything new was added. With `delta = (step, range)`, the atom
     /// at that step reads only the rows of its relation in `range`.
-    fn eval_rule(
-        &mut self,
-        rule: &RulePlan,
-        delta: Option<(usize, std::ops::Range<u32>)>,
-    ) -> Result<bool> {
+    fn eval_rule(&mut self, rule: &RulePlan, delta: Option<(usize, Range<u32>)>) -> Result<bool> {
         self.eval_rule_with(rule, delta, false)
     }
 
@@ -361,206 +370,265 @@ impl<'a> Executor<'a> {
     fn eval_rule_with(
         &mut self,
         rule: &RulePlan,
-        delta: Option<(usize, std::ops::Range<u32>)>,
+        delta: Option<(usize, Range<u32>)>,
         distinct: bool,
     ) -> Result<bool> {
-        let mut bindings: Bindings = vec![None; rule.slots.len()];
+        let shape = Shape::of(rule)?;
+        let width = rule.slots.len();
         let mut sink = if rule.aggregates() {
-            Sink::Bindings(Vec::new())
+            Sink::Bindings(Batch::new(width))
         } else if distinct {
             Sink::Append(false)
         } else {
             Sink::Insert(false)
         };
-        self.steps(rule, 0, &mut bindings, &delta, &mut sink)?;
+        let mut start = Batch::start(width);
+        let rule = RuleRun {
+            rule,
+            shape: &shape,
+            delta: &delta,
+        };
+        self.run_steps(&rule, 0, &mut start, &mut sink)?;
         match sink {
             Sink::Insert(added) | Sink::Append(added) => Ok(added),
             Sink::Bindings(all) => {
                 let mut added = false;
-                for t in self.aggregate(rule, all)? {
-                    added |= self.add(rule.head, t)?;
+                for t in self.aggregate(rule.rule, &all)? {
+                    added |= self.add(rule.rule.head, t)?;
                 }
                 Ok(added)
             }
         }
     }
 
-    fn emit(&mut self, rule: &RulePlan, bindings: &Bindings, sink: &mut Sink) -> Result<()> {
-        let append = matches!(sink, Sink::Append(_));
-        match sink {
-            Sink::Bindings(all) => all.push(bindings.clone()),
-            Sink::Insert(added) | Sink::Append(added) => {
-                let mut t: smallvec::SmallVec<[Val; 4]> = smallvec::SmallVec::new();
-                for h in &rule.head_terms {
-                    if let HeadTerm::Value(term) = h {
-                        t.push(match term {
-                            Term::Slot(s) => bindings[*s]
-                                .clone()
-                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
-                            other => self.eval(other, bindings)?,
-                        });
-                    }
-                }
-                // Most derivations in a recursion rediscover known tuples:
-                // probe before allocating one.
-                let new = if append {
-                    self.derived[rule.head].push_distinct(t);
-                    true
-                } else {
-                    self.derived[rule.head].insert(&t)
-                };
-                if new {
-                    *added = true;
-                    self.derived_count += 1;
-                    self.check_limits()?;
-                }
-            }
+    /// Counts `rows` steps taken and polls cancel and the deadline every
+    /// 4,096 of them.
+    fn tick(&mut self, rows: usize) -> Result<()> {
+        self.ticks += rows as u64;
+        if self.ticks >= self.next_poll {
+            self.next_poll = self.ticks + 4096;
+            self.check_interrupts()?;
         }
         Ok(())
     }
 
-    fn steps(
+    /// Runs step `i` and the steps after it on the bindings in `input`
+    /// (which it may reorder, filter or overwrite).
+    fn run_steps(
         &mut self,
-        rule: &RulePlan,
+        run: &RuleRun<'_>,
         i: usize,
-        bindings: &mut Bindings,
-        delta: &Option<(usize, std::ops::Range<u32>)>,
+        input: &mut Batch,
         sink: &mut Sink,
     ) -> Result<()> {
-        self.ticks += 1;
-        if self.ticks.is_multiple_of(4096) {
-            self.check_interrupts()?;
+        if input.len() == 0 {
+            return Ok(());
         }
-        let Some(step) = rule.steps.get(i) else {
-            return self.emit(rule, bindings, sink);
+        self.tick(input.len())?;
+        let Some(step) = run.rule.steps.get(i) else {
+            return self.emit(run.rule, input, sink);
         };
         match step {
             Step::Filter(a, op, b) => {
-                let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
-                if compare(&a, *op, &b) {
-                    self.steps(rule, i + 1, bindings, delta, sink)?;
+                let mut keep = Vec::with_capacity(input.len());
+                for r in 0..input.len() {
+                    let row = input.row(r);
+                    let (a, b) = (self.eval(a, row)?, self.eval(b, row)?);
+                    keep.push(compare(&a, *op, &b));
                 }
+                input.retain(&keep);
+                self.run_steps(run, i + 1, input, sink)
             }
             Step::Assign(slot, term) => {
-                bindings[*slot] = Some(self.eval(term, bindings)?);
-                self.steps(rule, i + 1, bindings, delta, sink)?;
-                bindings[*slot] = None;
+                for r in 0..input.len() {
+                    let v = self.eval(term, input.row(r))?;
+                    input.set(r, *slot, v);
+                }
+                self.run_steps(run, i + 1, input, sink)
+            }
+            Step::Atom {
+                rel,
+                args,
+                negated: true,
+            } => {
+                let mut keep = Vec::with_capacity(input.len());
+                for r in 0..input.len() {
+                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    keep.push(source.is_empty());
+                }
+                input.retain(&keep);
+                self.run_steps(run, i + 1, input, sink)
+            }
+            Step::Atom { rel, args, .. } => {
+                let binds = &run.shape.binds[i];
+                let mut out = Batch::new(input.width());
+                for r in 0..input.len() {
+                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    let n = source.len();
+                    let mut k = 0;
+                    while k < n {
+                        let end = n.min(k + BATCH_ROWS.saturating_sub(out.len()).max(1));
+                        self.extend(&source, k..end, input.row(r), binds, &mut out);
+                        k = end;
+                        if out.len() >= BATCH_ROWS {
+                            self.run_steps(run, i + 1, &mut out, sink)?;
+                            out.clear();
+                        }
+                    }
+                }
+                self.run_steps(run, i + 1, &mut out, sink)
             }
             Step::Ranked { op, args } => {
-                let ranking = {
-                    let at = At {
-                        snapshot: self.snapshot,
-                        valid: self.valid,
-                        known: self.known,
+                let binds = &run.shape.binds[i];
+                let mut out = Batch::new(input.width());
+                for r in 0..input.len() {
+                    let parent = input.row(r);
+                    let ranking = {
+                        let mut inputs = Vec::new();
+                        for term in input_terms(op) {
+                            inputs.push(self.eval(term, parent)?);
+                        }
+                        let at = At {
+                            snapshot: self.snapshot,
+                            valid: self.valid,
+                            known: self.known,
+                        };
+                        self.retrieval.rank(op, &at, &mut inputs.into_iter())?
                     };
-                    let mut inputs = Vec::new();
-                    for term in input_terms(op) {
-                        inputs.push(self.eval(term, bindings)?);
-                    }
-                    self.retrieval.rank(op, &at, &mut inputs.into_iter())?
-                };
-                let mut bound_here: smallvec::SmallVec<[usize; 3]> = smallvec::SmallVec::new();
-                for (rank, (id, score)) in ranking.into_iter().enumerate() {
-                    let row = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
-                    let mut ok = true;
-                    for (c, a) in args.iter().enumerate() {
-                        match a {
-                            Arg::Any => {}
-                            Arg::Bound(t) => {
-                                if self.eval(t, bindings)? != row[c] {
-                                    ok = false;
-                                }
+                    'ranks: for (rank, (id, score)) in ranking.into_iter().enumerate() {
+                        let values = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
+                        for (c, a) in args.iter().enumerate() {
+                            if let Arg::Bound(t) = a
+                                && self.eval(t, parent)? != values[c]
+                            {
+                                continue 'ranks;
                             }
-                            Arg::Bind(slot) => match &bindings[*slot] {
-                                Some(v) if *v != row[c] => ok = false,
-                                Some(_) => {}
-                                None => {
-                                    bindings[*slot] = Some(row[c].clone());
-                                    bound_here.push(*slot);
-                                }
-                            },
                         }
-                        if !ok {
-                            break;
-                        }
+                        out.push_match(parent, binds, |c| values[c].clone());
                     }
-                    if ok {
-                        self.steps(rule, i + 1, bindings, delta, sink)?;
+                    if out.len() >= BATCH_ROWS {
+                        self.run_steps(run, i + 1, &mut out, sink)?;
+                        out.clear();
                     }
-                    for slot in bound_here.drain(..) {
-                        bindings[slot] = None;
-                    }
+                }
+                self.run_steps(run, i + 1, &mut out, sink)
+            }
+        }
+    }
+
+    /// The matches of the atom at step `i` for the bindings in `row`.
+    fn source(
+        &mut self,
+        run: &RuleRun<'_>,
+        i: usize,
+        rel: &RelRef,
+        args: &[Arg],
+        row: &[Val],
+    ) -> Result<Source> {
+        let cols = &run.shape.key_columns[i];
+        let mut key: SmallVec<[Val; 4]> = SmallVec::with_capacity(cols.len());
+        for &c in cols {
+            key.push(match &args[c] {
+                Arg::Bound(Term::Slot(s)) => row[*s].clone(),
+                Arg::Bound(other) => self.eval(other, row)?,
+                Arg::Bind(_) | Arg::Any => {
+                    return Err(Error::Runtime("a key column without a term".into()));
+                }
+            });
+        }
+        Ok(match rel {
+            RelRef::Derived(r) => {
+                let range = match run.delta {
+                    Some((at, range)) if *at == i => range.clone(),
+                    _ => 0..self.derived[*r].len(),
+                };
+                if cols.is_empty() {
+                    Source::DerivedRange(*r, range)
+                } else {
+                    Source::Derived(*r, self.derived[*r].positions(cols, &key, range))
                 }
             }
-            Step::Atom { rel, args, negated } => {
-                let mut cols: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
-                let mut key: smallvec::SmallVec<[Val; 4]> = smallvec::SmallVec::new();
-                for (c, a) in args.iter().enumerate() {
-                    if let Arg::Bound(t) = a {
-                        cols.push(c);
-                        key.push(match t {
-                            Term::Slot(s) => bindings[*s]
-                                .clone()
-                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
-                            other => self.eval(other, bindings)?,
-                        });
-                    }
+            RelRef::Stored(name) => self.scan_stored(name, cols, &key)?,
+        })
+    }
+
+    /// Appends `parent` extended by each match `span` of `source` to `out`.
+    fn extend(
+        &self,
+        source: &Source,
+        span: Range<usize>,
+        parent: &[Val],
+        binds: &[Bind],
+        out: &mut Batch,
+    ) {
+        match source {
+            Source::DerivedRange(r, range) => {
+                let rel = &self.derived[*r];
+                for k in span {
+                    let row = rel.row(range.start + k as u32);
+                    out.push_match(parent, binds, |c| row[c].clone());
                 }
-                let source = match rel {
-                    RelRef::Derived(r) => {
-                        let range = match delta {
-                            Some((at, range)) if *at == i => range.clone(),
-                            _ => 0..self.derived[*r].len(),
-                        };
-                        if cols.is_empty() {
-                            Source::DerivedRange(*r, range)
-                        } else {
-                            Source::Derived(*r, self.derived[*r].positions(&cols, &key, range))
-                        }
-                    }
-                    RelRef::Stored(name) => self.scan_stored(name, &cols, &key)?,
+            }
+            Source::Derived(r, positions) => {
+                let rel = &self.derived[*r];
+                for &p in &positions[span] {
+                    let row = rel.row(p);
+                    out.push_match(parent, binds, |c| row[c].clone());
+                }
+            }
+            Source::Stored(id, run) => {
+                let Some(m) = &self.stored[*id].materialized else {
+                    return;
                 };
-                if *negated {
-                    if source.is_empty() {
-                        self.steps(rule, i + 1, bindings, delta, sink)?;
-                    }
-                    return Ok(());
+                let columns = m.relation.columns(run.pattern);
+                for k in span {
+                    let row = run.rows.start + k as u32;
+                    out.push_match(parent, binds, |c| columns[c].get(row));
                 }
-                let mut bound_here: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
-                for k in 0..source.len() {
-                    let tuple: &[Val] = match &source {
-                        Source::DerivedRange(r, range) => {
-                            self.derived[*r].row(range.start + k as u32)
+            }
+            Source::Read(rows) => {
+                for row in &rows[span] {
+                    out.push_match(parent, binds, |c| row[c].clone());
+                }
+            }
+        }
+    }
+
+    /// Adds the head tuple of each binding in `batch` (or, for a rule that
+    /// aggregates, keeps the bindings).
+    fn emit(&mut self, rule: &RulePlan, batch: &Batch, sink: &mut Sink) -> Result<()> {
+        let append = matches!(sink, Sink::Append(_));
+        match sink {
+            Sink::Bindings(all) => {
+                for r in 0..batch.len() {
+                    all.push_match(batch.row(r), &[], |_| Val::Null);
+                }
+            }
+            Sink::Insert(added) | Sink::Append(added) => {
+                let mut tuple: SmallVec<[Val; 4]> = SmallVec::new();
+                for r in 0..batch.len() {
+                    let row = batch.row(r);
+                    tuple.clear();
+                    for h in &rule.head_terms {
+                        if let HeadTerm::Value(term) = h {
+                            tuple.push(match term {
+                                Term::Slot(s) => row[*s].clone(),
+                                other => self.eval(other, row)?,
+                            });
                         }
-                        Source::Derived(r, pos) => self.derived[*r].row(pos[k]),
-                        Source::Stored(id, run) => match &self.stored[*id].materialized {
-                            Some(m) => m.relation.run_row(run.pattern, run.rows.start + k as u32),
-                            None => continue,
-                        },
-                        Source::Read(rows) => &rows[k],
+                    }
+                    // Most derivations in a recursion rediscover known
+                    // tuples: probe before copying one.
+                    let new = if append {
+                        self.derived[rule.head].push_distinct(tuple.drain(..));
+                        true
+                    } else {
+                        self.derived[rule.head].insert(&tuple)
                     };
-                    let mut ok = true;
-                    for (c, a) in args.iter().enumerate() {
-                        if let Arg::Bind(slot) = a {
-                            match &bindings[*slot] {
-                                // `p(X, X)`: the second X must agree.
-                                Some(v) if *v != tuple[c] => {
-                                    ok = false;
-                                    break;
-                                }
-                                Some(_) => {}
-                                None => {
-                                    bindings[*slot] = Some(tuple[c].clone());
-                                    bound_here.push(*slot);
-                                }
-                            }
-                        }
-                    }
-                    if ok {
-                        self.steps(rule, i + 1, bindings, delta, sink)?;
-                    }
-                    for slot in bound_here.drain(..) {
-                        bindings[slot] = None;
+                    if new {
+                        *added = true;
+                        self.derived_count += 1;
+                        self.check_limits()?;
                     }
                 }
             }
@@ -596,16 +664,17 @@ impl<'a> Executor<'a> {
     }
 
     /// Every row of a stored relation live at the query's instant, from the
-    /// cache when the same rows were materialized before.
+    /// cache when the same rows were materialized before; read column by
+    /// column (one typed pass each) into a columnar copy.
     fn materialize(&mut self, name: &str) -> Result<Materialized> {
         let store = self.snapshot.store();
         let rel: RelationId = store.relation_id(name)?;
-        let scan = self
+        let live = self
             .snapshot
             .scan(rel)
             .as_of(self.valid)
-            .known_at(self.known);
-        let live = scan.live_rows()?;
+            .known_at(self.known)
+            .live_rows()?;
         if let Some(relation) = self.cache.take(rel, &live) {
             return Ok(Materialized {
                 rel,
@@ -614,11 +683,10 @@ impl<'a> Executor<'a> {
             });
         }
         let arity = store.schema(rel)?.arity();
-        let mut relation = Relation::new(arity);
-        scan.for_each(|row| {
-            relation.push_distinct((0..arity).map(|c| Val::from_ref(row.value(c))));
-        })?;
-        relation.freeze();
+        let columns = (0..arity)
+            .map(|c| Ok(Column::from_gathered(self.snapshot.gather(rel, c, &live)?)))
+            .collect::<Result<Vec<Column>>>()?;
+        let relation = Frozen::new(live.len() as u32, columns);
         Ok(Materialized {
             rel,
             live,
@@ -655,8 +723,12 @@ impl<'a> Executor<'a> {
         Ok(out)
     }
 
-    fn aggregate(&mut self, rule: &RulePlan, bindings: Vec<Bindings>) -> Result<Vec<Tuple>> {
-        let distinct: FxHashSet<Vec<Option<Val>>> = bindings.into_iter().collect();
+    /// The head tuples of a rule that aggregates, from its bindings (each
+    /// distinct binding counts once: answers are sets).
+    fn aggregate(&mut self, rule: &RulePlan, bindings: &Batch) -> Result<Vec<Tuple>> {
+        let mut order: Vec<usize> = (0..bindings.len()).collect();
+        order.sort_by(|&a, &b| bindings.row(a).cmp(bindings.row(b)));
+        order.dedup_by(|a, b| bindings.row(*a) == bindings.row(*b));
         let mut groups: FxHashMap<Vec<Val>, Vec<Vec<Val>>> = FxHashMap::default();
         let aggs: Vec<(usize, Aggregate, usize)> = rule
             .head_terms
@@ -667,9 +739,8 @@ impl<'a> Executor<'a> {
                 HeadTerm::Value(_) => None,
             })
             .collect();
-        let mut sorted: Vec<Vec<Option<Val>>> = distinct.into_iter().collect();
-        sorted.sort();
-        for b in &sorted {
+        for &at in &order {
+            let b = bindings.row(at);
             let mut key = Vec::new();
             for h in &rule.head_terms {
                 if let HeadTerm::Value(t) = h {
@@ -680,9 +751,10 @@ impl<'a> Executor<'a> {
                 .entry(key)
                 .or_insert_with(|| vec![Vec::new(); aggs.len()]);
             for (k, &(_, _, slot)) in aggs.iter().enumerate() {
-                if let Some(v) = &b[slot] {
-                    inputs[k].push(v.clone());
-                }
+                let v = b
+                    .get(slot)
+                    .ok_or_else(|| Error::Runtime("unbound variable".into()))?;
+                inputs[k].push(v.clone());
             }
         }
         let mut out = Vec::with_capacity(groups.len());
@@ -722,11 +794,10 @@ impl<'a> Executor<'a> {
         let store = self.snapshot.store();
         let rel = store.relation_id(name)?;
         let mut scan = self.snapshot.scan(rel).history();
-        let empty = Vec::new();
         let mut checks = Vec::new();
         for (c, a) in args.iter().enumerate() {
             if let Arg::Bound(t) = a {
-                let v = self.eval(t, &empty)?;
+                let v = self.eval(t, &[])?;
                 match v.to_value() {
                     Some(Value::Sym(s)) if self.symbols.is_virtual(s.0) => {
                         return Ok(Rows::from_rows(history_columns(plan), Vec::new()));
@@ -774,13 +845,13 @@ impl<'a> Executor<'a> {
         Ok(Rows::from_rows(history_columns(plan), rows))
     }
 
-    /// Evaluates a term under bindings.
-    fn eval(&mut self, term: &Term, bindings: &Bindings) -> Result<Val> {
+    /// Evaluates a term under one row of bindings (slots a term reads are
+    /// bound: `Shape::of` checked).
+    fn eval(&mut self, term: &Term, bindings: &[Val]) -> Result<Val> {
         Ok(match term {
             Term::Slot(s) => bindings
                 .get(*s)
                 .cloned()
-                .flatten()
                 .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
             Term::Const(c) => self.constant(c),
             Term::Param(p) => self

@@ -18,11 +18,13 @@
 //! # Ok::<(), chronolog_engine::Error>(())
 //! ```
 
+mod batch;
 mod database;
 pub mod demo;
 mod distinct;
 mod error;
 mod eval;
+mod frozen;
 mod json;
 mod messages;
 mod ops;

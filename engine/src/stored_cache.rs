@@ -14,17 +14,17 @@ use std::sync::Arc;
 use chronolog_storage::RelationId;
 use roaring::RoaringBitmap;
 
-use crate::relation::Relation;
+use crate::frozen::Frozen;
 
-/// Cached values in all relations at most (about 24 bytes each, plus
-/// their hash indexes): bounds the memory a session keeps between queries.
-const MAX_CACHED_CELLS: usize = 2 << 20;
+/// Bytes in all cached copies at most (grouped copies included): bounds
+/// the memory a session keeps between queries.
+const MAX_CACHED_BYTES: usize = 64 << 20;
 
 /// A materialized relation with the key it is valid for.
 pub(crate) struct Materialized {
     pub rel: RelationId,
     pub live: Arc<RoaringBitmap>,
-    pub relation: Relation,
+    pub relation: Frozen,
 }
 
 /// Most recently used last.
@@ -36,7 +36,7 @@ pub(crate) struct StoredCache {
 impl StoredCache {
     /// Takes out the copy of `rel` whose live rows are `live`, if one is
     /// kept.
-    pub(crate) fn take(&mut self, rel: RelationId, live: &Arc<RoaringBitmap>) -> Option<Relation> {
+    pub(crate) fn take(&mut self, rel: RelationId, live: &Arc<RoaringBitmap>) -> Option<Frozen> {
         let at = self
             .entries
             .iter()
@@ -48,16 +48,16 @@ impl StoredCache {
     /// entries beyond the size bound (and any other copy of the relation:
     /// the newest is the likeliest to be asked for again).
     pub(crate) fn put(&mut self, m: Materialized) {
-        let cells = m.relation.cells();
-        if cells > MAX_CACHED_CELLS {
+        let bytes = m.relation.bytes();
+        if bytes > MAX_CACHED_BYTES {
             return;
         }
         self.entries.retain(|old| old.rel != m.rel);
         self.entries.push(m);
-        let mut total: usize = self.entries.iter().map(|m| m.relation.cells()).sum();
-        while total > MAX_CACHED_CELLS {
+        let mut total: usize = self.entries.iter().map(|m| m.relation.bytes()).sum();
+        while total > MAX_CACHED_BYTES {
             let evicted = self.entries.remove(0);
-            total -= evicted.relation.cells();
+            total -= evicted.relation.bytes();
         }
     }
 }

@@ -92,6 +92,24 @@ impl Val {
     }
 }
 
+impl From<Value> for Val {
+    /// Takes an owned storage value (strings, bytes and vectors move their
+    /// shared buffer, no copy).
+    fn from(v: Value) -> Val {
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(b),
+            Value::Int(i) => Val::Int(i),
+            Value::Float(x) => Val::Float(x),
+            Value::Str(s) => Val::Str(s),
+            Value::Sym(s) => Val::Sym(s.0),
+            Value::Bytes(b) => Val::Bytes(b),
+            Value::Time(t) => Val::Time(t.0),
+            Value::Vector(v) => Val::Vector(v),
+        }
+    }
+}
+
 impl PartialEq for Val {
     /// Agrees with `Ord`, with fast paths for same-typed values (joins and
     /// hash probes compare mostly ints and symbols).
@@ -166,6 +184,14 @@ impl Hash for Val {
             Val::List(l) => l.hash(h),
         }
     }
+}
+
+/// One value's hash under [`MixState`], agreeing with `Eq` (an int and
+/// the float of the same value hash alike).
+#[inline]
+pub(crate) fn hash_val(v: &Val) -> u64 {
+    use std::hash::BuildHasher;
+    MixState::default().hash_one(v)
 }
 
 /// A tuple of a relation during evaluation.
