@@ -12,7 +12,7 @@
 //! first occurrence), so [`Shape`] works it out once per evaluation; slots
 //! not bound yet hold `Null`, which is never read.
 
-use chronolog_ql::plan::{Arg, RulePlan, Step, Term};
+use chronolog_ql::plan::{Arg, HeadTerm, RulePlan, Step, Term};
 use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
@@ -36,6 +36,15 @@ impl Batch {
         Batch {
             width,
             cells: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// An empty batch with room for `rows` rows.
+    pub(crate) fn with_capacity(width: usize, rows: usize) -> Batch {
+        Batch {
+            width,
+            cells: Vec::with_capacity(width * rows),
             len: 0,
         }
     }
@@ -139,6 +148,9 @@ pub(crate) struct Shape {
     pub binds: Vec<SmallVec<[Bind; 4]>>,
     /// Per step: the columns of an atom bound to a term (its lookup key).
     pub key_columns: Vec<SmallVec<[usize; 4]>>,
+    /// The slot of each head column, when every head column is a variable
+    /// (the head tuple is then a projection of the binding).
+    pub head_slots: Option<SmallVec<[usize; 4]>>,
 }
 
 impl Shape {
@@ -213,7 +225,19 @@ impl Shape {
             binds.push(step_binds);
             key_columns.push(keys);
         }
-        Ok(Shape { binds, key_columns })
+        let head_slots = rule
+            .head_terms
+            .iter()
+            .map(|h| match h {
+                HeadTerm::Value(Term::Slot(s)) if *s < bound.len() => Some(*s),
+                _ => None,
+            })
+            .collect();
+        Ok(Shape {
+            binds,
+            key_columns,
+            head_slots,
+        })
     }
 }
 
@@ -325,6 +349,7 @@ mod tests {
         assert_eq!(shape.binds[1].as_slice(), &[b(1, 1, false)]);
         assert!(shape.binds[2].is_empty());
         assert_eq!(shape.key_columns[1].as_slice(), &[0]);
+        assert_eq!(shape.head_slots.as_deref(), Some(&[][..]));
 
         // Reading a slot before any step binds it is an error, not a
         // placeholder.

@@ -114,6 +114,8 @@ pub(crate) struct Executor<'a> {
     ticks: u64,
     /// `ticks` at the next poll.
     next_poll: u64,
+    /// Batches done with, kept for their buffers.
+    spare: Vec<Batch>,
     /// Stored relations read by this query, materialized once they are read
     /// often (a join or a recursion) so later lookups hit a hash index.
     stored: Vec<StoredReads>,
@@ -162,6 +164,7 @@ impl<'a> Executor<'a> {
             derived_count: 0,
             ticks: 0,
             next_poll: 4096,
+            spare: Vec::new(),
             stored: Vec::new(),
             cache,
             retrieval,
@@ -401,6 +404,18 @@ impl<'a> Executor<'a> {
         }
     }
 
+    /// An empty batch, reusing the buffer of an earlier one (each step of
+    /// a recursion would otherwise grow a fresh one per hand-off).
+    fn spare_batch(&mut self, width: usize) -> Batch {
+        match self.spare.pop() {
+            Some(mut b) if b.width() == width => {
+                b.clear();
+                b
+            }
+            _ => Batch::with_capacity(width, BATCH_ROWS),
+        }
+    }
+
     /// Counts `rows` steps taken and polls cancel and the deadline every
     /// 4,096 of them.
     fn tick(&mut self, rows: usize) -> Result<()> {
@@ -426,7 +441,7 @@ impl<'a> Executor<'a> {
         }
         self.tick(input.len())?;
         let Some(step) = run.rule.steps.get(i) else {
-            return self.emit(run.rule, input, sink);
+            return self.emit(run, input, sink);
         };
         match step {
             Step::Filter(a, op, b) => {
@@ -461,7 +476,7 @@ impl<'a> Executor<'a> {
             }
             Step::Atom { rel, args, .. } => {
                 let binds = &run.shape.binds[i];
-                let mut out = Batch::new(input.width());
+                let mut out = self.spare_batch(input.width());
                 for r in 0..input.len() {
                     let source = self.source(run, i, rel, args, input.row(r))?;
                     let n = source.len();
@@ -476,7 +491,9 @@ impl<'a> Executor<'a> {
                         }
                     }
                 }
-                self.run_steps(run, i + 1, &mut out, sink)
+                let done = self.run_steps(run, i + 1, &mut out, sink);
+                self.spare.push(out);
+                done
             }
             Step::Ranked { op, args } => {
                 let binds = &run.shape.binds[i];
@@ -596,7 +613,8 @@ impl<'a> Executor<'a> {
 
     /// Adds the head tuple of each binding in `batch` (or, for a rule that
     /// aggregates, keeps the bindings).
-    fn emit(&mut self, rule: &RulePlan, batch: &Batch, sink: &mut Sink) -> Result<()> {
+    fn emit(&mut self, run: &RuleRun<'_>, batch: &Batch, sink: &mut Sink) -> Result<()> {
+        let rule = run.rule;
         let append = matches!(sink, Sink::Append(_));
         match sink {
             Sink::Bindings(all) => {
@@ -608,22 +626,29 @@ impl<'a> Executor<'a> {
                 let mut tuple: SmallVec<[Val; 4]> = SmallVec::new();
                 for r in 0..batch.len() {
                     let row = batch.row(r);
-                    tuple.clear();
-                    for h in &rule.head_terms {
-                        if let HeadTerm::Value(term) = h {
-                            tuple.push(match term {
-                                Term::Slot(s) => row[*s].clone(),
-                                other => self.eval(other, row)?,
-                            });
-                        }
-                    }
                     // Most derivations in a recursion rediscover known
                     // tuples: probe before copying one.
-                    let new = if append {
-                        self.derived[rule.head].push_distinct(tuple.drain(..));
-                        true
-                    } else {
-                        self.derived[rule.head].insert(&tuple)
+                    let new = match &run.shape.head_slots {
+                        Some(slots) if !append => {
+                            self.derived[rule.head].insert_projected(row, slots)
+                        }
+                        _ => {
+                            tuple.clear();
+                            for h in &rule.head_terms {
+                                if let HeadTerm::Value(term) = h {
+                                    tuple.push(match term {
+                                        Term::Slot(s) => row[*s].clone(),
+                                        other => self.eval(other, row)?,
+                                    });
+                                }
+                            }
+                            if append {
+                                self.derived[rule.head].push_distinct(tuple.drain(..));
+                                true
+                            } else {
+                                self.derived[rule.head].insert(&tuple)
+                            }
+                        }
                     };
                     if new {
                         *added = true;

@@ -22,7 +22,8 @@ use chronolog_storage::{ColumnType, Gathered};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 
-use crate::val::{Val, hash_val, mix64};
+use crate::radix::sort_by_low_bits;
+use crate::val::{Val, hash_part, mix64};
 
 /// The start of every key hash (any odd constant: keys of one scalar then
 /// hash by a bijection of their bits, so distinct keys never share a hash).
@@ -128,7 +129,7 @@ impl Column {
             }
             Column::Vals(vals) => {
                 for (h, v) in hashes.iter_mut().zip(vals) {
-                    *h = mix64(*h ^ hash_val(v));
+                    *h = mix64(*h ^ hash_part(v));
                 }
             }
         }
@@ -140,7 +141,7 @@ impl Column {
     fn key_part(&self, v: &Val) -> Option<u64> {
         match self {
             Column::Scalar(kind, _) => kind.code(v),
-            Column::Vals(_) => Some(hash_val(v)),
+            Column::Vals(_) => Some(hash_part(v)),
         }
     }
 
@@ -286,7 +287,7 @@ impl Frozen {
             self.columns[c].hash_into(&mut hashes);
         }
         let mut order: Vec<(u64, u32)> = hashes.into_iter().zip(0..self.len).collect();
-        radix_sort_low32(&mut order);
+        sort_by_low_bits(&mut order, 32);
         let same_key =
             |a: u32, b: u32| cols.iter().all(|&c| self.columns[c].cmp_rows(a, b).is_eq());
         // A span of equal low bits whose entries differ in full hash or key
@@ -332,33 +333,6 @@ impl Frozen {
             heads,
             columns: self.columns.iter().map(|c| c.gather(&rows)).collect(),
         }
-    }
-}
-
-/// Sorts `(hash, row)` entries by the low 32 bits of the hash, stably: two
-/// counting passes of 16 bits each (a comparison sort cost four times the
-/// instructions).
-fn radix_sort_low32(entries: &mut Vec<(u64, u32)>) {
-    let mut other = entries.clone();
-    let mut starts = vec![0usize; 1 << 16];
-    for shift in [0u32, 16] {
-        let digit = |e: &(u64, u32)| ((e.0 >> shift) & 0xffff) as usize;
-        starts.fill(0);
-        for e in entries.iter() {
-            starts[digit(e)] += 1;
-        }
-        let mut at = 0;
-        for s in starts.iter_mut() {
-            let n = *s;
-            *s = at;
-            at += n;
-        }
-        for e in entries.iter() {
-            let d = digit(e);
-            other[starts[d]] = *e;
-            starts[d] += 1;
-        }
-        std::mem::swap(entries, &mut other);
     }
 }
 

@@ -28,6 +28,7 @@ mod frozen;
 mod json;
 mod messages;
 mod ops;
+mod radix;
 mod relation;
 pub mod retrieval;
 mod rows;

@@ -13,7 +13,7 @@
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 
-use crate::val::{MixState, Val};
+use crate::val::{Val, hash_key};
 
 /// No row: the end of an index chain.
 const NONE: u32 = u32::MAX;
@@ -39,15 +39,6 @@ pub(crate) struct Relation {
 struct ChainIndex {
     heads: HashTable<(u64, u32)>,
     next: Vec<u32>,
-}
-
-fn hash_values<'v>(values: impl Iterator<Item = &'v Val>) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut h = MixState::default().build_hasher();
-    for v in values {
-        v.hash(&mut h);
-    }
-    h.finish()
 }
 
 impl ChainIndex {
@@ -102,16 +93,33 @@ impl Relation {
     /// allocated for a duplicate).
     pub(crate) fn insert(&mut self, tuple: &[Val]) -> bool {
         debug_assert_eq!(tuple.len(), self.arity);
-        let hash = hash_values(tuple.iter());
+        self.insert_by(|j| &tuple[j])
+    }
+
+    /// Inserts the tuple of `row`'s values at `cols` (a rule's head read
+    /// straight from a binding, without building the tuple first).
+    pub(crate) fn insert_projected(&mut self, row: &[Val], cols: &[usize]) -> bool {
+        debug_assert_eq!(cols.len(), self.arity);
+        self.insert_by(|j| &row[cols[j]])
+    }
+
+    /// Inserts the tuple whose value `j` is `value(j)`.
+    #[inline]
+    fn insert_by<'v>(&mut self, value: impl Fn(usize) -> &'v Val) -> bool {
+        let arity = self.arity;
+        let hash = hash_key((0..arity).map(&value));
         let at = self.len;
-        let (arity, cells) = (self.arity, &self.cells);
+        let cells = &self.cells;
         // One probe finds the tuple or the slot it goes in.
         match self.set.entry(
             hash,
             |&(h, row)| {
                 h == hash && {
                     let start = row as usize * arity;
-                    &cells[start..start + arity] == tuple
+                    cells[start..start + arity]
+                        .iter()
+                        .enumerate()
+                        .all(|(j, v)| *v == *value(j))
                 }
             },
             |&(h, _)| h,
@@ -121,7 +129,7 @@ impl Relation {
                 slot.insert((hash, at));
             }
         }
-        self.cells.extend_from_slice(tuple);
+        self.cells.extend((0..arity).map(|j| value(j).clone()));
         self.len += 1;
         self.index_new_row(at);
         true
@@ -148,7 +156,7 @@ impl Relation {
         let row = |r: u32| &cells[r as usize * *arity..(r as usize + 1) * *arity];
         for (cols, index) in indexes.iter_mut() {
             let new = row(at);
-            let hash = hash_values(cols.iter().map(|&c| &new[c]));
+            let hash = hash_key(cols.iter().map(|&c| &new[c]));
             index.link(hash, at, |r| {
                 let old = row(r);
                 cols.iter().all(|&c| old[c] == new[c])
@@ -175,7 +183,7 @@ impl Relation {
             }
         };
         let index = &self.indexes[at].1;
-        let hash = hash_values(key.iter());
+        let hash = hash_key(key.iter());
         let Some(&(_, head)) = index.heads.find(hash, |&(h, r)| {
             h == hash && {
                 let row = self.row(r);
@@ -202,7 +210,7 @@ impl Relation {
         };
         for at in 0..self.len {
             let new = self.row(at);
-            let hash = hash_values(cols.iter().map(|&c| &new[c]));
+            let hash = hash_key(cols.iter().map(|&c| &new[c]));
             index.link(hash, at, |r| {
                 let old = self.row(r);
                 cols.iter().all(|&c| old[c] == new[c])
