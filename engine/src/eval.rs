@@ -708,9 +708,13 @@ impl<'a> Executor<'a> {
             });
         }
         let arity = store.schema(rel)?.arity();
-        let columns = (0..arity)
-            .map(|c| Ok(Column::from_gathered(self.snapshot.gather(rel, c, &live)?)))
-            .collect::<Result<Vec<Column>>>()?;
+        let all: Vec<usize> = (0..arity).collect();
+        let columns = self
+            .snapshot
+            .gather(rel, &all, &live)?
+            .into_iter()
+            .map(Column::from_gathered)
+            .collect();
         let relation = Frozen::new(live.len() as u32, columns);
         Ok(Materialized {
             rel,

@@ -183,10 +183,13 @@ pub(crate) struct Frozen {
     groups: Vec<(SmallVec<[usize; 4]>, Grouped)>,
 }
 
+/// Key hash -> `(hash, start, len)` of the key's run.
+type Heads = HashTable<(u64, u32, u32)>;
+
 /// The rows grouped by the key of one pattern: key hash -> `(start, len)`
 /// of its run in `columns`.
 struct Grouped {
-    heads: HashTable<(u64, u32, u32)>,
+    heads: Heads,
     columns: Vec<Column>,
 }
 
@@ -282,6 +285,54 @@ impl Frozen {
     /// A copy of the rows grouped by their `cols`, rows of one key in row
     /// order.
     fn group_by(&self, cols: &[usize]) -> Grouped {
+        let (order, heads) = match cols {
+            [c] if matches!(self.columns[*c], Column::Scalar(..)) => self.group_by_bits(*c),
+            _ => self.group_by_hash(cols),
+        };
+        let rows: Vec<u32> = order.into_iter().map(|(_, r)| r).collect();
+        Grouped {
+            heads,
+            columns: self.columns.iter().map(|c| c.gather(&rows)).collect(),
+        }
+    }
+
+    /// Groups by one scalar column: rows sorted by their bits less the
+    /// column's least value (exact, so a run is a span of equal bits; ids,
+    /// small ints and dates of a few years span under 2^32, so the radix
+    /// sort makes two to four passes). A column spanning more is hashed.
+    fn group_by_bits(&self, column: usize) -> (Vec<(u64, u32)>, Heads) {
+        let Column::Scalar(_, bits) = &self.columns[column] else {
+            return self.group_by_hash(&[column]);
+        };
+        let (lo, hi) = bits.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &b| {
+            (lo.min(b as i64), hi.max(b as i64))
+        });
+        if bits.is_empty() || (hi as i128 - lo as i128) >= 1 << 32 {
+            return self.group_by_hash(&[column]);
+        }
+        let mut order: Vec<(u64, u32)> = bits
+            .iter()
+            .map(|&b| b.wrapping_sub(lo as u64))
+            .zip(0..self.len)
+            .collect();
+        sort_by_low_bits(&mut order, 32);
+        let runs = 1 + order.windows(2).filter(|w| w[0].0 != w[1].0).count();
+        let mut heads: Heads = HashTable::with_capacity(runs);
+        let mut run = 0;
+        for i in 1..=order.len() {
+            if i == order.len() || order[i].0 != order[run].0 {
+                let hash = mix64(SEED ^ order[run].0.wrapping_add(lo as u64));
+                heads.insert_unique(hash, (hash, run as u32, (i - run) as u32), |&(h, _, _)| h);
+                run = i;
+            }
+        }
+        (order, heads)
+    }
+
+    /// Groups by key hash: rows sorted by the hash's low 32 bits, then any
+    /// span whose entries differ in full hash or key put in (hash, key,
+    /// row) order, so each key's rows are contiguous.
+    fn group_by_hash(&self, cols: &[usize]) -> (Vec<(u64, u32)>, Heads) {
         let mut hashes = vec![SEED; self.len as usize];
         for &c in cols {
             self.columns[c].hash_into(&mut hashes);
@@ -290,8 +341,6 @@ impl Frozen {
         sort_by_low_bits(&mut order, 32);
         let same_key =
             |a: u32, b: u32| cols.iter().all(|&c| self.columns[c].cmp_rows(a, b).is_eq());
-        // A span of equal low bits whose entries differ in full hash or key
-        // goes in (hash, key, row) order, so each key's rows are contiguous.
         let mut start = 0;
         while start < order.len() {
             let low = order[start].0 as u32;
@@ -315,7 +364,7 @@ impl Frozen {
             }
             start = end;
         }
-        let mut heads: HashTable<(u64, u32, u32)> = HashTable::new();
+        let mut heads: Heads = HashTable::new();
         let mut run = 0;
         for i in 1..=order.len() {
             let ends = i == order.len() || {
@@ -328,11 +377,7 @@ impl Frozen {
                 run = i;
             }
         }
-        let rows: Vec<u32> = order.into_iter().map(|(_, r)| r).collect();
-        Grouped {
-            heads,
-            columns: self.columns.iter().map(|c| c.gather(&rows)).collect(),
-        }
+        (order, heads)
     }
 }
 
@@ -447,17 +492,18 @@ mod tests {
 
     #[test]
     fn every_key_of_many_is_one_run_even_when_low_hash_bits_collide() {
-        // 300,000 keys: about ten pairs share the low 32 bits of their
-        // hash, which the radix pass groups by, so the fix-up runs.
+        // 300,000 two-column keys (hashed, not grouped by bits): about ten
+        // pairs share the low 32 bits of their hash, which the radix pass
+        // groups by, so the fix-up runs.
         let n = 300_000i64;
         let rows: Vec<Vec<Val>> = (0..n)
-            .flat_map(|k| [ints(&[k, k * 2]), ints(&[k, k * 2 + 1])])
+            .flat_map(|k| [ints(&[k, 0, k * 2]), ints(&[k, 0, k * 2 + 1])])
             .collect();
-        let mut r = Frozen::from_rows(2, &rows);
+        let mut r = Frozen::from_rows(3, &rows);
         for k in (0..n).step_by(997).chain([n - 1]) {
             assert_eq!(
-                lookup(&mut r, &[0], &ints(&[k])),
-                [ints(&[k, k * 2]), ints(&[k, k * 2 + 1])],
+                lookup(&mut r, &[0, 1], &ints(&[k, 0])),
+                [ints(&[k, 0, k * 2]), ints(&[k, 0, k * 2 + 1])],
                 "key {k}"
             );
         }
@@ -473,6 +519,32 @@ mod tests {
             covered += len;
         }
         assert_eq!(covered, 2 * n as u32);
+        // Grouped by the one int column, the same runs come from sorting
+        // the bits.
+        assert_eq!(
+            lookup(&mut r, &[0], &ints(&[n - 1])),
+            [ints(&[n - 1, 0, 2 * n - 2]), ints(&[n - 1, 0, 2 * n - 1])]
+        );
+        assert!(lookup(&mut r, &[0], &ints(&[-5])).is_empty());
+
+        // Keys below zero, and keys too far apart to sort by their bits.
+        for keys in [[-3i64, 7, -3, 7], [i64::MIN, i64::MAX, i64::MIN, 0]] {
+            let rows: Vec<Vec<Val>> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| ints(&[k, i as i64]))
+                .collect();
+            let mut r = Frozen::from_rows(2, &rows);
+            for k in keys {
+                let expected: Vec<Vec<Val>> = rows
+                    .iter()
+                    .filter(|row| row[0] == Val::Int(k))
+                    .cloned()
+                    .collect();
+                assert_eq!(lookup(&mut r, &[0], &ints(&[k])), expected, "key {k}");
+            }
+            assert!(lookup(&mut r, &[0], &ints(&[1])).is_empty());
+        }
     }
 
     #[test]

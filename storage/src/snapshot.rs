@@ -149,23 +149,23 @@ impl Snapshot {
         Ok(())
     }
 
-    /// The values of column `column` of `rel` at `rows` (typically a
-    /// scan's [`Scan::live_rows`]), in row-id order: as bits when the
-    /// column is a bool, int, symbol or time column with no null among
-    /// them, so a caller that copies a whole relation (the engine, for a
-    /// join) reads each column in one typed pass instead of matching every
-    /// value. The read lock is taken per 4,096 rows, as in [`Scan::for_each`].
-    pub fn gather(&self, rel: RelationId, column: usize, rows: &RoaringBitmap) -> Result<Gathered> {
+    /// The values of columns `columns` of `rel` at `rows` (typically a
+    /// scan's [`Scan::live_rows`]), in row-id order, one [`Gathered`] per
+    /// column: as bits when the column is a bool, int, symbol or time
+    /// column with no null among them. For callers that copy a whole
+    /// relation (the engine, for a join): the bitmap is walked once (not at
+    /// all when its ids are contiguous) and each column read in one typed
+    /// pass instead of matching every value. The read lock is taken per
+    /// 4,096 rows, as in [`Scan::for_each`].
+    pub fn gather(
+        &self,
+        rel: RelationId,
+        columns: &[usize],
+        rows: &RoaringBitmap,
+    ) -> Result<Vec<Gathered>> {
         let mut out = {
             let state = self.store.inner.state.read();
             let relation = state.relation(rel)?;
-            let Some(col) = relation.column(column) else {
-                return Err(Error::ArityMismatch {
-                    relation: relation.schema.name.clone(),
-                    expected: relation.schema.arity(),
-                    got: column + 1,
-                });
-            };
             if let Some(last) = rows.max()
                 && last >= relation.len()
             {
@@ -176,18 +176,50 @@ impl Snapshot {
                 });
             }
             let n = rows.len() as usize;
-            if col.scalar_for(rows) {
-                Gathered::Scalars(relation.schema.columns[column].ty, Vec::with_capacity(n))
-            } else {
-                Gathered::Values(Vec::with_capacity(n))
-            }
+            columns
+                .iter()
+                .map(|&c| match relation.column(c) {
+                    Some(col) if col.scalar_for(rows) => Ok(Gathered::Scalars(
+                        relation.schema.columns[c].ty,
+                        Vec::with_capacity(n),
+                    )),
+                    Some(_) => Ok(Gathered::Values(Vec::with_capacity(n))),
+                    None => Err(Error::ArityMismatch {
+                        relation: relation.schema.name.clone(),
+                        expected: relation.schema.arity(),
+                        got: c + 1,
+                    }),
+                })
+                .collect::<Result<Vec<Gathered>>>()?
         };
-        let mut iter = rows.iter().peekable();
-        while iter.peek().is_some() {
+        // With nothing retracted in between, live ids are one range.
+        let bounds = match (rows.min(), rows.max()) {
+            (Some(lo), Some(hi)) if u64::from(hi - lo) + 1 == rows.len() => Some((lo, hi)),
+            _ => None,
+        };
+        let mut next = bounds.map(|(lo, _)| lo);
+        let mut walk = rows.iter();
+        let mut ids: Vec<u32> = Vec::with_capacity(CHUNK_ROWS);
+        loop {
+            ids.clear();
+            match (bounds, next) {
+                (Some((_, hi)), Some(from)) => {
+                    let to = hi.min(from.saturating_add(CHUNK_ROWS as u32 - 1));
+                    ids.extend(from..=to);
+                    next = to.checked_add(1).filter(|&n| n <= hi);
+                }
+                (Some(_), None) => {}
+                (None, _) => ids.extend(walk.by_ref().take(CHUNK_ROWS)),
+            }
+            if ids.is_empty() {
+                break;
+            }
             let state = self.store.inner.state.read();
             let relation = state.relation(rel)?;
-            if let Some(col) = relation.column(column) {
-                col.gather(iter.by_ref().take(CHUNK_ROWS), &mut out);
+            for (&c, o) in columns.iter().zip(out.iter_mut()) {
+                if let Some(col) = relation.column(c) {
+                    col.gather(ids.iter().copied(), o);
+                }
             }
         }
         Ok(out)
@@ -656,15 +688,15 @@ mod tests {
         let snap = store.snapshot();
         let all = snap.scan(rel).live_rows()?;
         assert_eq!(
-            snap.gather(rel, 0, &all)?,
+            snap.gather(rel, &[0], &all)?[0],
             Gathered::Scalars(ColumnType::Int, vec![-1i64 as u64, 2, 3])
         );
         assert_eq!(
-            snap.gather(rel, 1, &all)?,
+            snap.gather(rel, &[0, 1], &all)?[1],
             Gathered::Scalars(ColumnType::Sym, vec![u64::from(bob.0); 3])
         );
         assert_eq!(
-            snap.gather(rel, 2, &all)?,
+            snap.gather(rel, &[2], &all)?[0],
             Gathered::Values(vec![
                 Value::Str("x".into()),
                 Value::Null,
@@ -672,20 +704,31 @@ mod tests {
             ])
         );
         // A null among the rows makes the column values; without it, bits.
-        assert!(matches!(snap.gather(rel, 3, &all)?, Gathered::Values(_)));
+        assert!(matches!(
+            snap.gather(rel, &[3], &all)?[0],
+            Gathered::Values(_)
+        ));
+        let ends: RoaringBitmap = [0u32, 2].into_iter().collect();
+        assert_eq!(
+            snap.gather(rel, &[0, 2], &ends)?,
+            vec![
+                Gathered::Scalars(ColumnType::Int, vec![-1i64 as u64, 3]),
+                Gathered::Values(vec![Value::Str("x".into()), Value::Str("z".into())]),
+            ]
+        );
         let first_two: RoaringBitmap = [0u32, 1].into_iter().collect();
         assert_eq!(
-            snap.gather(rel, 3, &first_two)?,
+            snap.gather(rel, &[3], &first_two)?[0],
             Gathered::Scalars(ColumnType::Time, vec![5, 7])
         );
         // Bad column or row: an error, not a panic.
         assert!(matches!(
-            snap.gather(rel, 4, &all),
+            snap.gather(rel, &[0, 4], &all),
             Err(Error::ArityMismatch { .. })
         ));
         let past: RoaringBitmap = [9u32].into_iter().collect();
         assert!(matches!(
-            snap.gather(rel, 0, &past),
+            snap.gather(rel, &[0], &past),
             Err(Error::RowOutOfRange { row: 9, .. })
         ));
         Ok(())
