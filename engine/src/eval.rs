@@ -4,12 +4,14 @@
 //! recursive one runs semi-naively: after a first full round, each round
 //! evaluates every rule once per recursive atom, with that atom reading only
 //! the tuples new in the previous round (`delta`) and the others reading
-//! everything so far, until a round adds nothing. Derived relations are
-//! sets of tuples with hash indexes built on demand per bound-column
-//! pattern; stored relations are read through the storage scan API (value
-//! indexes for bound columns, the validity bitmap for the as-of filter), one
-//! lookup per binding, collected before recursing so no storage lock is held
-//! across a nested scan.
+//! everything so far, until a round adds nothing. A rule's steps run a
+//! batch of bindings at a time (`batch.rs`). Derived relations are sets of
+//! tuples with hash indexes built on demand per bound-column pattern
+//! (`relation.rs`); stored relations are read through the storage scan API
+//! (value indexes for bound columns, the validity bitmap for the as-of
+//! filter), one lookup per binding, until a query has looked one up often
+//! enough to copy it whole into a grouped, columnar form (`frozen.rs`). No
+//! storage lock is held across a step.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -512,16 +514,20 @@ impl<'a> Executor<'a> {
                         };
                         self.retrieval.rank(op, &at, &mut inputs.into_iter())?
                     };
+                    // A ranked row is (id, score, rank); the plan names
+                    // at most those three columns.
+                    let column =
+                        |values: &[Val; 3], c: usize| values.get(c).cloned().unwrap_or(Val::Null);
                     'ranks: for (rank, (id, score)) in ranking.into_iter().enumerate() {
                         let values = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
                         for (c, a) in args.iter().enumerate() {
                             if let Arg::Bound(t) = a
-                                && self.eval(t, parent)? != values[c]
+                                && self.eval(t, parent)? != column(&values, c)
                             {
                                 continue 'ranks;
                             }
                         }
-                        out.push_match(parent, binds, |c| values[c].clone());
+                        out.push_match(parent, binds, |c| column(&values, c));
                     }
                     if out.len() >= BATCH_ROWS {
                         self.run_steps(run, i + 1, &mut out, sink)?;

@@ -11,9 +11,11 @@
 //! key, so one key's rows are one contiguous run: for an edge relation
 //! grouped by its source this is the adjacency array of a CSR graph, and a
 //! walk reads a node's edges from adjacent cache lines instead of taking a
-//! random miss per edge. Grouping is a stable radix sort of `(key hash,
-//! row)` on the hash's low 32 bits, with a fix-up for the rare spans whose
-//! keys differ, then one gather per column.
+//! random miss per edge. Grouping is a stable radix sort, then one gather
+//! per column: by a single scalar column, of its bits less the column's
+//! least value (exact; small ids and ints vary in two or three bytes, so
+//! two or three passes); by anything else, of the key hash's low 32 bits,
+//! with a fix-up for the rare spans whose keys differ.
 
 use std::cmp::Ordering;
 use std::ops::Range;
