@@ -242,3 +242,46 @@ fn repeated_queries_see_every_write_and_every_instant() {
     assert_eq!(reached(&mut db, "?- reach(Y) as_of 2022-06-01.").len(), 200);
     assert_eq!(reached(&mut db, "?- reach(Y)."), ["Int(2)"]);
 }
+
+/// Joins whose matches overflow one batch of bindings (1,024 rows): a full
+/// scan of 7,500 rows, a lookup with 2,500 matches, and filters, negation,
+/// assignment and aggregation downstream of each hand-off, checked against
+/// counts worked out here.
+#[test]
+fn joins_wider_than_a_batch_lose_and_repeat_nothing() {
+    let mut db = Database::in_memory();
+    let mut script = String::from(
+        ":create fan(a: int, b: int).
+         :create skip(b: int).
+         :create start(s: int).
+         start(0).\n",
+    );
+    for a in 0..3 {
+        for b in 0..2500 {
+            script.push_str(&format!("fan({a}, {b}).\n"));
+        }
+    }
+    for b in (0..2500).step_by(7) {
+        script.push_str(&format!("skip({b}).\n"));
+    }
+    db.run(&script).expect("load");
+    db.run(
+        "big(A, B, C) :- fan(A, B), fan(A2, B), A < A2, not skip(B), C = B + A2.
+         wide(Y) :- start(S), fan(S, Y), Y > 10.
+         per_a(A, count(B)) :- big(A, B, _).",
+    )
+    .expect("rules");
+    let kept = (0..2500).filter(|b| b % 7 != 0).count();
+    let big = rows(db.run("?- big(A, B, C).").expect("big"));
+    assert_eq!(big.len(), 3 * kept, "three pairs (A < A2) per kept B");
+    let distinct: std::collections::BTreeSet<_> = big.iter().collect();
+    assert_eq!(distinct.len(), big.len());
+    assert_eq!(rows(db.run("?- wide(Y).").expect("wide")).len(), 2500 - 11);
+    assert_eq!(
+        rows(db.run("?- per_a(A, N).").expect("per_a")),
+        vec![
+            vec!["Int(0)".to_string(), format!("Int({kept})")],
+            vec!["Int(1)".to_string(), format!("Int({kept})")],
+        ]
+    );
+}
