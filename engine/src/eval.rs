@@ -414,7 +414,9 @@ impl<'a> Executor<'a> {
                 b.clear();
                 b
             }
-            _ => Batch::with_capacity(width, BATCH_ROWS),
+            // Small at first: a point query needs a row or two, and a
+            // batch that grows is kept for the next step.
+            _ => Batch::with_capacity(width, 64),
         }
     }
 
