@@ -416,7 +416,7 @@ impl<'a> Executor<'a> {
             }
             // Small at first: a point query needs a row or two, and a
             // batch that grows is kept for the next step.
-            _ => Batch::with_capacity(width, 64),
+            _ => Batch::with_capacity(width, 16),
         }
     }
 
@@ -715,7 +715,7 @@ impl<'a> Executor<'a> {
                 relation,
             });
         }
-        let arity = store.schema(rel)?.arity();
+        let arity = store.arity(rel)?;
         let all: Vec<usize> = (0..arity).collect();
         let columns = self
             .snapshot
@@ -749,7 +749,7 @@ impl<'a> Executor<'a> {
             }
         }
         let mut out = Vec::new();
-        let arity = store.schema(rel)?.arity();
+        let arity = store.arity(rel)?;
         scan.for_each(|row| {
             let t: Vec<Val> = (0..arity).map(|c| Val::from_ref(row.value(c))).collect();
             out.push(t.into_boxed_slice());

@@ -293,6 +293,11 @@ impl Store {
         Ok(self.inner.state.read().relation(id)?.schema.clone())
     }
 
+    /// The number of columns of a relation, without copying its schema.
+    pub fn arity(&self, id: RelationId) -> Result<usize> {
+        Ok(self.inner.state.read().relation(id)?.schema.arity())
+    }
+
     /// The columns that identify a slot of a relation (see
     /// [`Schema::slot_columns`]), without copying its schema: the engine
     /// asks on every query.
