@@ -76,6 +76,24 @@ fn language(c: &mut Criterion) {
         })
     });
     group.finish();
+    drop(db);
+    drop(cozo);
+
+    let (mut db, cozo) = load_colleagues(100_000, 10_000).expect("colleagues");
+    let mut group = c.benchmark_group("colleague_100k_people");
+    group.sample_size(10);
+    group.bench_function("chronolog", |b| {
+        b.iter(|| black_box(db.run("?- colleague(X, Y).").expect("run")))
+    });
+    group.bench_function("cozo", |b| {
+        b.iter(|| {
+            black_box(
+                cozo.run_script(COLLEAGUE_COZO, BTreeMap::new(), ScriptMutability::Immutable)
+                    .expect("cozo"),
+            )
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, language);

@@ -332,3 +332,56 @@ pub fn load_graph_cozo(pairs: &[(i64, i64)]) -> Result<DbInstance> {
     }
     Ok(cozo)
 }
+
+/// `colleague`'s rule in Chronolog and its query in cozo: every pair of
+/// distinct people at one company.
+pub const COLLEAGUE_RULE: &str = "colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.";
+/// See [`COLLEAGUE_RULE`].
+pub const COLLEAGUE_COZO: &str = "?[x, y] := *w[x, c], *w[y, c], x != y";
+
+/// `people` people, person `p` working at company `p % companies`: as
+/// `works_at(person, company)` symbols in Chronolog (with the `colleague`
+/// rule defined) and as `w {p => c}` ints in cozo.
+pub fn load_colleagues(
+    people: i64,
+    companies: i64,
+) -> Result<(chronolog_engine::Database, DbInstance)> {
+    let store = Store::in_memory();
+    let rel = store.create_relation(works_at_schema())?;
+    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow::anyhow!("{e}"))?;
+    cozo.run_script(
+        ":create w {p: Int => c: Int}",
+        BTreeMap::new(),
+        ScriptMutability::Mutable,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let all: Vec<i64> = (0..people).collect();
+    for chunk in all.chunks(BATCH) {
+        let mut txn = store.begin();
+        let mut rows = Vec::new();
+        for &p in chunk {
+            let person = txn.symbol(&format!("p{p}"))?;
+            let company = txn.symbol(&format!("c{}", p % companies))?;
+            txn.assert(
+                rel,
+                vec![Value::Sym(person), Value::Sym(company)],
+                Interval::ALWAYS,
+                None,
+            )?;
+            rows.push(DataValue::List(vec![
+                DataValue::from(p),
+                DataValue::from(p % companies),
+            ]));
+        }
+        txn.commit()?;
+        cozo.run_script(
+            "?[p, c] <- $rows :put w {p => c}",
+            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
+            ScriptMutability::Mutable,
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let mut db = chronolog_engine::Database::new(store);
+    db.run(COLLEAGUE_RULE)?;
+    Ok((db, cozo))
+}

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, ensure};
 use chronolog_benches::*;
 use chronolog_engine::{Database, Limits};
-use chronolog_storage::{Interval, Store, Timestamp, Value};
+use chronolog_storage::{Store, Timestamp, Value};
 use cozo::{DataValue, DbInstance, ScriptMutability};
 use rand::{Rng, SeedableRng};
 
@@ -170,45 +170,9 @@ fn main() -> Result<()> {
     );
 
     // 4. colleague: 100,000 people in 10,000 companies.
-    let store = Store::in_memory();
-    let rel = store.create_relation(works_at_schema())?;
-    let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow!("{e}"))?;
-    cozo.run_script(
-        ":create w {p: Int => c: Int}",
-        BTreeMap::new(),
-        ScriptMutability::Mutable,
-    )
-    .map_err(|e| anyhow!("{e}"))?;
-    let people: Vec<i64> = (0..100_000).collect();
-    for chunk in people.chunks(BATCH) {
-        let mut txn = store.begin();
-        let mut rows = Vec::new();
-        for &p in chunk {
-            let person = txn.symbol(&format!("p{p}"))?;
-            let company = txn.symbol(&format!("c{}", p % 10_000))?;
-            txn.assert(
-                rel,
-                vec![Value::Sym(person), Value::Sym(company)],
-                Interval::ALWAYS,
-                None,
-            )?;
-            rows.push(DataValue::List(vec![
-                DataValue::from(p),
-                DataValue::from(p % 10_000),
-            ]));
-        }
-        txn.commit()?;
-        cozo.run_script(
-            "?[p, c] <- $rows :put w {p => c}",
-            BTreeMap::from([("rows".to_string(), DataValue::List(rows))]),
-            ScriptMutability::Mutable,
-        )
-        .map_err(|e| anyhow!("{e}"))?;
-    }
-    let mut db = Database::new(store);
-    db.run("colleague(X, Y) :- works_at(X, C), works_at(Y, C), X != Y.")?;
+    let (mut db, cozo) = load_colleagues(100_000, 10_000)?;
     let (n, _) = time(|| rows_of(db.run("?- colleague(X, Y).")?))?;
-    let colleague_cozo = "?[x, y] := *w[x, c], *w[y, c], x != y";
+    let colleague_cozo = COLLEAGUE_COZO;
     let (m, _) = time(|| cozo_rows(&cozo, colleague_cozo, BTreeMap::new()))?;
     ensure!(n == m, "colleague: {n} vs {m}");
     let ours =
