@@ -189,13 +189,7 @@ impl Shape {
                             }
                             // A negated atom's `Bind` arguments are wildcards.
                             Arg::Bind(slot) if !negated => {
-                                let check = *bound.get(*slot).ok_or_else(bad_slot)?;
-                                step_binds.push(Bind {
-                                    column: c,
-                                    slot: *slot,
-                                    check,
-                                });
-                                bound[*slot] = true;
+                                bind(&mut bound, &mut step_binds, c, *slot)?;
                             }
                             Arg::Bind(_) | Arg::Any => {}
                         }
@@ -208,15 +202,7 @@ impl Shape {
                     for (c, a) in args.iter().enumerate() {
                         match a {
                             Arg::Bound(t) => check_term(&bound, t)?,
-                            Arg::Bind(slot) => {
-                                let check = *bound.get(*slot).ok_or_else(bad_slot)?;
-                                step_binds.push(Bind {
-                                    column: c,
-                                    slot: *slot,
-                                    check,
-                                });
-                                bound[*slot] = true;
-                            }
+                            Arg::Bind(slot) => bind(&mut bound, &mut step_binds, c, *slot)?,
                             Arg::Any => {}
                         }
                     }
@@ -243,6 +229,24 @@ impl Shape {
 
 fn bad_slot() -> Error {
     Error::Runtime("a plan names a slot its rule does not have".into())
+}
+
+/// Column `column` binds `slot`, or checks it if an earlier argument or
+/// step bound it.
+fn bind(
+    bound: &mut [bool],
+    binds: &mut SmallVec<[Bind; 4]>,
+    column: usize,
+    slot: usize,
+) -> Result<()> {
+    let seen = bound.get_mut(slot).ok_or_else(bad_slot)?;
+    binds.push(Bind {
+        column,
+        slot,
+        check: *seen,
+    });
+    *seen = true;
+    Ok(())
 }
 
 fn mark(bound: &mut [bool], slot: usize) -> Result<()> {

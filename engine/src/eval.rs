@@ -388,18 +388,18 @@ impl<'a> Executor<'a> {
             Sink::Insert(false)
         };
         let mut start = Batch::start(width);
-        let rule = RuleRun {
+        let run = RuleRun {
             rule,
             shape: &shape,
             delta: &delta,
         };
-        self.run_steps(&rule, 0, &mut start, &mut sink)?;
+        self.run_steps(&run, 0, &mut start, &mut sink)?;
         match sink {
             Sink::Insert(added) | Sink::Append(added) => Ok(added),
             Sink::Bindings(all) => {
                 let mut added = false;
-                for t in self.aggregate(rule.rule, &all)? {
-                    added |= self.add(rule.rule.head, t)?;
+                for t in self.aggregate(rule, &all)? {
+                    added |= self.add(rule.head, t)?;
                 }
                 Ok(added)
             }
