@@ -110,6 +110,11 @@ impl Batch {
         self.len += 1;
     }
 
+    /// The rows end to end.
+    pub(crate) fn cells(&self) -> &[Val] {
+        &self.cells
+    }
+
     /// Keeps the rows whose flag in `keep` is set, in order.
     pub(crate) fn retain(&mut self, keep: &[bool]) {
         debug_assert_eq!(keep.len(), self.len);

@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use chronolog_ql::ast::Aggregate;
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::FxHashMap;
@@ -29,9 +28,10 @@ use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
 use crate::frozen::{Column, Frozen, Run};
 use crate::ops::{apply_aggregate, arith, compare};
+use crate::radix::sort_by_low_bits;
 use crate::relation::{Positions, Relation};
 use crate::retrieval::{At, Retrieval, input_terms};
-use crate::rows::Rows;
+use crate::rows::{Rows, canonical_order};
 use crate::stored_cache::{Materialized, StoredCache};
 use crate::val::{Tuple, Val};
 
@@ -763,48 +763,50 @@ impl<'a> Executor<'a> {
     /// The head tuples of a rule that aggregates, from its bindings (each
     /// distinct binding counts once: answers are sets).
     fn aggregate(&mut self, rule: &RulePlan, bindings: &Batch) -> Result<Vec<Tuple>> {
-        let mut order: Vec<usize> = (0..bindings.len()).collect();
-        order.sort_by(|&a, &b| bindings.row(a).cmp(bindings.row(b)));
-        order.dedup_by(|a, b| bindings.row(*a) == bindings.row(*b));
-        let mut groups: FxHashMap<Vec<Val>, Vec<Vec<Val>>> = FxHashMap::default();
-        let aggs: Vec<(usize, Aggregate, usize)> = rule
+        // Distinct bindings in value order: a fixed order, since `collect`
+        // lists and float sums depend on it.
+        let mut order = canonical_order(bindings.cells(), bindings.width(), bindings.len());
+        order.dedup_by(|a, b| bindings.row(*a as usize) == bindings.row(*b as usize));
+        // Each binding's group: its head values, numbered by a relation
+        // used as a dictionary.
+        let key_arity = rule
             .head_terms
             .iter()
-            .enumerate()
-            .filter_map(|(i, h)| match h {
-                HeadTerm::Aggregate(a, s) => Some((i, *a, *s)),
-                HeadTerm::Value(_) => None,
-            })
-            .collect();
+            .filter(|h| matches!(h, HeadTerm::Value(_)))
+            .count();
+        let mut groups = Relation::new(key_arity);
+        let mut members: Vec<(u64, u32)> = Vec::with_capacity(order.len());
+        let mut key: SmallVec<[Val; 4]> = SmallVec::new();
         for &at in &order {
-            let b = bindings.row(at);
-            let mut key = Vec::new();
+            let b = bindings.row(at as usize);
+            key.clear();
             for h in &rule.head_terms {
                 if let HeadTerm::Value(t) = h {
                     key.push(self.eval(t, b)?);
                 }
             }
-            let inputs = groups
-                .entry(key)
-                .or_insert_with(|| vec![Vec::new(); aggs.len()]);
-            for (k, &(_, _, slot)) in aggs.iter().enumerate() {
-                let v = b
-                    .get(slot)
-                    .ok_or_else(|| Error::Runtime("unbound variable".into()))?;
-                inputs[k].push(v.clone());
-            }
+            members.push((u64::from(groups.find_or_insert(&key)), at));
         }
-        let mut out = Vec::with_capacity(groups.len());
-        for (key, inputs) in groups {
-            let mut values = key.into_iter();
+        // Stable: a group's bindings stay in value order.
+        sort_by_low_bits(&mut members, 32);
+        let mut out = Vec::with_capacity(groups.len() as usize);
+        let mut inputs: Vec<Val> = Vec::new();
+        for span in members.chunk_by(|a, b| a.0 == b.0) {
+            let mut keys = groups.row(span[0].0 as u32).iter();
             let mut tuple = Vec::with_capacity(rule.head_terms.len());
-            let mut k = 0;
             for h in &rule.head_terms {
                 match h {
-                    HeadTerm::Value(_) => tuple.push(values.next().unwrap_or(Val::Null)),
-                    HeadTerm::Aggregate(agg, _) => {
-                        tuple.push(apply_aggregate(*agg, &inputs[k])?);
-                        k += 1;
+                    HeadTerm::Value(_) => tuple.push(keys.next().cloned().unwrap_or(Val::Null)),
+                    HeadTerm::Aggregate(agg, slot) => {
+                        inputs.clear();
+                        for &(_, at) in span {
+                            let v = bindings
+                                .row(at as usize)
+                                .get(*slot)
+                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?;
+                            inputs.push(v.clone());
+                        }
+                        tuple.push(apply_aggregate(*agg, &inputs)?);
                     }
                 }
             }

@@ -93,19 +93,27 @@ impl Relation {
     /// allocated for a duplicate).
     pub(crate) fn insert(&mut self, tuple: &[Val]) -> bool {
         debug_assert_eq!(tuple.len(), self.arity);
-        self.insert_by(|j| &tuple[j])
+        self.insert_by(|j| &tuple[j]).1
     }
 
     /// Inserts the tuple of `row`'s values at `cols` (a rule's head read
     /// straight from a binding, without building the tuple first).
     pub(crate) fn insert_projected(&mut self, row: &[Val], cols: &[usize]) -> bool {
         debug_assert_eq!(cols.len(), self.arity);
-        self.insert_by(|j| &row[cols[j]])
+        self.insert_by(|j| &row[cols[j]]).1
     }
 
-    /// Inserts the tuple whose value `j` is `value(j)`.
+    /// The row holding `tuple`, inserted if it was not there (a relation
+    /// used as a dictionary of keys, as aggregation does for its groups).
+    pub(crate) fn find_or_insert(&mut self, tuple: &[Val]) -> u32 {
+        debug_assert_eq!(tuple.len(), self.arity);
+        self.insert_by(|j| &tuple[j]).0
+    }
+
+    /// Inserts the tuple whose value `j` is `value(j)`; says at which row
+    /// it is and whether it is new.
     #[inline]
-    fn insert_by<'v>(&mut self, value: impl Fn(usize) -> &'v Val) -> bool {
+    fn insert_by<'v>(&mut self, value: impl Fn(usize) -> &'v Val) -> (u32, bool) {
         let arity = self.arity;
         let hash = hash_key((0..arity).map(&value));
         let at = self.len;
@@ -124,7 +132,7 @@ impl Relation {
             },
             |&(h, _)| h,
         ) {
-            hashbrown::hash_table::Entry::Occupied(_) => return false,
+            hashbrown::hash_table::Entry::Occupied(found) => return (found.get().1, false),
             hashbrown::hash_table::Entry::Vacant(slot) => {
                 slot.insert((hash, at));
             }
@@ -132,7 +140,7 @@ impl Relation {
         self.cells.extend((0..arity).map(|j| value(j).clone()));
         self.len += 1;
         self.index_new_row(at);
-        true
+        (at, true)
     }
 
     /// Appends a row known to be new (a rule whose head is distinct, see
@@ -245,6 +253,10 @@ mod tests {
         assert!(r.insert(&ints(&[2, 1])));
         assert_eq!(r.len(), 2);
         assert_eq!(r.row(1), ints(&[2, 1]).as_slice());
+        assert_eq!(r.find_or_insert(&ints(&[2, 1])), 1);
+        assert_eq!(r.find_or_insert(&[Val::Float(1.0), Val::Int(2)]), 0);
+        assert_eq!(r.find_or_insert(&ints(&[5, 5])), 2);
+        assert_eq!(r.len(), 3);
     }
 
     #[test]

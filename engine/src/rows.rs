@@ -146,9 +146,9 @@ impl<'a> IntoIterator for &'a Rows {
 
 /// Row numbers in `Val` order of the rows. When every first value has the
 /// same scalar type, the sort runs on `(u64 key, row)` pairs that order the
-/// same way, which is several times faster than comparing rows; rows are
-/// distinct, so an unstable sort gives one order.
-fn canonical_order(cells: &[Val], width: usize, len: usize) -> Vec<u32> {
+/// same way, which is several times faster than comparing rows. Equal rows
+/// (bindings to aggregate may repeat) end up next to each other.
+pub(crate) fn canonical_order(cells: &[Val], width: usize, len: usize) -> Vec<u32> {
     if width == 0 {
         return (0..len as u32).collect();
     }
