@@ -111,25 +111,30 @@ pub struct Database {
     symbols: SymbolResolver,
     stored_cache: StoredCache,
     retrieval: Retrieval,
-    /// This session committed since the indexes last caught up: its next
-    /// `near` or `bm25` waits for them (read your own writes).
-    unindexed_writes: bool,
+    /// The indexes may lag what this session must see: the rows stored
+    /// when it opened, then its own commits. Its next `near` or `bm25`
+    /// waits for them to catch up (read your own writes, and never a
+    /// partial answer over a memory that was already there).
+    indexes_behind: bool,
 }
 
 /// Whether a plan runs `near` or `bm25` (which read the indexes).
 fn searches_text(plan: &Plan) -> bool {
-    fn in_op(op: &RankedPlan) -> bool {
-        match op {
-            RankedPlan::Near { .. } | RankedPlan::Bm25 { .. } => true,
-            RankedPlan::Hops { .. } => false,
-            RankedPlan::Rrf { inputs, .. } => inputs.iter().any(|(_, i)| in_op(i)),
-        }
-    }
     plan.strata
         .iter()
         .flat_map(|s| &s.rules)
         .flat_map(|r| &r.steps)
-        .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if in_op(op)))
+        .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if op_searches_text(op)))
+}
+
+/// Whether a retrieval operator reads the background indexes (embeddings
+/// or text), which may lag the store.
+pub(crate) fn op_searches_text(op: &RankedPlan) -> bool {
+    match op {
+        RankedPlan::Near { .. } | RankedPlan::Bm25 { .. } => true,
+        RankedPlan::Hops { .. } => false,
+        RankedPlan::Rrf { inputs, .. } => inputs.iter().any(|(_, i)| op_searches_text(i)),
+    }
 }
 
 /// The embedder a new session uses: all-MiniLM-L6-v2 when its files are
@@ -250,7 +255,7 @@ impl Database {
                 indexes,
                 live_bits: Vec::new(),
             },
-            unindexed_writes: false,
+            indexes_behind: true,
         }
     }
 
@@ -418,11 +423,21 @@ impl Database {
         Ok(Output::Committed(info))
     }
 
+    /// Waits for the background indexes when a search `needs` them and
+    /// they may lag what this session must see (see `indexes_behind`).
+    pub(crate) fn catch_up_indexes(&mut self, needs: bool) -> Result<()> {
+        if needs && self.indexes_behind {
+            self.retrieval.indexes.sync()?;
+            self.indexes_behind = false;
+        }
+        Ok(())
+    }
+
     /// Tells the indexes of a commit; this session's next search waits
     /// for them (read your own writes).
     fn after_commit(&mut self) {
         self.retrieval.indexes.nudge();
-        self.unindexed_writes = true;
+        self.indexes_behind = true;
     }
 
     fn statement(
@@ -584,10 +599,7 @@ impl Database {
         params: &FxHashMap<String, Val>,
         limits: &Limits,
     ) -> Result<Rows> {
-        if self.unindexed_writes && searches_text(plan) {
-            self.retrieval.indexes.sync()?;
-            self.unindexed_writes = false;
-        }
+        self.catch_up_indexes(searches_text(plan))?;
         let snapshot = self.store.snapshot();
         let mut executor = Executor::new(
             &snapshot,

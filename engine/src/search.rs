@@ -154,6 +154,7 @@ impl Database {
     /// Runs a retrieval operator built in Rust (`RankedPlan`), its inputs
     /// given as constants.
     pub fn rank(&mut self, op: &RankedPlan, at: Option<AsOf>) -> Result<Ranking> {
+        self.catch_up_indexes(crate::database::op_searches_text(op))?;
         let (snapshot, at) = self.instant(at);
         let mut inputs = Vec::new();
         for term in crate::retrieval::input_terms(op) {

@@ -8,8 +8,10 @@
 //! a commit never waits for an embedding model or a text index. A row
 //! becomes visible to `near` and `bm25` when its batch is indexed: within
 //! one `POLL` plus the indexing time; `Indexes::sync` waits for it, and a
-//! session's search after its own commit calls it first (read your own
-//! writes; see `Database::execute_plan`). Queries
+//! session calls it before its first search (so a memory stored before it
+//! opened is searched whole, never the part indexed so far) and before its
+//! search after its own commit (read your own writes; see
+//! `Database::catch_up_indexes`). Queries
 //! filter what the index returns by their snapshot's live rows, as every
 //! other read does, and rows erased by a purge are erased from the indexes
 //! on the next pass.
