@@ -96,9 +96,21 @@ fn open_with_retry(config: &sled::Config, path: &Path) -> Result<sled::Db> {
     }
 }
 
+fn derived_key(rel: u32, row: u32, space: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(8 + space.len());
+    key.extend_from_slice(&rel.to_be_bytes());
+    key.extend_from_slice(&row.to_be_bytes());
+    key.extend_from_slice(space.as_bytes());
+    key
+}
+
 pub(crate) struct Log {
     db: sled::Db,
     entries: sled::Tree,
+    /// Data derived from rows (see `Store::put_derived`), keyed by
+    /// `relation (u32 BE) | row (u32 BE) | space`: a purge removes a row's
+    /// entries in every space with one prefix scan.
+    derived: sled::Tree,
     durability: Durability,
 }
 
@@ -146,9 +158,13 @@ impl Log {
                 .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
             replay(tx, entry)?;
         }
+        let derived = db
+            .open_tree("derived")
+            .map_err(Error::io("opening derived data"))?;
         Ok(Log {
             db,
             entries,
+            derived,
             durability,
         })
     }
@@ -197,6 +213,54 @@ impl Log {
             .map_err(Error::io("rewriting the log for a purge"))?;
         self.db.flush().map_err(Error::io("syncing the log"))?;
         Ok(rewritten)
+    }
+
+    /// Stores `rows`' derived data in `space` for relation `rel`, without a
+    /// sync (it can be recomputed; sled writes it out within its flush).
+    pub(crate) fn put_derived(&self, space: &str, rel: u32, rows: &[(u32, &[u8])]) -> Result<()> {
+        let mut batch = sled::Batch::default();
+        for &(row, bytes) in rows {
+            batch.insert(derived_key(rel, row, space), bytes);
+        }
+        self.derived
+            .apply_batch(batch)
+            .map_err(Error::io("writing derived data"))
+    }
+
+    /// Calls `f` with each row of `rel` that has data in `space`, in row
+    /// order.
+    pub(crate) fn derived(
+        &self,
+        space: &str,
+        rel: u32,
+        mut f: impl FnMut(u32, &[u8]),
+    ) -> Result<()> {
+        for item in self.derived.scan_prefix(rel.to_be_bytes()) {
+            let (key, value) = item.map_err(Error::io("reading derived data"))?;
+            if key.len() < 8 || &key[8..] != space.as_bytes() {
+                continue;
+            }
+            let row = u32::from_be_bytes([key[4], key[5], key[6], key[7]]);
+            f(row, &value);
+        }
+        Ok(())
+    }
+
+    /// Removes the derived data of `rows` (`(relation, row)`) in every
+    /// space.
+    pub(crate) fn remove_derived(&self, rows: &[(u32, u32)]) -> Result<()> {
+        let mut batch = sled::Batch::default();
+        for &(rel, row) in rows {
+            let mut prefix = rel.to_be_bytes().to_vec();
+            prefix.extend_from_slice(&row.to_be_bytes());
+            for item in self.derived.scan_prefix(prefix) {
+                let (key, _) = item.map_err(Error::io("reading derived data"))?;
+                batch.remove(key);
+            }
+        }
+        self.derived
+            .apply_batch(batch)
+            .map_err(Error::io("removing derived data"))
     }
 
     /// Best effort to take back an entry whose sync failed.

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::log::{Change, Durability, Log, LogEntry};
-use crate::relation::Relation;
+use crate::relation::{Relation, RowId};
 use crate::schema::Schema;
 use crate::snapshot::Snapshot;
 use crate::symbols::Interner;
@@ -376,6 +376,9 @@ impl Store {
             },
         };
         if let Some(log) = &self.inner.log {
+            // Data derived from the doomed rows goes first: if the purge then
+            // fails, it is only recomputed.
+            log.remove_derived(&rows)?;
             let doomed: rustc_hash::FxHashSet<(u32, u32)> = rows.iter().copied().collect();
             let redact = |old: &mut LogEntry| redact_entry(old, subject.0, &doomed);
             if let Err(e) = log.purge(tx, &entry, redact) {
@@ -394,6 +397,45 @@ impl Store {
             rows: rows.len(),
             reason: reason.to_string(),
         }))
+    }
+
+    /// Keeps data derived from rows of `rel` that is costly to recompute
+    /// (a row's embedding), under a `space` name, on disk beside the log, so
+    /// a reopened store need not compute it again. It is not part of the
+    /// log: writes are not synced (a crash may lose the last ones, which the
+    /// caller computes again), rows already purged are skipped, and a purge
+    /// erases the entries of the rows it erases, in every space. An
+    /// in-memory store keeps nothing.
+    pub fn put_derived(
+        &self,
+        space: &str,
+        rel: RelationId,
+        rows: &[(RowId, Vec<u8>)],
+    ) -> Result<()> {
+        let Some(log) = &self.inner.log else {
+            return Ok(());
+        };
+        // Under the writer lock, so a purge cannot slip between the check
+        // and the write.
+        let _writer = self.inner.writer.lock();
+        let kept: Vec<(u32, &[u8])> = {
+            let state = self.inner.state.read();
+            let relation = state.relation(rel)?;
+            rows.iter()
+                .filter(|(row, _)| *row < relation.len() && !relation.is_purged(*row))
+                .map(|(row, bytes)| (*row, bytes.as_slice()))
+                .collect()
+        };
+        log.put_derived(space, rel.0, &kept)
+    }
+
+    /// Calls `f` with each row of `rel` that has data in `space` (see
+    /// [`Store::put_derived`]), in row order.
+    pub fn derived(&self, space: &str, rel: RelationId, f: impl FnMut(RowId, &[u8])) -> Result<()> {
+        match &self.inner.log {
+            Some(log) => log.derived(space, rel.0, f),
+            None => Ok(()),
+        }
     }
 
     /// Every purge so far, oldest first.

@@ -187,3 +187,90 @@ fn in_memory_purge_behaves_the_same() {
     assert_eq!(everything(&store, &f).len(), 1);
     assert_eq!(store.symbol("alice"), None);
 }
+
+/// Data derived from rows (embeddings) kept beside the log: it survives a
+/// reopen, and a purge erases the entries of the rows it erases, in every
+/// space, for good.
+#[test]
+fn derived_data_survives_reopen_and_goes_with_a_purge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    let f = setup(&store);
+    let alice = store.symbol("alice").expect("alice");
+    let mut all = Vec::new();
+    let mut alices = Vec::new();
+    store
+        .snapshot()
+        .scan(f.works_at)
+        .history()
+        .for_each(|row| {
+            if !all.contains(&row.id()) {
+                all.push(row.id());
+            }
+            if row.value(0) == chronolog_storage::ValueRef::Sym(alice)
+                && !alices.contains(&row.id())
+            {
+                alices.push(row.id());
+            }
+        })
+        .expect("rows");
+    assert!(!alices.is_empty() && alices.len() < all.len());
+    let entries: Vec<(u32, Vec<u8>)> = all.iter().map(|&r| (r, vec![r as u8; 4])).collect();
+    store
+        .put_derived("vectors", f.works_at, &entries)
+        .expect("put");
+    store
+        .put_derived("other", f.works_at, &entries[..1])
+        .expect("put other");
+    drop(store);
+
+    let read = |store: &Store, space: &str| {
+        let mut out = Vec::new();
+        store
+            .derived(space, f.works_at, |row, bytes| {
+                out.push((row, bytes.to_vec()))
+            })
+            .expect("derived");
+        out
+    };
+    let store = Store::open(dir.path()).expect("reopen");
+    assert_eq!(read(&store, "vectors"), entries);
+    assert_eq!(read(&store, "other"), entries[..1].to_vec());
+    assert!(read(&store, "nothing here").is_empty());
+
+    store
+        .purge("alice", "asked to be forgotten")
+        .expect("purge");
+    let kept: Vec<(u32, Vec<u8>)> = entries
+        .iter()
+        .filter(|(r, _)| !alices.contains(r))
+        .cloned()
+        .collect();
+    assert_eq!(read(&store, "vectors"), kept);
+    assert!(
+        read(&store, "other")
+            .iter()
+            .all(|(r, _)| !alices.contains(r))
+    );
+    // A late writer (an indexer that read the text before the purge)
+    // cannot put a purged row back.
+    store
+        .put_derived("vectors", f.works_at, &[(alices[0], vec![1, 2, 3])])
+        .expect("put after purge");
+    assert_eq!(read(&store, "vectors"), kept);
+    drop(store);
+    let store = Store::open(dir.path()).expect("reopen after purge");
+    assert_eq!(read(&store, "vectors"), kept);
+
+    // An in-memory store keeps none.
+    let memory = Store::in_memory();
+    let f = setup(&memory);
+    memory
+        .put_derived("vectors", f.works_at, &[(0, vec![1])])
+        .expect("put");
+    let mut any = false;
+    memory
+        .derived("vectors", f.works_at, |_, _| any = true)
+        .expect("derived");
+    assert!(!any);
+}
