@@ -685,6 +685,100 @@ fn a_session_opened_on_stored_text_searches_all_of_it_at_once() {
     assert_eq!(api.render(&ranking[0].0), "needle");
 }
 
+/// The hashing embedder under another name, counting the texts it embeds.
+struct Counting {
+    inner: HashingEmbedder,
+    name: &'static str,
+    texts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Embedder for Counting {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn name(&self) -> String {
+        self.name.into()
+    }
+    fn embed(&self, texts: &[&str]) -> chronolog_engine::Result<Vec<Vec<f32>>> {
+        self.texts
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+        self.inner.embed(texts)
+    }
+}
+
+#[test]
+fn embeddings_are_kept_on_disk_and_not_computed_again_on_reopen() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let texts = Arc::new(AtomicUsize::new(0));
+    let open = |name: &'static str| {
+        let store = Store::open(dir.path()).expect("open");
+        let embedder = Arc::new(Counting {
+            inner: HashingEmbedder::new(384),
+            name,
+            texts: texts.clone(),
+        });
+        Database::with_embedder(store, embedder)
+    };
+    let nearest = |db: &mut Database, text: &str| {
+        let found = rows(
+            db.run(&format!("?- near(episode, \"{text}\", 1)."))
+                .expect("near"),
+        );
+        names(db, &found)
+    };
+    {
+        let mut db = open("counting-384");
+        let mut script = String::from(":create episode(id: sym key, text: str search embed).\n");
+        for i in 0..500 {
+            script.push_str(&format!("episode(e{i}, \"routine note number {i}\").\n"));
+        }
+        script.push_str(r#"episode(needle, "the lighthouse keeper feeds seven cats")."#);
+        db.run(&script).expect("load");
+        db.sync_indexes().expect("sync");
+        assert_eq!(texts.load(Ordering::SeqCst), 501);
+    }
+    texts.store(0, Ordering::SeqCst);
+    {
+        // Reopened: the first search finds the old rows, and the only text
+        // embedded is the query's.
+        let mut db = open("counting-384");
+        assert_eq!(nearest(&mut db, "lighthouse keeper cats"), ["needle"]);
+        assert_eq!(texts.load(Ordering::SeqCst), 1);
+        db.run(r#"episode(otter, "an otter floats on its back")."#)
+            .expect("write");
+        assert_eq!(nearest(&mut db, "otter floating"), ["otter"]);
+        assert_eq!(texts.load(Ordering::SeqCst), 3, "one new row, two queries");
+        db.store().purge("needle", "test").expect("purge");
+    }
+    texts.store(0, Ordering::SeqCst);
+    {
+        // The purged row's embedding left the disk with it; the rest loads.
+        let mut db = open("counting-384");
+        assert_ne!(nearest(&mut db, "lighthouse keeper cats"), ["needle"]);
+        assert_eq!(texts.load(Ordering::SeqCst), 1);
+        let space = "embed/counting-384/1";
+        let rel = db.store().relation_id("episode").expect("episode");
+        let mut kept = 0;
+        db.store()
+            .derived(space, rel, |_, bytes| {
+                assert_eq!(bytes.len(), 384 * 4);
+                kept += 1;
+            })
+            .expect("derived");
+        assert_eq!(kept, 501, "500 notes and the otter, not the needle");
+    }
+    texts.store(0, Ordering::SeqCst);
+    {
+        // Another embedder's vectors are its own: everything is embedded
+        // again.
+        let mut db = open("other-384");
+        assert_eq!(nearest(&mut db, "otter floating"), ["otter"]);
+        assert_eq!(texts.load(Ordering::SeqCst), 501 + 1);
+    }
+}
+
 #[test]
 fn retrieval_errors_are_clear_and_change_nothing() {
     let mut db = vector_db(&random_vectors(10, 4, 9));

@@ -15,7 +15,9 @@ use crate::error::Result;
 pub trait Embedder: Send + Sync {
     /// Floats per vector.
     fn dim(&self) -> usize;
-    /// A short name for messages and `:explain` (`hashing-384`, ...).
+    /// A short name for messages and `:explain` (`hashing-384`, ...). It
+    /// identifies the vectors the embedder makes: embeddings kept on disk
+    /// are filed under it, so two embedders that differ must not share it.
     fn name(&self) -> String;
     /// One vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;

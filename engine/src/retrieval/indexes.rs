@@ -15,6 +15,12 @@
 //! filter what the index returns by their snapshot's live rows, as every
 //! other read does, and rows erased by a purge are erased from the indexes
 //! on the next pass.
+//!
+//! Embeddings are also kept on disk beside the log (`Store::put_derived`,
+//! by embedder name and column), so a store opened again loads them instead
+//! of running the model over its whole history; a purge erases them there
+//! with the rows. Text indexes are rebuilt on open (no model runs for
+//! them).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -202,6 +208,7 @@ fn run(shared: &Shared, nudges: &Receiver<()>) {
 /// One pass: every indexed column of every relation, from where it stopped.
 fn catch_up(shared: &Shared) -> Result<()> {
     let snapshot = shared.store.snapshot();
+    let mut embedded = false;
     for schema in shared.store.relations() {
         let rel = shared.store.relation_id(&schema.name)?;
         let search: Vec<usize> = (0..schema.columns.len())
@@ -223,9 +230,13 @@ fn catch_up(shared: &Shared) -> Result<()> {
         }
         for (column, col) in schema.columns.iter().enumerate() {
             if col.embed && col.ty == ColumnType::Str {
-                embed_column(shared, &snapshot, rel, column)?;
+                embedded |= embed_column(shared, &snapshot, rel, column)?;
             }
         }
+    }
+    // New embeddings reach the disk with the pass, not with the next commit.
+    if embedded {
+        shared.store.sync()?;
     }
     Ok(())
 }
@@ -235,18 +246,20 @@ fn embed_column(
     snapshot: &chronolog_storage::Snapshot,
     rel: RelationId,
     column: usize,
-) -> Result<()> {
-    let index = shared
-        .embeddings
-        .write()
-        .entry((rel, column))
-        .or_insert_with(|| {
-            Arc::new(RwLock::new(Embeddings {
-                vectors: VectorArena::new(shared.embedder.dim()),
-                purged_seen: 0,
-            }))
-        })
-        .clone();
+) -> Result<bool> {
+    let space = embedding_space(shared.embedder.as_ref(), column);
+    let index = {
+        let mut all = shared.embeddings.write();
+        match all.get(&(rel, column)) {
+            Some(index) => index.clone(),
+            None => {
+                let loaded = load_embeddings(shared, snapshot, rel, &space)?;
+                let index = Arc::new(RwLock::new(loaded));
+                all.insert((rel, column), index.clone());
+                index
+            }
+        }
+    };
     let from = index.read().vectors.len() as RowId;
     let mut pending: Vec<(RowId, String)> = Vec::new();
     let end = snapshot.rows_from(rel, from, |row| {
@@ -259,14 +272,22 @@ fn embed_column(
     for batch in pending.chunks(BATCH) {
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         let vectors = shared.embedder.embed(&texts)?;
-        let mut index = index.write();
-        for ((row, _), v) in batch.iter().zip(&vectors) {
-            // Purged rows were skipped: keep row ids aligned with zeros.
-            while (index.vectors.len() as RowId) < *row {
-                index.vectors.push_zero();
+        {
+            let mut index = index.write();
+            for ((row, _), v) in batch.iter().zip(&vectors) {
+                // Purged rows were skipped: keep row ids aligned with zeros.
+                while (index.vectors.len() as RowId) < *row {
+                    index.vectors.push_zero();
+                }
+                index.vectors.push(v);
             }
-            index.vectors.push(v);
         }
+        let persisted: Vec<(RowId, Vec<u8>)> = batch
+            .iter()
+            .zip(&vectors)
+            .map(|((row, _), v)| (*row, v.iter().flat_map(|x| x.to_le_bytes()).collect()))
+            .collect();
+        shared.store.put_derived(&space, rel, &persisted)?;
     }
     let mut index = index.write();
     while (index.vectors.len() as RowId) < end {
@@ -279,5 +300,48 @@ fn embed_column(
         }
         index.purged_seen = purged.len();
     }
-    Ok(())
+    Ok(!pending.is_empty())
+}
+
+/// Where a column's embeddings are kept on disk: by embedder (its name
+/// identifies the vectors it makes) and column.
+fn embedding_space(embedder: &dyn Embedder, column: usize) -> String {
+    format!("embed/{}/{column}", embedder.name())
+}
+
+/// The embeddings of `rel` kept in `space` by earlier sessions: the longest
+/// run of rows from the first, each kept or purged (a row missing from it,
+/// whose write a crash lost, is embedded again with everything after it).
+fn load_embeddings(
+    shared: &Shared,
+    snapshot: &chronolog_storage::Snapshot,
+    rel: RelationId,
+    space: &str,
+) -> Result<Embeddings> {
+    let dim = shared.embedder.dim();
+    let purged = snapshot.purged(rel)?;
+    let mut vectors = VectorArena::new(dim);
+    let mut whole = true;
+    shared.store.derived(space, rel, |row, bytes| {
+        if !whole || bytes.len() != dim * 4 {
+            whole = false;
+            return;
+        }
+        while (vectors.len() as RowId) < row {
+            if !purged.contains(vectors.len() as RowId) {
+                whole = false;
+                return;
+            }
+            vectors.push_zero();
+        }
+        let v: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        vectors.push(&v);
+    })?;
+    Ok(Embeddings {
+        vectors,
+        purged_seen: 0,
+    })
 }
