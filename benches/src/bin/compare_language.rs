@@ -44,6 +44,25 @@ fn rows_of(out: Vec<chronolog_engine::Output>) -> Result<usize> {
     }
 }
 
+/// Runs `ours` in Chronolog and `theirs` in cozo once each (their row
+/// counts must agree), then `runs` more times each: `(rows, our median,
+/// their median)` in seconds.
+fn side_by_side(
+    db: &mut Database,
+    ours: &str,
+    cozo: &DbInstance,
+    theirs: &str,
+    runs: usize,
+) -> Result<(usize, f64, f64)> {
+    let (n, _) = time(|| rows_of(db.run(ours)?))?;
+    let (m, _) = time(|| cozo_rows(cozo, theirs, BTreeMap::new()))?;
+    ensure!(n == m, "{ours}: {n} rows vs cozo's {m}");
+    let our_median = median((0..runs).map(|_| time(|| rows_of(db.run(ours)?)).map(|r| r.1)))?;
+    let their_median =
+        median((0..runs).map(|_| time(|| cozo_rows(cozo, theirs, BTreeMap::new())).map(|r| r.1)))?;
+    Ok((n, our_median, their_median))
+}
+
 fn main() -> Result<()> {
     let mut table: Vec<[String; 4]> = Vec::new();
     let push = |table: &mut Vec<[String; 4]>, what: String, ours: f64, theirs: f64, unit: &str| {
@@ -171,15 +190,7 @@ fn main() -> Result<()> {
 
     // 4. colleague: 100,000 people in 10,000 companies.
     let (mut db, cozo) = load_colleagues(100_000, 10_000)?;
-    let (n, _) = time(|| rows_of(db.run("?- colleague(X, Y).")?))?;
-    let colleague_cozo = COLLEAGUE_COZO;
-    let (m, _) = time(|| cozo_rows(&cozo, colleague_cozo, BTreeMap::new()))?;
-    ensure!(n == m, "colleague: {n} vs {m}");
-    let ours =
-        median((0..3).map(|_| time(|| rows_of(db.run("?- colleague(X, Y).")?)).map(|r| r.1)))?;
-    let theirs = median(
-        (0..3).map(|_| time(|| cozo_rows(&cozo, colleague_cozo, BTreeMap::new())).map(|r| r.1)),
-    )?;
+    let (n, ours, theirs) = side_by_side(&mut db, "?- colleague(X, Y).", &cozo, COLLEAGUE_COZO, 3)?;
     push(
         &mut table,
         format!("two-atom join `colleague` (100k people, 10k companies; {n} pairs), median of 3"),
@@ -191,14 +202,7 @@ fn main() -> Result<()> {
     // 5. An aggregate over the same data: people per company.
     db.run("headcount(C, count(P)) :- works_at(P, C).")?;
     let headcount_cozo = "?[c, count(p)] := *w[p, c]";
-    let (n, _) = time(|| rows_of(db.run("?- headcount(C, N).")?))?;
-    let (m, _) = time(|| cozo_rows(&cozo, headcount_cozo, BTreeMap::new()))?;
-    ensure!(n == m, "headcount: {n} vs {m}");
-    let ours =
-        median((0..5).map(|_| time(|| rows_of(db.run("?- headcount(C, N).")?)).map(|r| r.1)))?;
-    let theirs = median(
-        (0..5).map(|_| time(|| cozo_rows(&cozo, headcount_cozo, BTreeMap::new())).map(|r| r.1)),
-    )?;
+    let (n, ours, theirs) = side_by_side(&mut db, "?- headcount(C, N).", &cozo, headcount_cozo, 5)?;
     push(
         &mut table,
         format!("aggregate `headcount(C, count(P))` (100k people; {n} groups), median of 5"),
