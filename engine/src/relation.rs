@@ -118,20 +118,31 @@ impl Relation {
         let hash = hash_key((0..arity).map(&value));
         let at = self.len;
         let cells = &self.cells;
-        // One probe finds the tuple or the slot it goes in.
-        match self.set.entry(
-            hash,
-            |&(h, row)| {
-                h == hash && {
-                    let start = row as usize * arity;
-                    cells[start..start + arity]
-                        .iter()
-                        .enumerate()
-                        .all(|(j, v)| *v == *value(j))
-                }
-            },
-            |&(h, _)| h,
-        ) {
+        // One probe finds the tuple or the slot it goes in. A one-column
+        // relation (a reachable set) compares its one cell directly.
+        let entry = if arity == 1 {
+            let v = value(0);
+            self.set.entry(
+                hash,
+                |&(h, row)| h == hash && cells[row as usize] == *v,
+                |&(h, _)| h,
+            )
+        } else {
+            self.set.entry(
+                hash,
+                |&(h, row)| {
+                    h == hash && {
+                        let start = row as usize * arity;
+                        cells[start..start + arity]
+                            .iter()
+                            .enumerate()
+                            .all(|(j, v)| *v == *value(j))
+                    }
+                },
+                |&(h, _)| h,
+            )
+        };
+        match entry {
             hashbrown::hash_table::Entry::Occupied(found) => return (found.get().1, false),
             hashbrown::hash_table::Entry::Vacant(slot) => {
                 slot.insert((hash, at));
