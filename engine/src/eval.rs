@@ -717,13 +717,15 @@ impl<'a> Executor<'a> {
         }
         let arity = store.arity(rel)?;
         let all: Vec<usize> = (0..arity).collect();
-        let columns = self
+        let columns: Vec<Column> = self
             .snapshot
             .gather(rel, &all, &live)?
             .into_iter()
             .map(Column::from_gathered)
             .collect();
-        let relation = Frozen::new(live.len() as u32, columns);
+        // Rows, as read: a purge during the read leaves its rows out.
+        let len = columns.first().map_or(live.len() as usize, Column::len);
+        let relation = Frozen::new(len as u32, columns);
         Ok(Materialized {
             rel,
             live,

@@ -103,6 +103,14 @@ impl Column {
         }
     }
 
+    /// Values held.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Column::Scalar(_, bits) => bits.len(),
+            Column::Vals(vals) => vals.len(),
+        }
+    }
+
     /// The value at `row`.
     #[inline]
     pub(crate) fn get(&self, row: u32) -> Val {
@@ -207,10 +215,7 @@ pub(crate) struct Run {
 impl Frozen {
     /// A relation of `len` rows from its columns (each `len` long).
     pub(crate) fn new(len: u32, columns: Vec<Column>) -> Frozen {
-        debug_assert!(columns.iter().all(|c| match c {
-            Column::Scalar(_, b) => b.len() == len as usize,
-            Column::Vals(v) => v.len() == len as usize,
-        }));
+        debug_assert!(columns.iter().all(|c| c.len() == len as usize));
         Frozen {
             len,
             columns,

@@ -156,7 +156,8 @@ impl Snapshot {
     /// relation (the engine, for a join): the bitmap is walked once (not at
     /// all when its ids are contiguous) and each column read in one typed
     /// pass instead of matching every value. The read lock is taken per
-    /// 4,096 rows, as in [`Scan::for_each`].
+    /// 4,096 rows, as in [`Scan::for_each`]; a row purged meanwhile is left
+    /// out of every column.
     pub fn gather(
         &self,
         rel: RelationId,
@@ -216,6 +217,8 @@ impl Snapshot {
             }
             let state = self.store.inner.state.read();
             let relation = state.relation(rel)?;
+            // A row purged since `rows` was taken is gone from every read.
+            ids.retain(|&row| !relation.is_purged(row));
             for (&c, o) in columns.iter().zip(out.iter_mut()) {
                 if let Some(col) = relation.column(c) {
                     col.gather(ids.iter().copied(), o);

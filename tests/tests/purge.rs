@@ -274,3 +274,22 @@ fn derived_data_survives_reopen_and_goes_with_a_purge() {
         .expect("derived");
     assert!(!any);
 }
+
+/// A copy of a relation read after a purge, for rows listed before it,
+/// leaves the purged rows out of every column.
+#[test]
+fn gather_leaves_out_rows_purged_since_their_bitmap_was_taken() {
+    let store = Store::in_memory();
+    let f = setup(&store);
+    let snap = store.snapshot();
+    let live = snap.scan(f.knows).live_rows().expect("live");
+    assert_eq!(live.len(), 2);
+    store.purge("alice", "gone").expect("purge");
+    let columns = snap.gather(f.knows, &[0, 1], &live).expect("gather");
+    for column in columns {
+        match column {
+            chronolog_storage::Gathered::Scalars(_, bits) => assert!(bits.is_empty()),
+            chronolog_storage::Gathered::Values(values) => assert!(values.is_empty()),
+        }
+    }
+}
