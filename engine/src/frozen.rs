@@ -554,6 +554,57 @@ mod tests {
         }
     }
 
+    fn value() -> impl proptest::strategy::Strategy<Value = Val> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (-3i64..3).prop_map(Val::Int),
+            prop_oneof![Just(i64::MIN), Just(i64::MAX), Just(1 << 40)].prop_map(Val::Int),
+            (-2i64..2).prop_map(|x| Val::Float(x as f64)),
+            Just(Val::Float(0.5)),
+            (0u32..3).prop_map(Val::Sym),
+            prop_oneof![Just("a"), Just("b")].prop_map(|s| Val::Str(s.into())),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Every lookup, by any pattern, finds exactly the rows a scan with
+        /// `==` finds, whether the columns are bits (all ints, say) or
+        /// values (mixed types, floats equal to ints).
+        #[test]
+        fn lookups_agree_with_a_scan(
+            rows in proptest::collection::vec(proptest::collection::vec(value(), 2), 0..40),
+            ints_only in proptest::bool::ANY,
+            probes in proptest::collection::vec(
+                (proptest::sample::select(vec![vec![0usize], vec![1], vec![0, 1], vec![1, 0]]),
+                 proptest::collection::vec(value(), 2)),
+                1..12,
+            ),
+        ) {
+            let rows: Vec<Vec<Val>> = if ints_only {
+                rows.iter()
+                    .map(|r| r.iter().map(|v| match v {
+                        Val::Int(i) => Val::Int(*i),
+                        Val::Sym(s) => Val::Int(i64::from(*s) - 7),
+                        _ => Val::Int(11),
+                    }).collect())
+                    .collect()
+            } else {
+                rows
+            };
+            let mut frozen = Frozen::from_rows(2, &rows);
+            for (cols, key) in probes {
+                let key = &key[..cols.len()];
+                let mut expected: Vec<Vec<Val>> = rows
+                    .iter()
+                    .filter(|r| cols.iter().zip(key).all(|(&c, v)| r[c] == *v))
+                    .cloned()
+                    .collect();
+                expected.sort();
+                proptest::prop_assert_eq!(lookup(&mut frozen, &cols, key), expected);
+            }
+        }
+    }
+
     #[test]
     fn an_empty_relation_answers_every_lookup_with_nothing() {
         let mut r = Frozen::from_rows(2, &[]);
