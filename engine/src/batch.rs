@@ -259,7 +259,8 @@ fn mark(bound: &mut [bool], slot: usize) -> Result<()> {
     Ok(())
 }
 
-fn term_is_bound(t: &Term, bound: &[bool]) -> bool {
+/// Whether every variable of `t` is bound (constants and parameters are).
+pub(crate) fn term_is_bound(t: &Term, bound: &[bool]) -> bool {
     match t {
         Term::Slot(s) => bound.get(*s).copied().unwrap_or(false),
         Term::Const(_) | Term::Param(_) => true,

@@ -25,6 +25,8 @@ use chronolog_ql::ast::CompareOp;
 use chronolog_ql::plan::{Arg, HeadTerm, RelRef, RulePlan, Step, Term};
 use chronolog_storage::Store;
 
+use crate::batch::term_is_bound;
+
 /// Whether `rule`'s head tuples are distinct across its derivations (see
 /// the module docs). `store` gives the key columns of stored relations.
 pub(crate) fn head_is_distinct(rule: &RulePlan, store: &Store) -> bool {
@@ -71,7 +73,7 @@ pub(crate) fn head_is_distinct(rule: &RulePlan, store: &Store) -> bool {
     }
     let fixed = |known: &[bool], arg: &Arg| match arg {
         Arg::Bind(s) => known.get(*s).copied().unwrap_or(false),
-        Arg::Bound(t) => term_known(known, t),
+        Arg::Bound(t) => term_is_bound(t, known),
         Arg::Any => false,
     };
     loop {
@@ -96,7 +98,7 @@ pub(crate) fn head_is_distinct(rule: &RulePlan, store: &Store) -> bool {
         }
         for step in &rule.steps {
             match step {
-                Step::Assign(s, t) if term_known(&known, t) => learn(&mut known, *s),
+                Step::Assign(s, t) if term_is_bound(t, &known) => learn(&mut known, *s),
                 Step::Filter(Term::Slot(a), CompareOp::Eq, Term::Slot(b)) => {
                     if known.get(*a) == Some(&true) {
                         learn(&mut known, *b);
@@ -115,17 +117,6 @@ pub(crate) fn head_is_distinct(rule: &RulePlan, store: &Store) -> bool {
     atoms
         .iter()
         .all(|(args, fixing)| fixing.iter().all(|&c| fixed(&known, &args[c])))
-}
-
-/// Whether every variable of `term` is known (constants and parameters
-/// are).
-fn term_known(known: &[bool], term: &Term) -> bool {
-    match term {
-        Term::Slot(s) => known.get(*s).copied().unwrap_or(false),
-        Term::Const(_) | Term::Param(_) => true,
-        Term::Arith(a, _, b) => term_known(known, a) && term_known(known, b),
-        Term::Neg(a) => term_known(known, a),
-    }
 }
 
 #[cfg(test)]
