@@ -112,14 +112,28 @@ pub enum Error {
         /// The directory.
         path: String,
     },
-    /// The underlying sled database failed (I/O, disk full, ...).
+    /// A file operation failed (I/O error, permissions, ...).
     #[error("storage I/O failed while {context}: {source}")]
     Io {
         /// What we were doing.
         context: &'static str,
-        /// The sled error.
+        /// The operating system's error.
         #[source]
-        source: sled::Error,
+        source: std::io::Error,
+    },
+    /// A write was refused before it started because the disk is (nearly)
+    /// full: nothing was written, and the database stays usable once space
+    /// is freed.
+    #[error(
+        "disk full: {free} bytes free on the disk holding `{path}`, a write needs {needed} (the reserve included)"
+    )]
+    DiskFull {
+        /// The database directory.
+        path: String,
+        /// Bytes available to this process.
+        free: u64,
+        /// Bytes the write needs, with the reserve kept free.
+        needed: u64,
     },
     /// Bytes on disk that do not decode or break an invariant.
     #[error("database is corrupt: {reason}")]
@@ -127,11 +141,31 @@ pub enum Error {
         /// What was found.
         reason: String,
     },
+    /// The log reads back shorter than what was acknowledged: opening it
+    /// would silently lose commits, so it was refused and nothing on disk
+    /// was changed.
+    #[error(
+        "database is damaged: {reason}; the log reads back whole up to {readable}, but commits up to {acknowledged} were acknowledged. Nothing on disk was changed; open it read-only with recovery (`Options::recover`, the shell's `--recover`) to read what remains"
+    )]
+    Damaged {
+        /// Where and how the log stopped reading back.
+        reason: String,
+        /// The last commit that reads back whole.
+        readable: String,
+        /// The last commit that was acknowledged.
+        acknowledged: String,
+    },
+    /// A write to a database opened read-only for recovery.
+    #[error("the database was opened read-only for recovery; writes are refused")]
+    ReadOnly,
 }
 
 impl Error {
-    pub(crate) fn io(context: &'static str) -> impl FnOnce(sled::Error) -> Error {
-        move |source| Error::Io { context, source }
+    pub(crate) fn io<E: Into<std::io::Error>>(context: &'static str) -> impl FnOnce(E) -> Error {
+        move |source| Error::Io {
+            context,
+            source: source.into(),
+        }
     }
 
     pub(crate) fn corrupt(reason: impl Into<String>) -> Error {

@@ -1,5 +1,6 @@
 //! Chronolog's storage layer: bi-temporal relations in memory, indexed by
-//! roaring bitmaps, made durable by a commit log on sled.
+//! roaring bitmaps, made durable by a checksummed commit log (sled keeps
+//! the cache of data derived from rows).
 //!
 //! Every row carries a valid-time interval (when the fact is true in the
 //! world) and a transaction-time interval (when the database believed it).
@@ -52,7 +53,7 @@ pub use log::Durability;
 pub use relation::RowId;
 pub use schema::{ColumnDef, MAX_COLUMNS, Schema};
 pub use snapshot::{AsOf, Gathered, RowVersion, RowView, Scan, Selector, Snapshot};
-pub use store::{Options, PurgeRecord, RelationId, Store};
+pub use store::{DEFAULT_MIN_FREE_BYTES, Options, PurgeRecord, RelationId, Store};
 pub use symbols::MAX_SYMBOL_LEN;
 pub use time::{Interval, Timestamp};
 pub use txn::{CommitInfo, WriteTxn};

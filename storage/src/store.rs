@@ -16,7 +16,7 @@ use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::log::{Change, Durability, Log, LogEntry};
+use crate::log::{Change, DerivedCache, Durability, Log, LogEntry, LogOptions};
 use crate::relation::{Relation, RowId};
 use crate::schema::Schema;
 use crate::snapshot::Snapshot;
@@ -40,6 +40,9 @@ pub(crate) struct Inner {
     pub(crate) symbols: RwLock<Interner>,
     pub(crate) writer: Mutex<WriterState>,
     pub(crate) log: Option<Log>,
+    /// Data derived from rows, kept beside the log; `None` in memory and
+    /// when opened for recovery (which touches no file).
+    cache: Option<DerivedCache>,
     path: Option<PathBuf>,
 }
 
@@ -76,10 +79,32 @@ pub struct PurgeRecord {
 }
 
 /// Options for [`Store::open_with`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// What a commit waits for before it returns.
     pub durability: Durability,
+    /// Open a damaged database read-only, with what reads back of its log,
+    /// instead of refusing it with [`Error::Damaged`]; no file is touched
+    /// and every write is refused. [`Store::damage`] says what is missing.
+    pub recover: bool,
+    /// Writes (and opening for writing) are refused with
+    /// [`Error::DiskFull`] while the disk has less free space than this, so
+    /// a full disk stops the database cleanly before any file is half
+    /// written.
+    pub min_free_bytes: u64,
+}
+
+/// The default reserve of free disk space: 32 MiB.
+pub const DEFAULT_MIN_FREE_BYTES: u64 = 32 << 20;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            durability: Durability::default(),
+            recover: false,
+            min_free_bytes: DEFAULT_MIN_FREE_BYTES,
+        }
+    }
 }
 
 impl State {
@@ -180,7 +205,7 @@ impl Store {
     /// A database that lives only in memory: same semantics, no durability.
     /// For tests, benchmarks and scratch work.
     pub fn in_memory() -> Store {
-        Store::from_parts(None, None, State::empty(), Interner::default())
+        Store::from_parts(None, None, None, State::empty(), Interner::default())
     }
 
     /// Opens the database in directory `path`, creating it if needed, with
@@ -194,7 +219,12 @@ impl Store {
         let path = path.as_ref();
         let mut state = State::empty();
         let mut symbols = Interner::default();
-        let log = Log::open(path, options.durability, |tx, entry| {
+        let log_options = LogOptions {
+            durability: options.durability,
+            recover: options.recover,
+            min_free_bytes: options.min_free_bytes,
+        };
+        let log = Log::open(path, log_options, |tx, entry| {
             if entry.symbols_from != symbols.len() {
                 return Err(Error::corrupt(format!(
                     "tx {tx} adds symbols from id {} but the table has {}",
@@ -213,8 +243,14 @@ impl Store {
             }
             state.apply(tx, &entry.change)
         })?;
+        let cache = if options.recover {
+            None
+        } else {
+            Some(DerivedCache::open(&path.join("cache"))?)
+        };
         Ok(Store::from_parts(
             Some(log),
+            cache,
             Some(path.to_path_buf()),
             state,
             symbols,
@@ -223,6 +259,7 @@ impl Store {
 
     fn from_parts(
         log: Option<Log>,
+        cache: Option<DerivedCache>,
         path: Option<PathBuf>,
         state: State,
         symbols: Interner,
@@ -238,9 +275,21 @@ impl Store {
                 symbols: RwLock::new(symbols),
                 writer: Mutex::new(writer),
                 log,
+                cache,
                 path,
             }),
         }
+    }
+
+    /// What an open with [`Options::recover`] found missing from the log;
+    /// `None` when everything acknowledged read back (and in memory).
+    pub fn damage(&self) -> Option<&str> {
+        self.inner.log.as_ref().and_then(Log::damage)
+    }
+
+    /// Whether writes are refused: the store was opened for recovery.
+    pub fn is_read_only(&self) -> bool {
+        self.inner.log.as_ref().is_some_and(Log::read_only)
     }
 
     /// The directory this database lives in; `None` when in memory.
@@ -376,13 +425,18 @@ impl Store {
             },
         };
         if let Some(log) = &self.inner.log {
+            if log.read_only() {
+                return Err(Error::ReadOnly);
+            }
             // Data derived from the doomed rows goes first: if the purge then
             // fails, it is only recomputed.
-            log.remove_derived(&rows)?;
+            if let Some(cache) = &self.inner.cache {
+                cache.remove(&rows)?;
+            }
             let doomed: rustc_hash::FxHashSet<(u32, u32)> = rows.iter().copied().collect();
             let redact = |old: &mut LogEntry| redact_entry(old, subject.0, &doomed);
             if let Err(e) = log.purge(tx, &entry, redact) {
-                writer.poisoned = true;
+                writer.poisoned = !matches!(e, Error::DiskFull { .. });
                 return Err(e);
             }
         }
@@ -412,9 +466,11 @@ impl Store {
         rel: RelationId,
         rows: &[(RowId, Vec<u8>)],
     ) -> Result<()> {
-        let Some(log) = &self.inner.log else {
+        let (Some(log), Some(cache)) = (&self.inner.log, &self.inner.cache) else {
             return Ok(());
         };
+        // A cache write must not take the last free space from commits.
+        crate::log::ensure_space(log.dir(), 0, 2 * log.min_free_bytes())?;
         // Under the writer lock, so a purge cannot slip between the check
         // and the write.
         let _writer = self.inner.writer.lock();
@@ -426,14 +482,14 @@ impl Store {
                 .map(|(row, bytes)| (*row, bytes.as_slice()))
                 .collect()
         };
-        log.put_derived(space, rel.0, &kept)
+        cache.put(space, rel.0, &kept)
     }
 
     /// Calls `f` with each row of `rel` that has data in `space` (see
     /// [`Store::put_derived`]), in row order.
     pub fn derived(&self, space: &str, rel: RelationId, f: impl FnMut(RowId, &[u8])) -> Result<()> {
-        match &self.inner.log {
-            Some(log) => log.derived(space, rel.0, f),
+        match &self.inner.cache {
+            Some(cache) => cache.get(space, rel.0, f),
             None => Ok(()),
         }
     }
@@ -445,8 +501,11 @@ impl Store {
 
     /// Forces every commit so far to disk (useful after `Buffered` writes).
     pub fn sync(&self) -> Result<()> {
-        match &self.inner.log {
-            Some(log) => log.sync(),
+        if let Some(log) = &self.inner.log {
+            log.sync()?;
+        }
+        match &self.inner.cache {
+            Some(cache) => cache.sync(),
             None => Ok(()),
         }
     }
@@ -492,8 +551,9 @@ impl Store {
         if let Some(log) = &self.inner.log
             && let Err(e) = log.append(tx, &entry)
         {
-            log.remove(tx);
-            writer.poisoned = true;
+            // A refused write changed nothing; any other failure may have
+            // left bytes whose fate the next open decides.
+            writer.poisoned = !matches!(e, Error::DiskFull { .. } | Error::ReadOnly);
             return Err(e);
         }
         writer.persisted_symbols = interned;

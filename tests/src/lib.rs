@@ -1,7 +1,9 @@
 //! Shared helpers for Chronolog's integration tests (the tests themselves are
 //! in `tests/tests/`; the crash test's child process is `src/bin/crash_writer.rs`).
 
-use chronolog_storage::{ColumnDef, ColumnType, RelationId, Result, Schema, Store};
+use chronolog_storage::{
+    ColumnDef, ColumnType, Interval, RelationId, Result, Schema, Store, Timestamp, Value,
+};
 
 /// Creates the relations the crash test writes: `batch(n: int key, size: int)`
 /// records each committed batch, `item(batch: int, i: int)` its rows.
@@ -27,6 +29,85 @@ pub fn crash_schema(store: &Store) -> Result<(RelationId, RelationId)> {
         ))?,
     };
     Ok((batch, item))
+}
+
+/// Commits batch `n` of the crash test's workload in one transaction:
+/// `batch(n, size)`, `size` rows of `item(n, i)`, and `batch(0, n)`, which
+/// replaces the previous batch's in its functional slot (so every commit
+/// also closes a row).
+pub fn write_batch(store: &Store, batch: RelationId, item: RelationId, n: i64) -> Result<()> {
+    let size = 1 + (n * 7919) % 50;
+    let mut txn = store.begin();
+    txn.assert(
+        batch,
+        vec![Value::Int(n), Value::Int(size)],
+        Interval::ALWAYS,
+        None,
+    )?;
+    txn.assert(
+        batch,
+        vec![Value::Int(0), Value::Int(n)],
+        Interval::starting(Timestamp(n)),
+        None,
+    )?;
+    for i in 0..size {
+        txn.assert(
+            item,
+            vec![Value::Int(n), Value::Int(i)],
+            Interval::ALWAYS,
+            None,
+        )?;
+    }
+    txn.commit()?;
+    Ok(())
+}
+
+/// Checks what the crash test's workload left in `store`: batches form a
+/// gap-free prefix `1..=max`, each whole, and the functional slot holds the
+/// last one. Returns `max` (0 when empty), or what is wrong.
+pub fn check_batches(store: &Store) -> std::result::Result<i64, String> {
+    let int = |v: &Value| match v {
+        Value::Int(n) => Ok(*n),
+        other => Err(format!("expected an int, got {other:?}")),
+    };
+    // Looked up, not created: a store opened for recovery refuses writes.
+    let (Ok(batch), Ok(item)) = (store.relation_id("batch"), store.relation_id("item")) else {
+        return Ok(0);
+    };
+    let snap = store.snapshot();
+    let rows = snap.scan(batch).collect().map_err(|e| e.to_string())?;
+    let mut present = Vec::new();
+    for row in &rows {
+        let n = int(&row.values[0])?;
+        if n > 0 {
+            present.push(n);
+        }
+    }
+    present.sort_unstable();
+    let max = present.last().copied().unwrap_or(0);
+    if present != (1..=max).collect::<Vec<_>>() {
+        return Err(format!("batches are not a gap-free prefix: {present:?}"));
+    }
+    for row in &rows {
+        let (n, size) = (int(&row.values[0])?, int(&row.values[1])?);
+        if n == 0 {
+            if size != max {
+                return Err(format!(
+                    "the functional slot holds {size}, not the last batch {max}"
+                ));
+            }
+            continue;
+        }
+        let items = snap
+            .scan(item)
+            .eq(0, Value::Int(n))
+            .count()
+            .map_err(|e| e.to_string())?;
+        if items as i64 != size {
+            return Err(format!("batch {n} has {items} of its {size} items"));
+        }
+    }
+    Ok(max)
 }
 
 /// A date as a timestamp (test input is known to be valid).

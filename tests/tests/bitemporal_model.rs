@@ -310,7 +310,10 @@ proptest! {
     #[test]
     fn reopened_store_matches_the_model(batches in prop::collection::vec(prop::collection::vec(op(), 1..5), 1..8)) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let options = Options { durability: Durability::Buffered };
+        let options = Options {
+            durability: Durability::Buffered,
+            ..Options::default()
+        };
         let commits = {
             let store = Store::open_with(dir.path(), options).expect("open");
             let rels = setup(&store);

@@ -9,17 +9,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use chronolog_storage::{Store, Value};
+use chronolog_storage::Store;
 use rand::{Rng, SeedableRng};
 
 const ROUNDS: usize = 30;
-
-fn int(v: &Value) -> i64 {
-    match v {
-        Value::Int(n) => *n,
-        other => panic!("expected an int, got {other:?}"),
-    }
-}
 
 #[test]
 fn acknowledged_batches_survive_sigkill() {
@@ -60,46 +53,12 @@ fn acknowledged_batches_survive_sigkill() {
         total_acks += acks.len();
 
         let store = Store::open(&path).expect("reopen after kill");
-        let (batch, item) = chronolog_tests::crash_schema(&store).expect("schema");
-        let snap = store.snapshot();
-        let batches = snap.scan(batch).collect().expect("scan batches");
-        let mut present: Vec<i64> = batches
-            .iter()
-            .map(|r| int(&r.values[0]))
-            .filter(|&n| n > 0)
-            .collect();
-        present.sort_unstable();
-        let max_present = present.last().copied().unwrap_or(0);
+        let max_present =
+            chronolog_tests::check_batches(&store).unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert!(
             max_present >= acked_max,
             "round {round}: batch {acked_max} was acknowledged but only {max_present} survived"
         );
-        assert_eq!(
-            present,
-            (1..=max_present).collect::<Vec<_>>(),
-            "round {round}: batches must be a gap-free prefix"
-        );
-        for row in &batches {
-            let n = int(&row.values[0]);
-            let size = int(&row.values[1]);
-            if n == 0 {
-                assert_eq!(
-                    size, max_present,
-                    "round {round}: the functional slot holds the last batch"
-                );
-                continue;
-            }
-            let items = snap
-                .scan(item)
-                .eq(0, Value::Int(n))
-                .count()
-                .expect("count items");
-            assert_eq!(
-                items as i64, size,
-                "round {round}: batch {n} is only partly there"
-            );
-        }
-        drop(snap);
         drop(store);
     }
     assert!(total_acks >= ROUNDS, "the writer made progress every round");

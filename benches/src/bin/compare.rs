@@ -243,7 +243,13 @@ fn main() -> Result<()> {
         ("buffered", Durability::Buffered),
     ] {
         let dir = tempfile::tempdir()?;
-        let store = Store::open_with(dir.path(), Options { durability })?;
+        let store = Store::open_with(
+            dir.path(),
+            Options {
+                durability,
+                ..Options::default()
+            },
+        )?;
         let (_db, secs) = load_chronolog(store, w)?;
         table.push([
             format!("batched insert on sled, {label} ({} rows/commit)", BATCH),
@@ -264,6 +270,7 @@ fn main() -> Result<()> {
             dir.path(),
             Options {
                 durability: Durability::Buffered,
+                ..Options::default()
             },
         )?;
         load_chronolog(store.clone(), big)?;

@@ -51,6 +51,10 @@ struct Cli {
     /// In scripts, go on after an error (the exit status still says so).
     #[arg(long)]
     keep_going: bool,
+    /// Open a damaged database read-only with what reads back of its log,
+    /// to query and export what remains; no file is changed.
+    #[arg(long)]
+    recover: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -87,10 +91,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(dir) => dir.clone(),
         None => home()?.join("default"),
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
-    let store = chronolog_storage::Store::open(&dir)
-        .with_context(|| format!("cannot open the database at {}", dir.display()))?;
+    let store = if cli.recover {
+        let options = chronolog_storage::Options {
+            recover: true,
+            ..chronolog_storage::Options::default()
+        };
+        let store = chronolog_storage::Store::open_with(&dir, options)
+            .with_context(|| format!("cannot recover the database at {}", dir.display()))?;
+        match store.damage() {
+            Some(damage) => eprintln!("opened read-only for recovery: {damage}"),
+            None => {
+                eprintln!("opened read-only for recovery: every acknowledged commit reads back")
+            }
+        }
+        store
+    } else {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        chronolog_storage::Store::open(&dir)
+            .with_context(|| format!("cannot open the database at {}", dir.display()))?
+    };
     let db = Database::with_embedder(store, embedder);
     let mut shell = Shell::new(
         db,

@@ -287,7 +287,12 @@ fn embed_column(
             .zip(&vectors)
             .map(|((row, _), v)| (*row, v.iter().flat_map(|x| x.to_le_bytes()).collect()))
             .collect();
-        shared.store.put_derived(&space, rel, &persisted)?;
+        // The disk copy is a cache: on a nearly full disk it is skipped (the
+        // rows are embedded again after a reopen), never a failed pass.
+        match shared.store.put_derived(&space, rel, &persisted) {
+            Err(chronolog_storage::Error::DiskFull { .. }) => {}
+            other => other?,
+        }
     }
     let mut index = index.write();
     while (index.vectors.len() as RowId) < end {

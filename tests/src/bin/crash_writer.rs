@@ -4,7 +4,7 @@
 //! replaces `batch(0, N)` (a functional slot) so every commit also closes a
 //! row. The parent kills it with SIGKILL and checks what survived.
 
-use chronolog_storage::{Interval, Store, Timestamp, Value};
+use chronolog_storage::{Store, Value};
 use std::io::Write;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,29 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         + 1;
     let mut stdout = std::io::stdout().lock();
     for n in start.. {
-        let size = 1 + (n * 7919) % 50;
-        let mut txn = store.begin();
-        txn.assert(
-            batch,
-            vec![Value::Int(n), Value::Int(size)],
-            Interval::ALWAYS,
-            None,
-        )?;
-        txn.assert(
-            batch,
-            vec![Value::Int(0), Value::Int(n)],
-            Interval::starting(Timestamp(n)),
-            None,
-        )?;
-        for i in 0..size {
-            txn.assert(
-                item,
-                vec![Value::Int(n), Value::Int(i)],
-                Interval::ALWAYS,
-                None,
-            )?;
-        }
-        txn.commit()?;
+        chronolog_tests::write_batch(&store, batch, item, n)?;
         writeln!(stdout, "ack {n}")?;
         stdout.flush()?;
     }
