@@ -47,8 +47,9 @@ pub enum Strategy {
 }
 
 /// Bounds on one query's work, so a runaway recursion can be stopped, and
-/// how to evaluate it.
-#[derive(Clone, Debug, Default)]
+/// how to evaluate it. The default bounds memory (see
+/// [`default_query_memory`]) and nothing else.
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// Evaluation strategy for recursive strata.
     pub strategy: Strategy,
@@ -58,7 +59,46 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Stop when this flag is set (Ctrl-C in the REPL).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Stop when the query's derived relations hold more than this many
+    /// bytes, with an error naming the largest, before the operating
+    /// system's out-of-memory killer ends the whole process.
+    pub max_memory: Option<usize>,
 }
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            strategy: Strategy::default(),
+            max_derived: None,
+            deadline: None,
+            cancel: None,
+            max_memory: Some(default_query_memory()),
+        }
+    }
+}
+
+/// The memory one query may fill with derived tuples by default: a quarter
+/// of the machine's RAM (read once from `/proc/meminfo`), at least 256 MiB;
+/// 4 GiB where the RAM cannot be read.
+pub fn default_query_memory() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|text| {
+                let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+                let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+                kib.checked_mul(1024)
+            });
+        match total {
+            Some(bytes) => (bytes / 4).max(256 << 20),
+            None => 4 << 30,
+        }
+    })
+}
+
+/// Derived tuples between two measurements of the query's memory.
+const MEMORY_CHECK_EVERY: u64 = 16_384;
 
 /// Where an atom's matches come from.
 enum Source {
@@ -110,7 +150,11 @@ pub(crate) struct Executor<'a> {
     valid: Timestamp,
     known: Timestamp,
     derived: Vec<Relation>,
+    /// The derived relations' names, for errors.
+    derived_names: Vec<String>,
     derived_count: u64,
+    /// `derived_count` at the next measurement of memory.
+    next_memory_check: u64,
     /// Steps taken, so that cancel and deadline are polled every few
     /// thousand steps whether or not anything new is derived.
     ticks: u64,
@@ -163,7 +207,9 @@ impl<'a> Executor<'a> {
             valid: snapshot.now(),
             known: snapshot.tx(),
             derived: Vec::new(),
+            derived_names: Vec::new(),
             derived_count: 0,
+            next_memory_check: MEMORY_CHECK_EVERY,
             ticks: 0,
             next_poll: 4096,
             spare: Vec::new(),
@@ -206,6 +252,7 @@ impl<'a> Executor<'a> {
             .iter()
             .map(|d| Relation::new(d.arity))
             .collect();
+        self.derived_names = plan.derived.iter().map(|d| d.name.clone()).collect();
         let output = plan.derived.len() - 1;
         let mut rules_per_head = vec![0usize; plan.derived.len()];
         for rule in plan.strata.iter().flat_map(|s| &s.rules) {
@@ -273,7 +320,7 @@ impl<'a> Executor<'a> {
         Ok(added)
     }
 
-    fn check_limits(&self) -> Result<()> {
+    fn check_limits(&mut self) -> Result<()> {
         if let Some(max) = self.limits.max_derived
             && self.derived_count > max
         {
@@ -281,7 +328,39 @@ impl<'a> Executor<'a> {
                 "more than {max} derived tuples"
             )));
         }
+        if self.derived_count >= self.next_memory_check {
+            self.next_memory_check = self.derived_count + MEMORY_CHECK_EVERY;
+            self.check_memory()?;
+        }
         Ok(())
+    }
+
+    /// Measures the derived relations against the memory budget.
+    fn check_memory(&self) -> Result<()> {
+        let Some(budget) = self.limits.max_memory else {
+            return Ok(());
+        };
+        let sizes = self.derived.iter().map(Relation::heap_bytes);
+        let total: usize = sizes.clone().sum();
+        if total <= budget {
+            return Ok(());
+        }
+        let (largest, bytes) = sizes
+            .enumerate()
+            .max_by_key(|&(_, b)| b)
+            .map(|(i, b)| (self.derived_names.get(i).map_or("?", String::as_str), b))
+            .unwrap_or(("?", 0));
+        let mib = |b: usize| b >> 20;
+        let largest = match largest {
+            chronolog_ql::OUTPUT => "the answer".to_string(),
+            rule => format!("`{rule}`"),
+        };
+        Err(Error::LimitExceeded(format!(
+            "the memory budget of {} MiB: the derived relations hold {} MiB, most of it in {largest} ({} MiB)",
+            mib(budget),
+            mib(total),
+            mib(bytes)
+        )))
     }
 
     /// Cancel (Ctrl-C) and the deadline: an atomic load and, rarely, a

@@ -40,7 +40,7 @@ pub use chronolog_ql::plan::{Metric, RankedPlan};
 pub use database::{Database, Output, Prepared, SymbolResolver};
 pub use database::{default_embedder, default_embedder_with_notice};
 pub use error::{Error, Result};
-pub use eval::{Limits, Strategy};
+pub use eval::{Limits, Strategy, default_query_memory};
 pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]

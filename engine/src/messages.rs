@@ -80,8 +80,11 @@ impl Database {
         if k == 0 || self.store().relation_id(MESSAGE_RELATION).is_err() {
             return Ok(Vec::new());
         }
-        // Each input ranks more than `k` so that fusion can reorder them.
-        let depth = k.saturating_mul(2).max(10);
+        // Each input ranks more than `k` so that fusion can reorder them;
+        // a `k` past what the language allows asks for everything anyway.
+        let max = chronolog_ql::MAX_RANKED_K as usize;
+        let k = k.min(max);
+        let depth = k.saturating_mul(2).clamp(10, max);
         let text = format!(
             "?- rrf(near(message, $q, {depth}), bm25(message, $q, {depth})) as (Id, Score, Rank), \
              message(Id, Role, Text) as_of $at order by Rank limit {k}."

@@ -74,6 +74,19 @@ impl Relation {
         }
     }
 
+    /// Bytes this relation holds on the heap (capacity, not length: what a
+    /// memory budget must count), less what its values point to.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(u64, u32)>();
+        self.cells.capacity() * std::mem::size_of::<Val>()
+            + self.set.capacity() * entry
+            + self
+                .indexes
+                .iter()
+                .map(|(_, ix)| ix.heads.capacity() * entry + ix.next.capacity() * 4)
+                .sum::<usize>()
+    }
+
     pub(crate) fn arity(&self) -> usize {
         self.arity
     }

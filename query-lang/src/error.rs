@@ -37,6 +37,11 @@ pub enum ParseErrorKind {
         "unknown column type `{0}` (expected int, float, str, sym, bool, bytes, time or vec<N>)"
     )]
     UnknownType(String),
+    /// Expressions or retrieval operators nested past the limit, which
+    /// keeps every recursive pass (parsing, resolution, evaluation) within
+    /// a small thread's stack.
+    #[error("nested deeper than {0} levels")]
+    TooDeep(u32),
 }
 
 impl ParseError {

@@ -13,8 +13,8 @@ pub mod plan;
 mod scc;
 mod span;
 
-pub use compile::{Catalog, ColumnInfo, Lets, OUTPUT, compile_query, constant};
+pub use compile::{Catalog, ColumnInfo, Lets, MAX_RANKED_K, OUTPUT, compile_query, constant};
 pub use error::{CompileError, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
-pub use parser::{ParsedStatement, parse, parse_each};
+pub use parser::{MAX_NESTING, ParsedStatement, parse, parse_each};
 pub use span::{LineCol, Span, line_col, render};

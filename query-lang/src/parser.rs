@@ -48,9 +48,14 @@ pub type ParsedStatement = (Span, Result<Statement, ParseError>);
 /// error of the lexer (an unterminated string, say) fails the whole text.
 pub fn parse_each(source: &str) -> Result<Vec<ParsedStatement>, ParseError> {
     let tokens = lex(source)?;
-    let mut parser = Parser { tokens, pos: 0 };
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        nesting: 0,
+    };
     let mut statements = Vec::new();
     while !parser.at_eof() {
+        parser.nesting = 0;
         let start = parser.peek().span;
         let statement = parser.statement();
         if statement.is_err() {
@@ -65,9 +70,17 @@ pub fn parse_each(source: &str) -> Result<Vec<ParsedStatement>, ParseError> {
     Ok(statements)
 }
 
+/// How deep expressions and retrieval operators may nest (parentheses,
+/// unary minus, operator trees, `rrf` inside `rrf`): every pass over them
+/// recurses, and the bound keeps each within a small thread's stack, as
+/// serde_json's recursion limit does.
+pub const MAX_NESTING: u32 = 128;
+
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// Recursion levels entered now (see [`MAX_NESTING`]).
+    nesting: u32,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -536,7 +549,9 @@ impl Parser {
                     if !self.at_ranked() {
                         return self.error("a retrieval operator: `near`, `bm25`, `hops` or `rrf`");
                     }
+                    self.enter()?;
                     inputs.push((weight.unwrap_or(1.0), self.ranked()?));
+                    self.nesting -= 1;
                     if !self.eat_punct(",") {
                         break;
                     }
@@ -607,50 +622,86 @@ impl Parser {
     }
 
     fn expr(&mut self) -> PResult<Expr> {
-        let mut lhs = self.mul()?;
+        self.sum().map(|(e, _)| e)
+    }
+
+    /// Enters one level of recursion (a parenthesis, a unary minus, a
+    /// nested retrieval operator), refusing past [`MAX_NESTING`].
+    fn enter(&mut self) -> PResult<()> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return Err(ParseError::new(
+                ParseErrorKind::TooDeep(MAX_NESTING),
+                self.peek().span,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The depth of a new operator node over operands of depth `depth`.
+    fn deeper(depth: u32, span: Span) -> PResult<u32> {
+        if depth >= MAX_NESTING {
+            return Err(ParseError::new(ParseErrorKind::TooDeep(MAX_NESTING), span));
+        }
+        Ok(depth + 1)
+    }
+
+    /// An expression with the depth of its tree: a long chain `1+1+...`
+    /// makes a deep tree without a single parenthesis.
+    fn sum(&mut self) -> PResult<(Expr, u32)> {
+        let (mut lhs, mut depth) = self.product()?;
         loop {
             let op = match self.peek().tok {
                 Tok::Punct("+") => ArithOp::Add,
                 Tok::Punct("-") => ArithOp::Sub,
-                _ => return Ok(lhs),
+                _ => return Ok((lhs, depth)),
             };
-            self.bump();
-            let rhs = self.mul()?;
+            let at = self.bump().span;
+            let (rhs, rhs_depth) = self.product()?;
+            depth = Self::deeper(depth.max(rhs_depth), at)?;
             let span = lhs.span().to(rhs.span());
             lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs), span);
         }
     }
 
-    fn mul(&mut self) -> PResult<Expr> {
-        let mut lhs = self.unary()?;
+    fn product(&mut self) -> PResult<(Expr, u32)> {
+        let (mut lhs, mut depth) = self.unary()?;
         loop {
             let op = match self.peek().tok {
                 Tok::Punct("*") => ArithOp::Mul,
                 Tok::Punct("/") => ArithOp::Div,
-                _ => return Ok(lhs),
+                _ => return Ok((lhs, depth)),
             };
-            self.bump();
-            let rhs = self.unary()?;
+            let at = self.bump().span;
+            let (rhs, rhs_depth) = self.unary()?;
+            depth = Self::deeper(depth.max(rhs_depth), at)?;
             let span = lhs.span().to(rhs.span());
             lhs = Expr::Binary(Box::new(lhs), op, Box::new(rhs), span);
         }
     }
 
-    fn unary(&mut self) -> PResult<Expr> {
+    fn unary(&mut self) -> PResult<(Expr, u32)> {
         if self.is_punct("-") {
+            self.enter()?;
             let start = self.bump().span;
-            let inner = self.unary()?;
+            let (inner, depth) = self.unary()?;
+            self.nesting -= 1;
             let span = start.to(inner.span());
             return Ok(match inner {
-                Expr::Const(Const::Int(i), _) => Expr::Const(Const::Int(i.wrapping_neg()), span),
-                Expr::Const(Const::Float(x), _) => Expr::Const(Const::Float(-x), span),
-                other => Expr::Neg(Box::new(other), span),
+                Expr::Const(Const::Int(i), _) => {
+                    (Expr::Const(Const::Int(i.wrapping_neg()), span), depth)
+                }
+                Expr::Const(Const::Float(x), _) => (Expr::Const(Const::Float(-x), span), depth),
+                other => (
+                    Expr::Neg(Box::new(other), span),
+                    Self::deeper(depth, start)?,
+                ),
             });
         }
         self.primary()
     }
 
-    fn primary(&mut self) -> PResult<Expr> {
+    fn primary(&mut self) -> PResult<(Expr, u32)> {
         let token = self.peek().clone();
         let span = token.span;
         let expr = match token.tok {
@@ -666,15 +717,17 @@ impl Parser {
             Tok::Ident(s) if s == "null" => Expr::Const(Const::Null, span),
             Tok::Ident(s) => Expr::Ident(Name { text: s, span }),
             Tok::Punct("(") => {
+                self.enter()?;
                 self.bump();
-                let inner = self.expr()?;
+                let inner = self.sum()?;
                 self.expect_punct(")")?;
+                self.nesting -= 1;
                 return Ok(inner);
             }
             _ => return self.error("a term (a variable, a name, a number, a string or a date)"),
         };
         self.bump();
-        Ok(expr)
+        Ok((expr, 0))
     }
 }
 
@@ -754,5 +807,28 @@ mod tests {
         assert_eq!(err.to_string(), "expected `.`, found end of input");
         let err = parse(":create r(a: string).").expect_err("bad type");
         assert!(err.to_string().starts_with("unknown column type `string`"));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_an_error_not_a_stack_overflow() {
+        let deep = |n: usize, open: &str, close: &str| {
+            format!("?- X = {}1{}.", open.repeat(n), close.repeat(n))
+        };
+        assert!(parse(&deep(100, "(", ")")).is_ok());
+        for (open, close) in [("(", ")"), ("-(", ")"), ("- ", "")] {
+            let err = parse(&deep(100_000, open, close)).expect_err("too deep");
+            assert_eq!(err.kind, ParseErrorKind::TooDeep(MAX_NESTING), "{open}");
+        }
+        let chain = format!("?- X = 1{}.", " + 1".repeat(100_000));
+        let err = parse(&chain).expect_err("too deep");
+        assert_eq!(err.kind, ParseErrorKind::TooDeep(MAX_NESTING));
+        assert!(parse(&format!("?- X = 1{}.", " + 1".repeat(100))).is_ok());
+        let rrf = format!(
+            "?- {}bm25(doc, \"x\", 3){}.",
+            "rrf(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        let err = parse(&rrf).expect_err("too deep");
+        assert_eq!(err.kind, ParseErrorKind::TooDeep(MAX_NESTING));
     }
 }

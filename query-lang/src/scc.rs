@@ -5,62 +5,59 @@ use crate::span::Span;
 
 /// Tarjan's strongly connected components, in reverse topological order of
 /// the condensation: a component comes after every component it reads.
+/// Iterative, with an explicit stack of (node, next edge): a chain of tens
+/// of thousands of rules must not recurse that deep.
 pub(crate) fn tarjan(edges: &[Vec<(usize, bool, Span)>]) -> Vec<Vec<usize>> {
-    struct State<'e> {
-        edges: &'e [Vec<(usize, bool, Span)>],
-        index: Vec<Option<usize>>,
-        low: Vec<usize>,
-        on_stack: Vec<bool>,
-        stack: Vec<usize>,
-        next: usize,
-        out: Vec<Vec<usize>>,
-    }
-    fn visit(s: &mut State<'_>, v: usize) {
-        s.index[v] = Some(s.next);
-        s.low[v] = s.next;
-        s.next += 1;
-        s.stack.push(v);
-        s.on_stack[v] = true;
-        for k in 0..s.edges[v].len() {
-            let w = s.edges[v][k].0;
-            match s.index[w] {
-                None => {
-                    visit(s, w);
-                    s.low[v] = s.low[v].min(s.low[w]);
-                }
-                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
-                Some(_) => {}
-            }
-        }
-        if Some(s.low[v]) == s.index[v] {
-            let mut scc = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack[w] = false;
-                scc.push(w);
-                if w == v {
-                    break;
-                }
-            }
-            scc.sort_unstable();
-            s.out.push(scc);
-        }
-    }
     let n = edges.len();
-    let mut s = State {
-        edges,
-        index: vec![None; n],
-        low: vec![0; n],
-        on_stack: vec![false; n],
-        stack: Vec::new(),
-        next: 0,
-        out: Vec::new(),
-    };
-    for v in 0..n {
-        if s.index[v].is_none() {
-            visit(&mut s, v);
+    let mut index: Vec<Option<usize>> = vec![None; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut next = 0;
+    let mut out = Vec::new();
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if index[root].is_some() {
+            continue;
+        }
+        calls.push((root, 0));
+        while let Some(&mut (v, ref mut k)) = calls.last_mut() {
+            if *k == 0 && index[v].is_none() {
+                index[v] = Some(next);
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&(w, _, _)) = edges[v].get(*k) {
+                *k += 1;
+                match index[w] {
+                    None => calls.push((w, 0)),
+                    Some(iw) if on_stack[w] => low[v] = low[v].min(iw),
+                    Some(_) => {}
+                }
+                continue;
+            }
+            // Every edge of `v` is done: pop it, and pass its low link up.
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if Some(low[v]) == index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                scc.sort_unstable();
+                out.push(scc);
+            }
         }
     }
-    s.out
+    out
 }
 
 #[cfg(test)]
@@ -82,5 +79,23 @@ mod tests {
         assert_eq!(sccs.iter().find(|c| c.contains(&1)).map(Vec::len), Some(2));
         assert!(pos(1) < pos(0), "a component comes after what it reads");
         assert_eq!(sccs.len(), 3);
+    }
+
+    #[test]
+    fn a_long_chain_does_not_recurse() {
+        let s = Span::default();
+        let n = 200_000;
+        let edges: Vec<Vec<(usize, bool, Span)>> = (0..n)
+            .map(|i| {
+                if i + 1 < n {
+                    vec![(i + 1, false, s)]
+                } else {
+                    vec![]
+                }
+            })
+            .collect();
+        let sccs = tarjan(&edges);
+        assert_eq!(sccs.len(), n);
+        assert_eq!(sccs[0], vec![n - 1], "what is read comes first");
     }
 }

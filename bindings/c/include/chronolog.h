@@ -41,6 +41,10 @@ typedef enum ChronologStatus {
   CHRONOLOG_STATUS_STORAGE_ERROR = 6,
   // A bug inside Chronolog, caught at the boundary.
   CHRONOLOG_STATUS_INTERNAL_ERROR = 7,
+  // The call was stopped by `chronolog_cancel`, or ran past the
+  // handle's timeout (`chronolog_set_timeout`), or past its memory
+  // budget; it wrote nothing.
+  CHRONOLOG_STATUS_STOPPED = 8,
 } ChronologStatus;
 
 // A database handle: a number, never dereferenced, so a stale or made-up
@@ -109,6 +113,17 @@ enum ChronologStatus chronolog_search(ChronologDb db,
                                       uint32_t k,
                                       const char *as_of,
                                       char **out_json);
+
+// Stops every `chronolog_execute` on `db` that is running or waiting for
+// it when this is called: each returns `CHRONOLOG_STATUS_STOPPED` within
+// milliseconds, having written nothing. Safe from any thread; it never
+// waits for the running call. Calls started afterwards are not affected.
+enum ChronologStatus chronolog_cancel(ChronologDb db);
+
+// Bounds how long each later `chronolog_execute` on `db` may run, in
+// milliseconds (0: no bound, the default); a call past it returns
+// `CHRONOLOG_STATUS_STOPPED`, having written nothing.
+enum ChronologStatus chronolog_set_timeout(ChronologDb db, uint64_t milliseconds);
 
 // Frees a string this library returned. Null is fine (nothing to do); a
 // pointer freed already, or never returned by this library, is

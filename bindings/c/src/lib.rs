@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use chronolog_engine::{Database, Error, Limits};
@@ -58,6 +58,10 @@ pub enum ChronologStatus {
     StorageError = 6,
     /// A bug inside Chronolog, caught at the boundary.
     InternalError = 7,
+    /// The call was stopped by `chronolog_cancel`, or ran past the
+    /// handle's timeout (`chronolog_set_timeout`), or past its memory
+    /// budget; it wrote nothing.
+    Stopped = 8,
 }
 
 /// Why a call failed.
@@ -78,6 +82,7 @@ impl Failure {
     fn engine(e: Error, source: &str) -> Failure {
         let status = match e {
             Error::Storage { .. } => ChronologStatus::StorageError,
+            Error::Cancelled | Error::LimitExceeded(_) => ChronologStatus::Stopped,
             _ => ChronologStatus::QueryError,
         };
         Failure::new(status, e.render(source))
@@ -87,8 +92,39 @@ impl Failure {
 type Outcome = Result<(), Failure>;
 
 static NEXT_HANDLE: AtomicU64 = AtomicU64::new(1);
-static DATABASES: LazyLock<Mutex<HashMap<ChronologDb, Arc<Mutex<Database>>>>> =
+static DATABASES: LazyLock<Mutex<HashMap<ChronologDb, Arc<Handle>>>> =
     LazyLock::new(Mutex::default);
+
+/// One open database and what stops its calls.
+struct Handle {
+    db: Mutex<Database>,
+    /// The stop flag of every `chronolog_execute` running or waiting for
+    /// the database now: `chronolog_cancel` sets them all, without waiting
+    /// for the database's lock.
+    running: Mutex<Vec<Arc<AtomicBool>>>,
+    /// Milliseconds a call may run, 0 for no limit.
+    timeout_ms: AtomicU64,
+}
+
+/// A call's registration in [`Handle::running`], removed when it ends.
+struct Running<'h> {
+    handle: &'h Handle,
+    flag: Arc<AtomicBool>,
+}
+
+impl<'h> Running<'h> {
+    fn start(handle: &'h Handle) -> Running<'h> {
+        let flag = Arc::new(AtomicBool::new(false));
+        lock(&handle.running).push(flag.clone());
+        Running { handle, flag }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        lock(&self.handle.running).retain(|f| !Arc::ptr_eq(f, &self.flag));
+    }
+}
 static STRINGS: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
 
 thread_local! {
@@ -203,7 +239,7 @@ unsafe fn give_string(out: *mut *mut c_char, text: String) -> Outcome {
     Ok(())
 }
 
-fn database(db: ChronologDb) -> Result<Arc<Mutex<Database>>, Failure> {
+fn database(db: ChronologDb) -> Result<Arc<Handle>, Failure> {
     lock(&DATABASES).get(&db).cloned().ok_or_else(|| {
         Failure::new(
             ChronologStatus::InvalidHandle,
@@ -255,7 +291,12 @@ pub unsafe extern "C" fn chronolog_open(
         };
         let db = Database::with_embedder(store, chronolog_engine::default_embedder());
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        lock(&DATABASES).insert(handle, Arc::new(Mutex::new(db)));
+        let entry = Handle {
+            db: Mutex::new(db),
+            running: Mutex::default(),
+            timeout_ms: AtomicU64::new(0),
+        };
+        lock(&DATABASES).insert(handle, Arc::new(entry));
         // SAFETY: checked above.
         unsafe { *out_db = handle };
         Ok(())
@@ -298,8 +339,21 @@ pub unsafe extern "C" fn chronolog_execute(
         unsafe { clear_out(out_json, "out_json") }?;
         let script = unsafe { text_arg(script, "script") }?;
         let params_json = unsafe { optional_text_arg(params_json, "params_json") }?;
-        let database = database(db)?;
-        let mut db = lock(&database);
+        let handle = database(db)?;
+        // Registered before waiting for the lock, so a cancel also stops a
+        // call queued behind a long one.
+        let running = Running::start(&handle);
+        let timeout = handle.timeout_ms.load(Ordering::Relaxed);
+        let limits = Limits {
+            cancel: Some(running.flag.clone()),
+            deadline: (timeout > 0)
+                .then(|| std::time::Instant::now() + std::time::Duration::from_millis(timeout)),
+            ..Limits::default()
+        };
+        let mut db = lock(&handle.db);
+        if running.flag.load(Ordering::Relaxed) {
+            return Err(Failure::new(ChronologStatus::Stopped, "query cancelled"));
+        }
         let params = match params_json {
             Some(text) => db
                 .params_from_json(text)
@@ -307,7 +361,7 @@ pub unsafe extern "C" fn chronolog_execute(
             None => HashMap::new(),
         };
         let outputs = db
-            .run_with(script, &params, &Limits::default())
+            .run_with(script, &params, &limits)
             .map_err(|e| Failure::engine(e, script))?;
         let json: Vec<_> = outputs.iter().map(|o| db.output_json(o)).collect();
         // SAFETY: checked by `clear_out`.
@@ -341,8 +395,8 @@ pub unsafe extern "C" fn chronolog_add_message(
             unsafe { optional_text_arg(valid_from, "valid_from") }?,
             "valid_from",
         )?;
-        let database = database(db)?;
-        let id = lock(&database)
+        let handle = database(db)?;
+        let id = lock(&handle.db)
             .add_message(role, text, valid_from)
             .map_err(|e| Failure::engine(e, text))?;
         // SAFETY: checked by `clear_out`.
@@ -371,8 +425,8 @@ pub unsafe extern "C" fn chronolog_search(
         unsafe { clear_out(out_json, "out_json") }?;
         let query = unsafe { text_arg(query, "query") }?;
         let as_of = time_arg(unsafe { optional_text_arg(as_of, "as_of") }?, "as_of")?;
-        let database = database(db)?;
-        let hits = lock(&database)
+        let handle = database(db)?;
+        let hits = lock(&handle.db)
             .search_messages(query, k as usize, as_of)
             .map_err(|e| Failure::engine(e, query))?;
         let json: Vec<_> = hits
@@ -389,6 +443,34 @@ pub unsafe extern "C" fn chronolog_search(
             .collect();
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
+    })
+}
+
+/// Stops every `chronolog_execute` on `db` that is running or waiting for
+/// it when this is called: each returns `CHRONOLOG_STATUS_STOPPED` within
+/// milliseconds, having written nothing. Safe from any thread; it never
+/// waits for the running call. Calls started afterwards are not affected.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_cancel(db: ChronologDb) -> ChronologStatus {
+    boundary(|| {
+        let handle = database(db)?;
+        for flag in lock(&handle.running).iter() {
+            flag.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    })
+}
+
+/// Bounds how long each later `chronolog_execute` on `db` may run, in
+/// milliseconds (0: no bound, the default); a call past it returns
+/// `CHRONOLOG_STATUS_STOPPED`, having written nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_set_timeout(db: ChronologDb, milliseconds: u64) -> ChronologStatus {
+    boundary(|| {
+        database(db)?
+            .timeout_ms
+            .store(milliseconds, Ordering::Relaxed);
+        Ok(())
     })
 }
 

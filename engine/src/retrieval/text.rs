@@ -190,6 +190,9 @@ impl TextIndex {
         k: usize,
         live: Arc<RoaringBitmap>,
     ) -> Result<Vec<TextHit>> {
+        // Never more than can be returned: `k` comes from the caller, and
+        // tantivy sizes its heap by the limit.
+        let k = k.min(live.len() as usize);
         if k == 0 {
             return Ok(Vec::new());
         }

@@ -362,6 +362,9 @@ pub(crate) fn top_k(
     precision: Precision,
     threads: usize,
 ) -> Result<Vec<Hit>> {
+    // Never more than can be returned: `k` comes from the caller, and the
+    // heap is sized by it.
+    let k = k.min(live.count() as usize);
     let precision = match precision {
         Precision::Sign if metric != Metric::Cosine => Precision::Int8,
         other => other,
@@ -608,6 +611,7 @@ pub(crate) fn top_k_batch(
     metric: Metric,
 ) -> Result<Vec<Vec<Hit>>> {
     use faer::{Accum, Mat, MatRef, Par};
+    let k = k.min(live.count() as usize);
     let Some(dim) = queries.first().map(Vec::len) else {
         return Ok(Vec::new());
     };

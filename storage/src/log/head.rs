@@ -98,7 +98,7 @@ impl Head {
 
     /// Writes this record into its slot; the caller syncs.
     pub(crate) fn write(&self, file: &File) -> Result<()> {
-        let slot = (self.seq % 2) as u64 * SLOT_LEN as u64;
+        let slot = (self.seq % 2) * SLOT_LEN as u64;
         file.write_all_at(&self.encode(), slot)
             .map_err(Error::io("writing the head record"))
     }

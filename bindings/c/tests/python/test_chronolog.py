@@ -8,7 +8,8 @@ import json
 import sys
 import threading
 
-OK, NULL_POINTER, INVALID_UTF8, INVALID_HANDLE, QUERY_ERROR, INVALID_ARGUMENT = range(6)
+(OK, NULL_POINTER, INVALID_UTF8, INVALID_HANDLE, QUERY_ERROR, INVALID_ARGUMENT, STORAGE_ERROR,
+ INTERNAL_ERROR, STOPPED) = range(9)
 
 
 class Chronolog:
@@ -23,9 +24,12 @@ class Chronolog:
         lib.chronolog_add_message.argtypes = [ctypes.c_uint64, c_str, c_str, c_str, out_str]
         lib.chronolog_search.argtypes = [ctypes.c_uint64, c_str, ctypes.c_uint32, c_str, out_str]
         lib.chronolog_free_string.argtypes = [ctypes.c_void_p]
+        lib.chronolog_cancel.argtypes = [ctypes.c_uint64]
+        lib.chronolog_set_timeout.argtypes = [ctypes.c_uint64, ctypes.c_uint64]
         lib.chronolog_last_error.restype = c_str
         lib.chronolog_version.restype = c_str
-        for name in ("open", "close", "execute", "add_message", "search", "free_string"):
+        for name in ("open", "close", "execute", "add_message", "search", "free_string", "cancel",
+                     "set_timeout"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
         self.lib = lib
 
@@ -135,6 +139,41 @@ def main(lib_path, db_dir):
     for t in threads:
         t.join()
     assert not errors, errors
+
+    # A k past every row, or -1 wrapped to 2^32 - 1, is answered, never an
+    # allocation that aborts the process.
+    status, hits = c.search(db, "tencent", 2**32 - 1)
+    assert status == OK and len(hits) == 2, (status, hits)
+    status, message = c.execute(db, ':create doc(id: sym key, text: str search). '
+                                    '?- bm25(doc, "x", 4294967295).')
+    assert status == QUERY_ERROR and "k must be between 1" in message, (status, message)
+
+    # A runaway query is stopped from another thread, and by a timeout;
+    # the handle stays usable.
+    facts = " ".join(f"n({i})." for i in range(2000))
+    status, out = c.execute(db, ":create n(x: int). " + facts)
+    assert status == OK, out
+    runaway = "?- n(A), n(B), n(C), n(D)."
+    result = {}
+
+    def run_away():
+        result["status"], result["out"] = c.execute(db, runaway)
+
+    thread = threading.Thread(target=run_away)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive(), "the runaway query should still be running"
+    assert c.lib.chronolog_cancel(db) == OK
+    thread.join(30)
+    assert not thread.is_alive(), "cancel stopped the query"
+    assert result["status"] == STOPPED and "cancelled" in result["out"], result
+    assert c.lib.chronolog_set_timeout(db, 200) == OK
+    status, message = c.execute(db, runaway)
+    assert status == STOPPED and "time limit" in message, (status, message)
+    assert c.lib.chronolog_set_timeout(db, 0) == OK
+    status, out = c.execute(db, "?- works_at(alice, Y) as_of 2022-01-01.")
+    assert out == [{"rows": {"columns": ["Y"], "rows": [["tencent"]]}}], out
+    assert c.lib.chronolog_cancel(424242) == INVALID_HANDLE
 
     # Double free and double close are errors, not crashes.
     out = ctypes.c_void_p()

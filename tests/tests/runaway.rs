@@ -1,0 +1,107 @@
+//! Nothing a caller passes may abort the process or run without bound: a
+//! huge `k`, deep nesting, a long chain of rules, a query that would fill
+//! the machine's memory. Each is answered or refused with a typed error.
+
+use chronolog_engine::{Database, Error, Limits};
+
+fn nodes(db: &mut Database, n: usize) {
+    let mut script = String::from(":create edge(a: int, b: int).\n");
+    for i in 0..n {
+        script.push_str(&format!("edge({i}, {}).\n", (i + 1) % n));
+    }
+    db.run(&script).expect("load edges");
+}
+
+#[test]
+fn a_query_past_its_memory_budget_stops_naming_the_rule() {
+    let mut db = Database::in_memory();
+    nodes(&mut db, 3_000);
+    // Every pair of nodes on a cycle: 9 million tuples, far past 64 MiB.
+    let limits = Limits {
+        max_memory: Some(64 << 20),
+        ..Limits::default()
+    };
+    let err = db
+        .run_with(
+            "reach(X, Y) :- edge(X, Y).
+             reach(X, Y) :- reach(X, Z), edge(Z, Y).
+             ?- reach(X, Y).",
+            &Default::default(),
+            &limits,
+        )
+        .expect_err("over budget");
+    let message = err.to_string();
+    assert!(matches!(err, Error::LimitExceeded(_)), "{message}");
+    assert!(message.contains("memory budget of 64 MiB"), "{message}");
+    assert!(message.contains("`reach`"), "{message}");
+    // The database is untouched and answers the next query.
+    let out = db.run("?- edge(0, Y).").expect("still usable");
+    assert_eq!(out.len(), 1);
+}
+
+#[test]
+fn the_default_budget_is_a_fraction_of_the_machine() {
+    let budget = chronolog_engine::default_query_memory();
+    assert!(budget >= 256 << 20, "{budget}");
+    assert_eq!(Limits::default().max_memory, Some(budget));
+}
+
+#[test]
+fn huge_k_is_refused_or_bounded_by_the_rows() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create doc(id: sym key, text: str search embed).
+         doc(a, \"alice works at acme\"). doc(b, \"bob likes tea\").",
+    )
+    .expect("load");
+    for query in [
+        "?- near(doc, \"alice\", 4294967295).",
+        "?- bm25(doc, \"alice\", 200000000).",
+        "?- near(doc, \"alice\", 0).",
+    ] {
+        let err = db.run(query).expect_err("absurd k");
+        assert!(
+            err.to_string().contains("k must be between 1 and"),
+            "{query}: {err}"
+        );
+    }
+    // The largest k allowed allocates by the live rows, not by k.
+    let k = chronolog_ql::MAX_RANKED_K;
+    let out = db
+        .run(&format!(
+            "?- rrf(near(doc, \"alice\", {k}), bm25(doc, \"alice\", {k}))."
+        ))
+        .expect("answered");
+    assert_eq!(out.len(), 1);
+}
+
+#[test]
+fn deep_nesting_and_long_rule_chains_are_bounded() {
+    let mut db = Database::in_memory();
+    let deep = format!("?- X = {}1{}.", "(".repeat(50_000), ")".repeat(50_000));
+    let err = db.run(&deep).expect_err("too deep");
+    assert!(err.to_string().contains("nested deeper than"), "{err}");
+
+    nodes(&mut db, 10);
+    let n = 20_000;
+    let mut script = String::new();
+    for i in 0..n {
+        script.push_str(&format!("r{i}(X) :- r{}(X).\n", i + 1));
+    }
+    script.push_str(&format!("r{n}(X) :- edge(X, _).\n?- r0(X)."));
+    // On a small thread stack: nothing in compiling or running it recurses
+    // once per rule.
+    let rows = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let out = db.run(&script).map_err(|e| e.to_string())?;
+            match out.last() {
+                Some(chronolog_engine::Output::Rows(rows)) => Ok(rows.len()),
+                other => Err(format!("expected rows, got {other:?}")),
+            }
+        })
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(rows.expect("runs"), 10, "every node reaches r0");
+}
