@@ -928,9 +928,11 @@ impl<'a> Executor<'a> {
                 checks.push((c, v));
             }
         }
-        let mut rows = Vec::new();
+        // Each version's bindings (every slot, hidden ones included) and
+        // its bi-temporal columns, before the filters that compare
+        // arguments bound by the atom itself (`history e(X, X)`).
+        let mut versions: Vec<(Vec<Val>, [Val; 7])> = Vec::new();
         scan.for_each(|row| {
-            let mut out: Vec<Val> = Vec::new();
             let mut slots: Vec<Option<Val>> = vec![None; rule.slots.len()];
             for (c, a) in args.iter().enumerate() {
                 if let Arg::Bind(s) = a {
@@ -946,22 +948,36 @@ impl<'a> Executor<'a> {
             {
                 return;
             }
-            for s in slots {
-                out.push(s.unwrap_or(Val::Null));
-            }
             let (valid, tx) = (row.valid(), row.tx());
-            out.push(Val::Time(valid.from.0));
-            out.push(Val::Time(valid.to.0));
-            out.push(Val::Time(tx.from.0));
-            out.push(Val::Time(tx.to.0));
-            out.push(Val::Int(i64::from(row.id())));
-            out.push(
+            let times = [
+                Val::Time(valid.from.0),
+                Val::Time(valid.to.0),
+                Val::Time(tx.from.0),
+                Val::Time(tx.to.0),
+                Val::Int(i64::from(row.id())),
                 row.supersedes()
                     .map_or(Val::Null, |r| Val::Int(i64::from(r))),
-            );
-            out.push(row.provenance().map_or(Val::Null, |p| Val::Sym(p.0)));
-            rows.push(out);
+                row.provenance().map_or(Val::Null, |p| Val::Sym(p.0)),
+            ];
+            versions.push((
+                slots.into_iter().map(|s| s.unwrap_or(Val::Null)).collect(),
+                times,
+            ));
         })?;
+        let mut rows = Vec::with_capacity(versions.len());
+        'version: for (bindings, times) in versions {
+            for step in &rule.steps[1..] {
+                if let Step::Filter(a, op, b) = step {
+                    let (a, b) = (self.eval(a, &bindings)?, self.eval(b, &bindings)?);
+                    if !compare(&a, *op, &b) {
+                        continue 'version;
+                    }
+                }
+            }
+            let mut out: Vec<Val> = bindings.into_iter().take(plan.columns.len()).collect();
+            out.extend(times);
+            rows.push(out);
+        }
         Ok(Rows::from_rows(history_columns(plan), rows))
     }
 

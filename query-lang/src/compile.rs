@@ -657,12 +657,13 @@ impl<'a> Compiler<'a> {
             let lit = pending.remove(pick);
             match lit {
                 Literal::Atom(a) => {
-                    let args = self.match_args(&a.args, &mut slots)?;
+                    let (args, same) = self.match_args(&a.args, &mut slots)?;
                     steps.push(Step::Atom {
                         rel: self.rel_ref(&a.name.text),
                         args,
                         negated: false,
                     });
+                    steps.extend(same);
                 }
                 Literal::Not(a, _) => {
                     let args = a
@@ -681,8 +682,10 @@ impl<'a> Compiler<'a> {
                 }
                 Literal::Ranked(r, binds, _) => {
                     let op = self.ranked_plan(r, &slots)?;
-                    let args = self.match_args(binds.as_deref().unwrap_or_default(), &mut slots)?;
+                    let (args, same) =
+                        self.match_args(binds.as_deref().unwrap_or_default(), &mut slots)?;
                     steps.push(Step::Ranked { op, args });
+                    steps.extend(same);
                 }
                 Literal::Compare(l, op, r, _) => {
                     let unbound_var = |e: &Expr, slots: &[String]| match e {
@@ -754,13 +757,19 @@ impl<'a> Compiler<'a> {
 
     /// How a positive atom's (or a ranked relation's) arguments match: `_`
     /// matches anything, a variable's first occurrence binds a new slot,
-    /// anything else must be bound already and is compared.
+    /// anything else must be bound already and is compared. An argument
+    /// that refers to a variable bound by this same atom (`e(X, X)`,
+    /// `e(X, X + 1)`) cannot be a key for the atom's own lookup: it binds a
+    /// hidden slot (`#n`), and a filter after the atom compares the two.
+    /// Returns the arguments and those filters.
     fn match_args(
         &self,
         exprs: &[Expr],
         slots: &mut Vec<String>,
-    ) -> Result<Vec<Arg>, CompileError> {
+    ) -> Result<(Vec<Arg>, Vec<Step>), CompileError> {
+        let before = slots.len();
         let mut args = Vec::with_capacity(exprs.len());
+        let mut same = Vec::new();
         for e in exprs {
             args.push(match e {
                 Expr::Wildcard(_) => Arg::Any,
@@ -770,15 +779,27 @@ impl<'a> Compiler<'a> {
                 }
                 other => {
                     let mut bound = true;
-                    walk_vars(other, &mut |v| bound &= slots.iter().any(|s| s == v));
+                    let mut here = false;
+                    walk_vars(other, &mut |v| match slots.iter().position(|s| s == v) {
+                        Some(i) => here |= i >= before,
+                        None => bound = false,
+                    });
                     if !bound {
                         return Err(unsafe_in(other, slots));
                     }
-                    Arg::Bound(self.term(other, slots)?)
+                    let term = self.term(other, slots)?;
+                    if here {
+                        slots.push(format!("#{}", slots.len()));
+                        let hidden = slots.len() - 1;
+                        same.push(Step::Filter(term, ast::CompareOp::Eq, Term::Slot(hidden)));
+                        Arg::Bind(hidden)
+                    } else {
+                        Arg::Bound(term)
+                    }
                 }
             });
         }
-        Ok(args)
+        Ok((args, same))
     }
 
     /// An expression whose variables are bound, as a plan term.
