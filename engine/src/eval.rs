@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
-use chronolog_storage::{RelationId, Snapshot, Timestamp, Value};
+use chronolog_storage::{ColumnType, RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -178,6 +178,8 @@ const MATERIALIZE_AFTER: u32 = 64;
 
 struct StoredReads {
     name: String,
+    /// The relation's column types, to bring lookup keys to them.
+    types: Vec<ColumnType>,
     lookups: u32,
     materialized: Option<Materialized>,
 }
@@ -755,14 +757,21 @@ impl<'a> Executor<'a> {
         let id = match self.stored.iter().position(|s| s.name == name) {
             Some(id) => id,
             None => {
+                let store = self.snapshot.store();
+                let schema = store.schema(store.relation_id(name)?)?;
                 self.stored.push(StoredReads {
                     name: name.to_string(),
+                    types: schema.columns.iter().map(|c| c.ty).collect(),
                     lookups: 0,
                     materialized: None,
                 });
                 self.stored.len() - 1
             }
         };
+        let Some(key) = coerce_key(self.snapshot.store(), &self.stored[id].types, cols, key) else {
+            return Ok(Source::Read(Vec::new()));
+        };
+        let key = key.as_ref();
         let reads = &mut self.stored[id];
         reads.lookups += 1;
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
@@ -914,10 +923,16 @@ impl<'a> Executor<'a> {
         let store = self.snapshot.store();
         let rel = store.relation_id(name)?;
         let mut scan = self.snapshot.scan(rel).history();
+        let types: Vec<ColumnType> = store.schema(rel)?.columns.iter().map(|c| c.ty).collect();
         let mut checks = Vec::new();
         for (c, a) in args.iter().enumerate() {
             if let Arg::Bound(t) = a {
                 let v = self.eval(t, &[])?;
+                let Some(v) = coerce_key(store, &types, &[c], std::slice::from_ref(&v))
+                    .and_then(|k| k.first().cloned())
+                else {
+                    return Ok(Rows::from_rows(history_columns(plan), Vec::new()));
+                };
                 match v.to_value() {
                     Some(Value::Sym(s)) if self.symbols.is_virtual(s.0) => {
                         return Ok(Rows::from_rows(history_columns(plan), Vec::new()));
@@ -996,7 +1011,9 @@ impl<'a> Executor<'a> {
                 .cloned()
                 .ok_or_else(|| Error::MissingParam(p.clone()))?,
             Term::Neg(a) => match self.eval(a, bindings)? {
-                Val::Int(i) => Val::Int(i.wrapping_neg()),
+                Val::Int(i) => Val::Int(i.checked_neg().ok_or_else(|| {
+                    Error::Runtime(format!("integer overflow: -({i}) does not fit in an int"))
+                })?),
                 Val::Float(x) => Val::Float(-x),
                 other => return Err(Error::Runtime(format!("cannot negate {other:?}"))),
             },
@@ -1052,6 +1069,52 @@ fn passthrough(rules: &[RulePlan]) -> Option<(usize, Vec<usize>)> {
         })
         .collect::<Option<Vec<usize>>>()?;
     Some((*rel, order))
+}
+
+/// A lookup key brought to the types of the columns it is compared with,
+/// so that a lookup agrees with `=`: numbers compare numerically (`3.0`
+/// finds the int `3`, `3` the float `3.0`, `3.5` no int), and a string
+/// finds the symbol of that name and a symbol the string of its name.
+/// `None` when no stored value can equal the key.
+fn coerce_key<'k>(
+    store: &chronolog_storage::Store,
+    types: &[ColumnType],
+    cols: &[usize],
+    key: &'k [Val],
+) -> Option<std::borrow::Cow<'k, [Val]>> {
+    let fits = |ty: ColumnType, v: &Val| match (ty, v) {
+        (ColumnType::Int, Val::Float(_))
+        | (ColumnType::Float, Val::Int(_))
+        | (ColumnType::Sym, Val::Str(_))
+        | (ColumnType::Str, Val::Sym(_)) => false,
+        _ => true,
+    };
+    let ty_of = |c: usize| types.get(c).copied().unwrap_or(ColumnType::Int);
+    if cols.iter().zip(key).all(|(&c, v)| fits(ty_of(c), v)) {
+        return Some(std::borrow::Cow::Borrowed(key));
+    }
+    let mut owned = Vec::with_capacity(key.len());
+    for (&c, v) in cols.iter().zip(key) {
+        owned.push(match (ty_of(c), v) {
+            (ColumnType::Int, Val::Float(x)) => {
+                if x.fract() != 0.0 || !(-9.2e18..9.2e18).contains(x) {
+                    return None;
+                }
+                Val::Int(*x as i64)
+            }
+            (ColumnType::Float, Val::Int(i)) => Val::Float(*i as f64),
+            (ColumnType::Sym, Val::Str(s)) => Val::Sym(store.symbol(s)?.0),
+            (ColumnType::Str, Val::Sym(s)) => Val::Str(
+                store
+                    .symbol_name(chronolog_storage::Symbol(*s))
+                    .ok()?
+                    .as_ref()
+                    .into(),
+            ),
+            _ => v.clone(),
+        });
+    }
+    Some(std::borrow::Cow::Owned(owned))
 }
 
 fn history_columns(plan: &Plan) -> Vec<String> {

@@ -20,23 +20,37 @@ pub(crate) fn compare(a: &Val, op: CompareOp, b: &Val) -> bool {
 
 pub(crate) fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
     let bad = || Error::Runtime(format!("cannot compute {a:?} {op:?} {b:?}"));
+    let overflow = || {
+        Error::Runtime(format!(
+            "integer overflow: {a:?} {op:?} {b:?} does not fit in an int"
+        ))
+    };
     Ok(match (a, b) {
-        (Val::Int(x), Val::Int(y)) => match op {
-            ArithOp::Add => Val::Int(x.checked_add(*y).ok_or_else(bad)?),
-            ArithOp::Sub => Val::Int(x.checked_sub(*y).ok_or_else(bad)?),
-            ArithOp::Mul => Val::Int(x.checked_mul(*y).ok_or_else(bad)?),
-            ArithOp::Div if *y == 0 => return Err(Error::Runtime("division by zero".into())),
-            ArithOp::Div => Val::Int(x / y),
-        },
+        (Val::Int(x), Val::Int(y)) => Val::Int(
+            match op {
+                ArithOp::Add => x.checked_add(*y),
+                ArithOp::Sub => x.checked_sub(*y),
+                ArithOp::Mul => x.checked_mul(*y),
+                ArithOp::Div if *y == 0 => {
+                    return Err(Error::Runtime("division by zero".into()));
+                }
+                // i64::MIN / -1 is the one quotient that overflows.
+                ArithOp::Div => x.checked_div(*y),
+            }
+            .ok_or_else(overflow)?,
+        ),
         // Time plus or minus a duration in microseconds.
-        (Val::Time(t), Val::Int(d)) if matches!(op, ArithOp::Add | ArithOp::Sub) => {
-            Val::Time(if op == ArithOp::Add {
-                t.saturating_add(*d)
+        (Val::Time(t), Val::Int(d)) if matches!(op, ArithOp::Add | ArithOp::Sub) => Val::Time(
+            if op == ArithOp::Add {
+                t.checked_add(*d)
             } else {
-                t.saturating_sub(*d)
-            })
+                t.checked_sub(*d)
+            }
+            .ok_or_else(overflow)?,
+        ),
+        (Val::Time(x), Val::Time(y)) if op == ArithOp::Sub => {
+            Val::Int(x.checked_sub(*y).ok_or_else(overflow)?)
         }
-        (Val::Time(x), Val::Time(y)) if op == ArithOp::Sub => Val::Int(x - y),
         _ => {
             let (x, y) = (a.as_f64().ok_or_else(bad)?, b.as_f64().ok_or_else(bad)?);
             Val::Float(match op {
@@ -59,10 +73,16 @@ pub(crate) fn apply_aggregate(agg: Aggregate, values: &[Val]) -> Result<Val> {
             let mut int_sum: i64 = 0;
             let mut float_sum = 0.0;
             let mut all_int = true;
+            let mut overflowed = false;
             for v in values {
                 match v {
                     Val::Int(i) => {
-                        int_sum = int_sum.wrapping_add(*i);
+                        // An overflowing int sum is an error only where the
+                        // sum stays an int (a float anywhere makes it one).
+                        match int_sum.checked_add(*i) {
+                            Some(sum) => int_sum = sum,
+                            None => overflowed = true,
+                        }
                         float_sum += *i as f64;
                     }
                     Val::Float(x) => {
@@ -73,6 +93,11 @@ pub(crate) fn apply_aggregate(agg: Aggregate, values: &[Val]) -> Result<Val> {
                 }
             }
             match agg {
+                Aggregate::Sum if all_int && overflowed => {
+                    return Err(Error::Runtime(
+                        "integer overflow: the sum does not fit in an int".into(),
+                    ));
+                }
                 Aggregate::Sum if all_int => Val::Int(int_sum),
                 Aggregate::Sum => Val::Float(float_sum),
                 _ if values.is_empty() => Val::Null,

@@ -688,8 +688,8 @@ impl Parser {
             self.nesting -= 1;
             let span = start.to(inner.span());
             return Ok(match inner {
-                Expr::Const(Const::Int(i), _) => {
-                    (Expr::Const(Const::Int(i.wrapping_neg()), span), depth)
+                Expr::Const(Const::Int(i), _) if i != i64::MIN => {
+                    (Expr::Const(Const::Int(-i), span), depth)
                 }
                 Expr::Const(Const::Float(x), _) => (Expr::Const(Const::Float(-x), span), depth),
                 other => (
