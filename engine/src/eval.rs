@@ -1082,12 +1082,14 @@ fn coerce_key<'k>(
     cols: &[usize],
     key: &'k [Val],
 ) -> Option<std::borrow::Cow<'k, [Val]>> {
-    let fits = |ty: ColumnType, v: &Val| match (ty, v) {
-        (ColumnType::Int, Val::Float(_))
-        | (ColumnType::Float, Val::Int(_))
-        | (ColumnType::Sym, Val::Str(_))
-        | (ColumnType::Str, Val::Sym(_)) => false,
-        _ => true,
+    let fits = |ty: ColumnType, v: &Val| {
+        !matches!(
+            (ty, v),
+            (ColumnType::Int, Val::Float(_))
+                | (ColumnType::Float, Val::Int(_))
+                | (ColumnType::Sym, Val::Str(_))
+                | (ColumnType::Str, Val::Sym(_))
+        )
     };
     let ty_of = |c: usize| types.get(c).copied().unwrap_or(ColumnType::Int);
     if cols.iter().zip(key).all(|(&c, v)| fits(ty_of(c), v)) {

@@ -110,6 +110,12 @@ pub fn check_batches(store: &Store) -> std::result::Result<i64, String> {
     Ok(max)
 }
 
+/// The text of document `n` in the indexing crash test: a word no other
+/// document has, among words every document shares.
+pub fn doc_text(n: i64) -> String {
+    format!("memo {n} about the quarterly plan, marker uniq{n}x")
+}
+
 /// A date as a timestamp (test input is known to be valid).
 pub fn day(s: &str) -> chronolog_storage::Timestamp {
     chronolog_storage::Timestamp::parse(s).expect("a valid date")
