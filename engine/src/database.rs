@@ -87,7 +87,8 @@ impl SymbolResolver {
         id < u32::MAX && (u32::MAX - 1 - id) < self.virtual_names.len() as u32
     }
 
-    fn name(&self, id: u32) -> Option<&str> {
+    /// The name of a query-only symbol (one the store does not know).
+    pub(crate) fn virtual_name(&self, id: u32) -> Option<&str> {
         if self.is_virtual(id) {
             self.virtual_names
                 .get((u32::MAX - 1 - id) as usize)
@@ -622,7 +623,7 @@ impl Database {
             Val::Int(i) => i.to_string(),
             Val::Float(x) => format!("{x}"),
             Val::Str(s) => s.to_string(),
-            Val::Sym(id) => match self.symbols.name(*id) {
+            Val::Sym(id) => match self.symbols.virtual_name(*id) {
                 Some(name) => name.to_string(),
                 None => self
                     .store

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use chronolog_ql::ast::CompareOp;
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{ColumnType, RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::FxHashMap;
@@ -28,6 +29,7 @@ use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
 use crate::frozen::{Column, Frozen, Run};
 use crate::ops::{apply_aggregate, arith, compare};
+use crate::order::SymbolOrder;
 use crate::radix::sort_by_low_bits;
 use crate::relation::{Positions, Relation};
 use crate::retrieval::{At, Retrieval, input_terms};
@@ -304,12 +306,14 @@ impl<'a> Executor<'a> {
                 (relation.into_cells(), len)
             }
         };
+        let symbols = self.symbol_order(&cells);
         Ok(Rows::sorted(
             plan.columns.clone(),
             cells,
             len,
             &plan.order_by,
             plan.limit,
+            &symbols,
         ))
     }
 
@@ -534,7 +538,7 @@ impl<'a> Executor<'a> {
                 for r in 0..input.len() {
                     let row = input.row(r);
                     let (a, b) = (self.eval(a, row)?, self.eval(b, row)?);
-                    keep.push(compare(&a, *op, &b));
+                    keep.push(self.compare(&a, *op, &b));
                 }
                 input.retain(&keep);
                 self.run_steps(run, i + 1, input, sink)
@@ -855,7 +859,9 @@ impl<'a> Executor<'a> {
     fn aggregate(&mut self, rule: &RulePlan, bindings: &Batch) -> Result<Vec<Tuple>> {
         // Distinct bindings in value order: a fixed order, since `collect`
         // lists and float sums depend on it.
-        let mut order = canonical_order(bindings.cells(), bindings.width(), bindings.len());
+        let symbols = self.symbol_order(bindings.cells());
+        let mut order =
+            canonical_order(bindings.cells(), bindings.width(), bindings.len(), &symbols);
         order.dedup_by(|a, b| bindings.row(*a as usize) == bindings.row(*b as usize));
         // Each binding's group: its head values, numbered by a relation
         // used as a dictionary.
@@ -896,7 +902,7 @@ impl<'a> Executor<'a> {
                                 .ok_or_else(|| Error::Runtime("unbound variable".into()))?;
                             inputs.push(v.clone());
                         }
-                        tuple.push(apply_aggregate(*agg, &inputs)?);
+                        tuple.push(apply_aggregate(*agg, &inputs, &symbols)?);
                     }
                 }
             }
@@ -984,7 +990,7 @@ impl<'a> Executor<'a> {
             for step in &rule.steps[1..] {
                 if let Step::Filter(a, op, b) = step {
                     let (a, b) = (self.eval(a, &bindings)?, self.eval(b, &bindings)?);
-                    if !compare(&a, *op, &b) {
+                    if !self.compare(&a, *op, &b) {
                         continue 'version;
                     }
                 }
@@ -993,7 +999,57 @@ impl<'a> Executor<'a> {
             out.extend(times);
             rows.push(out);
         }
-        Ok(Rows::from_rows(history_columns(plan), rows))
+        let columns = history_columns(plan);
+        if plan.order_by.is_empty() {
+            // Versions in the order they were written, the first `limit`.
+            rows.truncate(plan.limit.map_or(usize::MAX, |l| l as usize));
+            return Ok(Rows::from_rows(columns, rows));
+        }
+        let len = rows.len();
+        let cells: Vec<Val> = rows.into_iter().flatten().collect();
+        let symbols = self.symbol_order(&cells);
+        Ok(Rows::sorted(
+            columns,
+            cells,
+            len,
+            &plan.order_by,
+            plan.limit,
+            &symbols,
+        ))
+    }
+
+    /// Ranks the symbols among `values` by name (see `order.rs`).
+    fn symbol_order(&self, values: &[Val]) -> SymbolOrder {
+        if !values.iter().any(|v| matches!(v, Val::Sym(_))) {
+            return SymbolOrder::default();
+        }
+        let store = self.snapshot.store();
+        SymbolOrder::of(values, |id| match self.symbols.virtual_name(id) {
+            Some(name) => Some(Arc::from(name)),
+            None => store.symbol_name(chronolog_storage::Symbol(id)).ok(),
+        })
+    }
+
+    /// A comparison as the language defines it: `compare`, except that two
+    /// symbols order by name (equality stays by id: one name, one id).
+    fn compare(&self, a: &Val, op: CompareOp, b: &Val) -> bool {
+        match (a, b, op) {
+            (
+                Val::Sym(_),
+                Val::Sym(_),
+                CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge,
+            ) => {
+                let pair = [a.clone(), b.clone()];
+                let o = self.symbol_order(&pair).cmp(a, b);
+                match op {
+                    CompareOp::Lt => o.is_lt(),
+                    CompareOp::Le => o.is_le(),
+                    CompareOp::Gt => o.is_gt(),
+                    _ => o.is_ge(),
+                }
+            }
+            _ => compare(a, op, b),
+        }
     }
 
     /// Evaluates a term under one row of bindings (slots a term reads are

@@ -28,6 +28,7 @@ mod frozen;
 mod json;
 mod messages;
 mod ops;
+mod order;
 mod radix;
 mod relation;
 pub mod retrieval;

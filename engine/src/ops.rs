@@ -4,6 +4,7 @@
 use chronolog_ql::ast::{Aggregate, ArithOp, CompareOp};
 
 use crate::error::{Error, Result};
+use crate::order::SymbolOrder;
 use crate::val::Val;
 
 pub(crate) fn compare(a: &Val, op: CompareOp, b: &Val) -> bool {
@@ -63,12 +64,26 @@ pub(crate) fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
     })
 }
 
-pub(crate) fn apply_aggregate(agg: Aggregate, values: &[Val]) -> Result<Val> {
+/// An aggregate over `values`; `symbols` orders symbols by name for `min`
+/// and `max`.
+pub(crate) fn apply_aggregate(
+    agg: Aggregate,
+    values: &[Val],
+    symbols: &SymbolOrder,
+) -> Result<Val> {
     Ok(match agg {
         Aggregate::Count => Val::Int(values.len() as i64),
         Aggregate::Collect => Val::List(values.to_vec().into()),
-        Aggregate::Min => values.iter().min().cloned().unwrap_or(Val::Null),
-        Aggregate::Max => values.iter().max().cloned().unwrap_or(Val::Null),
+        Aggregate::Min => values
+            .iter()
+            .min_by(|a, b| symbols.cmp(a, b))
+            .cloned()
+            .unwrap_or(Val::Null),
+        Aggregate::Max => values
+            .iter()
+            .max_by(|a, b| symbols.cmp(a, b))
+            .cloned()
+            .unwrap_or(Val::Null),
         Aggregate::Sum | Aggregate::Mean => {
             let mut int_sum: i64 = 0;
             let mut float_sum = 0.0;

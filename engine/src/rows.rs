@@ -4,6 +4,7 @@
 //! allocations to build and as many to free, about a third of the time of
 //! the query that made it; one buffer with a row view costs one of each.
 
+use crate::order::SymbolOrder;
 use crate::radix::sort_by_low_bits;
 use crate::val::Val;
 
@@ -35,22 +36,24 @@ impl Rows {
     /// The answer of the rows of `cells` (`width` values each), put in the
     /// engine's output order: sorted by value (answers are sets; a fixed
     /// order makes them reproducible), then by `order_by` (column,
-    /// descending) if given, then cut to `limit`.
+    /// descending) if given, then cut to `limit`. Symbols order by name
+    /// (`symbols` ranks those in `cells`).
     pub(crate) fn sorted(
         columns: Vec<String>,
         mut cells: Vec<Val>,
         len: usize,
         order_by: &[(usize, bool)],
         limit: Option<u64>,
+        symbols: &SymbolOrder,
     ) -> Rows {
         let width = columns.len();
         debug_assert_eq!(cells.len(), len * width);
-        let mut order = canonical_order(&cells, width, len);
+        let mut order = canonical_order(&cells, width, len, symbols);
         let row = |i: u32| &cells[i as usize * width..(i as usize + 1) * width];
         if !order_by.is_empty() {
             order.sort_by(|&a, &b| {
                 for &(c, desc) in order_by {
-                    let o = row(a)[c].cmp(&row(b)[c]);
+                    let o = symbols.cmp(&row(a)[c], &row(b)[c]);
                     if o.is_ne() {
                         return if desc { o.reverse() } else { o };
                     }
@@ -148,20 +151,25 @@ impl<'a> IntoIterator for &'a Rows {
 /// same scalar type, the sort runs on `(u64 key, row)` pairs that order the
 /// same way, which is several times faster than comparing rows. Equal rows
 /// (bindings to aggregate may repeat) end up next to each other.
-pub(crate) fn canonical_order(cells: &[Val], width: usize, len: usize) -> Vec<u32> {
+pub(crate) fn canonical_order(
+    cells: &[Val],
+    width: usize,
+    len: usize,
+    symbols: &SymbolOrder,
+) -> Vec<u32> {
     if width == 0 {
         return (0..len as u32).collect();
     }
     let row = |i: u32| &cells[i as usize * width..(i as usize + 1) * width];
-    fn key(v: &Val) -> Option<(u8, u64)> {
+    let key = |v: &Val| -> Option<(u8, u64)> {
         const FLIP: u64 = 1 << 63;
         match v {
-            Val::Sym(s) => Some((0, u64::from(*s))),
+            Val::Sym(s) => Some((0, symbols.rank(*s))),
             Val::Int(i) => Some((1, (*i as u64) ^ FLIP)),
             Val::Time(t) => Some((2, (*t as u64) ^ FLIP)),
             _ => None,
         }
-    }
+    };
     let first = cells.first().and_then(key);
     let keys: Option<Vec<(u64, u32)>> = first.and_then(|(kind, _)| {
         (0..len as u32)
@@ -185,7 +193,9 @@ pub(crate) fn canonical_order(cells: &[Val], width: usize, len: usize) -> Vec<u3
                         end += 1;
                     }
                     if end - start > 1 {
-                        keys[start..end].sort_unstable_by(|a, b| row(a.1)[1..].cmp(&row(b.1)[1..]));
+                        keys[start..end].sort_unstable_by(|a, b| {
+                            symbols.cmp_rows(&row(a.1)[1..], &row(b.1)[1..])
+                        });
                     }
                     start = end;
                 }
@@ -194,7 +204,7 @@ pub(crate) fn canonical_order(cells: &[Val], width: usize, len: usize) -> Vec<u3
         }
         None => {
             let mut order: Vec<u32> = (0..len as u32).collect();
-            order.sort_unstable_by(|&a, &b| row(a).cmp(row(b)));
+            order.sort_unstable_by(|&a, &b| symbols.cmp_rows(row(a), row(b)));
             order
         }
     }
@@ -217,7 +227,14 @@ mod tests {
     #[test]
     fn answers_sort_by_value_then_order_by_then_limit() {
         let cells = ints(&[&[3, 1], &[1, 9], &[2, 5], &[1, 2]]);
-        let rows = Rows::sorted(cols(2), cells.clone(), 4, &[], None);
+        let rows = Rows::sorted(
+            cols(2),
+            cells.clone(),
+            4,
+            &[],
+            None,
+            &SymbolOrder::default(),
+        );
         assert_eq!(
             rows.to_vecs(),
             vec![
@@ -227,7 +244,14 @@ mod tests {
                 ints(&[&[3, 1]])
             ]
         );
-        let rows = Rows::sorted(cols(2), cells, 4, &[(1, true)], Some(2));
+        let rows = Rows::sorted(
+            cols(2),
+            cells,
+            4,
+            &[(1, true)],
+            Some(2),
+            &SymbolOrder::default(),
+        );
         assert_eq!(rows.len(), 2);
         assert_eq!(rows.row(0), Some(ints(&[&[1, 9]]).as_slice()));
         assert_eq!(rows.row(1), Some(ints(&[&[2, 5]]).as_slice()));
@@ -242,7 +266,7 @@ mod tests {
             Val::Int(1),
             Val::Str("a".into()),
         ];
-        let rows = Rows::sorted(cols(1), cells, 4, &[], None);
+        let rows = Rows::sorted(cols(1), cells, 4, &[], None, &SymbolOrder::default());
         let firsts: Vec<Val> = rows.iter().map(|r| r[0].clone()).collect();
         assert_eq!(
             firsts,
@@ -257,7 +281,14 @@ mod tests {
 
     #[test]
     fn an_answer_without_columns_counts_its_rows() {
-        let yes = Rows::sorted(Vec::new(), Vec::new(), 1, &[], None);
+        let yes = Rows::sorted(
+            Vec::new(),
+            Vec::new(),
+            1,
+            &[],
+            None,
+            &SymbolOrder::default(),
+        );
         assert_eq!(yes.len(), 1);
         assert_eq!(yes.iter().collect::<Vec<_>>(), vec![&[] as &[Val]]);
         let no = Rows::from_rows(Vec::new(), Vec::new());

@@ -120,6 +120,14 @@ pub fn compile_query(
                 ));
             }
         }
+        // `history` lists every version on both axes; a time-travel
+        // modifier would silently change nothing, so it is refused.
+        if let Some(t) = query.as_of.as_ref().or(query.known_at.as_ref()) {
+            return Err(CompileError::new(
+                "`history` lists every version on both time axes and takes no `as_of` or `known_at`; each version's valid_from, valid_to, tx_from and tx_to say when it held",
+                t.span(),
+            ));
+        }
     }
     // Discover every derived relation the query depends on.
     for lit in &query.body {

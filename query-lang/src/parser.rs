@@ -212,7 +212,19 @@ impl Parser {
             {
                 self.bump();
                 let atom = self.atom()?;
+                let valid_at = self.peek().span;
                 let valid = self.valid_clause()?;
+                if kind == FactKind::Correct && valid.is_some() {
+                    // SQL:2011's FOR PORTION OF is not supported: a
+                    // correction withdraws the fact from every valid time.
+                    return Err(ParseError::new(
+                        ParseErrorKind::Expected(
+                            "`.`: `correct` withdraws the whole fact (to end it at a time, `retract ... valid T`)".into(),
+                            "`valid`".into(),
+                        ),
+                        valid_at,
+                    ));
+                }
                 let end = self.expect_punct(".")?;
                 return Ok(Statement::Fact(Fact {
                     kind,
@@ -356,6 +368,28 @@ impl Parser {
             span: start,
         };
         loop {
+            // A modifier given twice is an error, not "the last wins".
+            let (at, keyword) = (self.peek().span, self.peek().tok.clone());
+            let twice = |what: &str| {
+                Err(ParseError::new(
+                    ParseErrorKind::Expected(
+                        format!("`{what}` at most once"),
+                        format!("a second `{what}`"),
+                    ),
+                    at,
+                ))
+            };
+            let repeated = match &keyword {
+                Tok::Ident(k) if k == "as_of" => query.as_of.is_some(),
+                Tok::Ident(k) if k == "known_at" => query.known_at.is_some(),
+                Tok::Ident(k) if k == "limit" => query.limit.is_some(),
+                Tok::Ident(k) if k == "order" => !query.order_by.is_empty(),
+                _ => false,
+            };
+            if repeated {
+                let Tok::Ident(k) = keyword else { break };
+                return twice(if k == "order" { "order by" } else { &k });
+            }
             if self.eat_keyword("as_of") {
                 query.as_of = Some(self.expr()?);
             } else if self.eat_keyword("known_at") {

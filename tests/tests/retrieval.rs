@@ -508,7 +508,11 @@ fn rrf_fuses_the_design_card_query_by_its_formula() {
         };
         expected.push((id.clone(), part(&near) + part(&bm25) + part(&hops)));
     }
-    expected.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    // Equal scores: symbols by name.
+    expected.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| db.render(&a.0).cmp(&db.render(&b.0)))
+    });
     expected.truncate(10);
     assert_eq!(fused.len(), expected.len());
     for (rank, (row, (id, score))) in fused.iter().zip(&expected).enumerate() {

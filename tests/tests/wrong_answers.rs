@@ -124,3 +124,142 @@ fn integer_overflow_is_an_error_never_a_panic_or_a_wrap() {
         ["42"]
     );
 }
+
+#[test]
+fn history_modifiers_work_or_are_refused_and_none_is_given_twice() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create w(p: sym key, c: sym).
+         w(alice, tencent) valid 2021-03-01.
+         w(alice, moonshot) valid 2024-06-01.
+         w(bob, acme) valid 2020-01-01.",
+    )
+    .expect("load");
+    let all = answer(&mut db, "?- history w(P, C).");
+    assert_eq!(all.len(), 3);
+    let limited = answer(&mut db, "?- history w(P, C) limit 2.");
+    assert_eq!(limited, all[..2].to_vec(), "limit keeps the first versions");
+    let ordered = column(answer(&mut db, "?- history w(P, C) order by C desc."))
+        .into_iter()
+        .collect::<Vec<_>>();
+    assert_eq!(
+        ordered,
+        ["alice", "alice", "bob"],
+        "sorted by P then C desc"
+    );
+    let by_company = answer(&mut db, "?- history w(P, C) order by C desc limit 1.");
+    assert_eq!(by_company[0][1], "tencent");
+    for refused in [
+        "?- history w(P, C) as_of 2022-01-01.",
+        "?- history w(P, C) known_at 2022-01-01.",
+    ] {
+        let err = db.run(refused).expect_err(refused);
+        assert!(
+            err.to_string().contains("takes no `as_of` or `known_at`"),
+            "{err}"
+        );
+    }
+    for twice in [
+        "?- w(P, C) as_of 2022-01-01 as_of 2025-01-01.",
+        "?- w(P, C) known_at 2022-01-01 known_at 2025-01-01.",
+        "?- w(P, C) limit 1 limit 2.",
+        "?- w(P, C) order by P order by C.",
+    ] {
+        let err = db.run(twice).expect_err(twice);
+        assert!(err.to_string().contains("at most once"), "{twice}: {err}");
+    }
+}
+
+#[test]
+fn correct_with_a_valid_clause_is_refused_not_ignored() {
+    let mut db = Database::in_memory();
+    db.run(":create w(p: sym key, c: sym). w(bob, openai) valid 2023-01-01.")
+        .expect("load");
+    let err = db
+        .run("correct w(bob, openai) valid 2023-06-01.")
+        .expect_err("refused");
+    let shown = err.render("correct w(bob, openai) valid 2023-06-01.");
+    assert!(
+        shown.contains("`correct` withdraws the whole fact"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("1:24"),
+        "the caret is under `valid`: {shown}"
+    );
+    assert_eq!(
+        column(answer(&mut db, "?- w(bob, C) as_of 2024-01-01.")),
+        ["openai"]
+    );
+}
+
+#[test]
+fn symbols_order_by_name_whatever_was_stored_first() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create p(n: sym). p(zed). p(mike). p(alice).
+         :create q(g: int, n: sym). q(1, zed). q(1, mike). q(2, alice). q(2, bob).
+         :create doc(id: sym key, text: str search).
+         doc(zz, \"alpha\"). doc(aa, \"beta\").",
+    )
+    .expect("load");
+    assert_eq!(
+        column(answer(&mut db, "?- p(N).")),
+        ["alice", "mike", "zed"],
+        "rows come sorted"
+    );
+    assert_eq!(
+        column(answer(&mut db, "?- p(N) order by N desc.")),
+        ["zed", "mike", "alice"]
+    );
+    assert_eq!(column(answer(&mut db, "?- p(N), N < mike.")), ["alice"]);
+    assert_eq!(
+        column(answer(&mut db, "?- p(N), N >= mike.")),
+        ["mike", "zed"]
+    );
+    assert_eq!(
+        answer(&mut db, "lo(G, min(N), max(N)) :- q(G, N). ?- lo(G, A, B)."),
+        [["1", "mike", "zed"], ["2", "alice", "bob"]]
+    );
+    // A query-only name orders among stored ones.
+    assert_eq!(column(answer(&mut db, "?- p(N), N > nina.")), ["zed"]);
+    // Equal fused scores: by name.
+    assert_eq!(
+        column(answer(
+            &mut db,
+            "?- rrf(bm25(doc, \"alpha\", 5), bm25(doc, \"beta\", 5))."
+        )),
+        ["aa", "zz"]
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 32, .. Default::default() })]
+
+    /// Symbols loaded in any order sort, compare and aggregate by name.
+    #[test]
+    fn symbols_loaded_in_random_order_sort_by_name(
+        names in proptest::collection::btree_set("q[a-z]{0,6}", 1..30),
+        shuffle in proptest::collection::vec(0usize..1000, 30),
+        pivot in "q[a-z]{0,6}",
+    ) {
+        let sorted: Vec<String> = names.iter().cloned().collect();
+        let mut loaded = sorted.clone();
+        for (i, s) in shuffle.iter().enumerate().take(loaded.len()) {
+            let j = s % loaded.len();
+            loaded.swap(i, j);
+        }
+        let mut db = Database::in_memory();
+        let facts: String = loaded.iter().map(|n| format!("p({n}). ")).collect();
+        db.run(&format!(":create p(n: sym). {facts}")).expect("load");
+        proptest::prop_assert_eq!(column(answer(&mut db, "?- p(N).")), sorted.clone());
+        let mut desc = sorted.clone();
+        desc.reverse();
+        proptest::prop_assert_eq!(column(answer(&mut db, "?- p(N) order by N desc.")), desc);
+        let below: Vec<String> = sorted.iter().filter(|n| n.as_str() < pivot.as_str()).cloned().collect();
+        proptest::prop_assert_eq!(column(answer(&mut db, &format!("?- p(N), N < {pivot}."))), below);
+        let ends = answer(&mut db, "e(min(N), max(N)) :- p(N). ?- e(A, B).");
+        proptest::prop_assert_eq!(&ends[0][0], &sorted[0]);
+        proptest::prop_assert_eq!(&ends[0][1], &sorted[sorted.len() - 1]);
+    }
+}

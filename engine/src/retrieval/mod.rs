@@ -15,6 +15,7 @@ pub mod minilm;
 pub(crate) mod text;
 pub(crate) mod vector;
 
+use crate::order::SymbolOrder;
 use std::sync::Arc;
 
 use chronolog_ql::plan::{Metric, RankedPlan, Term};
@@ -167,7 +168,16 @@ impl Retrieval {
                 for (w, input) in ops {
                     lists.push((*w, self.rank(input, at, inputs)?));
                 }
-                Ok(rrf(&lists, *k as f64))
+                let mut fused = rrf(&lists, *k as f64);
+                // Ties in name order, as every ordering of symbols is.
+                if fused.iter().any(|(id, _)| matches!(id, Val::Sym(_))) {
+                    let store = at.snapshot.store();
+                    let names = SymbolOrder::of(fused.iter().map(|(id, _)| id), |id| {
+                        store.symbol_name(chronolog_storage::Symbol(id)).ok()
+                    });
+                    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| names.cmp(&a.0, &b.0)));
+                }
+                Ok(fused)
             }
         }
     }
@@ -297,7 +307,8 @@ pub(crate) fn input_terms(op: &RankedPlan) -> Vec<&Term> {
 
 /// Reciprocal-rank fusion: an id's score is the sum, over the lists it is
 /// in, of `weight / (k + rank)` (ranks from 1). Best first; equal scores
-/// in id order.
+/// in value order (symbols by id here, with no names at hand; the
+/// language's `rrf` operator orders tied symbols by name).
 pub fn rrf(lists: &[(f64, Ranking)], k: f64) -> Ranking {
     let mut scores: FxHashMap<Val, f64> = FxHashMap::default();
     for (weight, list) in lists {
