@@ -1023,10 +1023,13 @@ impl<'a> Executor<'a> {
         if !values.iter().any(|v| matches!(v, Val::Sym(_))) {
             return SymbolOrder::default();
         }
-        let store = self.snapshot.store();
-        SymbolOrder::of(values, |id| match self.symbols.virtual_name(id) {
-            Some(name) => Some(Arc::from(name)),
-            None => store.symbol_name(chronolog_storage::Symbol(id)).ok(),
+        let resolver = &*self.symbols;
+        self.snapshot.store().with_symbol_names(|stored| {
+            SymbolOrder::of(values, |id| {
+                resolver
+                    .virtual_name(id)
+                    .or_else(|| stored(chronolog_storage::Symbol(id)))
+            })
         })
     }
 

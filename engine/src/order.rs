@@ -8,7 +8,6 @@
 //! ranked by name once, and compared by rank.
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -24,9 +23,9 @@ impl SymbolOrder {
     /// Ranks the symbols among `values` by name; `name` gives a symbol's
     /// name (`None` for an unknown id, which then sorts after every name,
     /// by id).
-    pub(crate) fn of<'v>(
+    pub(crate) fn of<'v, 'n>(
         values: impl IntoIterator<Item = &'v Val>,
-        name: impl Fn(u32) -> Option<Arc<str>>,
+        name: impl Fn(u32) -> Option<&'n str>,
     ) -> SymbolOrder {
         let mut ids: Vec<u32> = values
             .into_iter()
@@ -40,7 +39,7 @@ impl SymbolOrder {
         }
         ids.sort_unstable();
         ids.dedup();
-        let mut named: Vec<(Option<Arc<str>>, u32)> =
+        let mut named: Vec<(Option<&str>, u32)> =
             ids.into_iter().map(|id| (name(id), id)).collect();
         // Named symbols by name (ties cannot happen but break by id), then
         // unnamed ones by id.
@@ -100,7 +99,7 @@ mod tests {
     fn symbols_order_by_name_not_by_id() {
         let names = ["zed", "mike", "alice"];
         let vals = [Val::Sym(0), Val::Sym(1), Val::Sym(2), Val::Int(3)];
-        let order = SymbolOrder::of(&vals, |id| names.get(id as usize).map(|n| Arc::from(*n)));
+        let order = SymbolOrder::of(&vals, |id| names.get(id as usize).copied());
         let mut sorted = vals.to_vec();
         sorted.sort_by(|a, b| order.cmp(a, b));
         assert_eq!(

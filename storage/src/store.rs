@@ -370,6 +370,17 @@ impl Store {
         self.inner.symbols.read().name(sym)
     }
 
+    /// Calls `f` with a lookup from symbol to name (`None` for an unknown
+    /// id) that borrows from the symbol table under one read lock: for
+    /// callers that read many names at once, such as sorting by name.
+    pub fn with_symbol_names<R>(
+        &self,
+        f: impl for<'t> FnOnce(&'t dyn Fn(Symbol) -> Option<&'t str>) -> R,
+    ) -> R {
+        let table = self.inner.symbols.read();
+        f(&|sym| table.name_ref(sym))
+    }
+
     /// The right to be forgotten: erases every row that holds the symbol
     /// `name` in any column of any relation — from every read, history and
     /// old snapshots included — and forgets the name itself. The log entries

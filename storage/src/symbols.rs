@@ -148,6 +148,18 @@ impl Interner {
         sym.0 < self.len()
     }
 
+    /// A symbol's name borrowed from the table (`None` for an unknown id),
+    /// for callers that read many names under one lock.
+    pub(crate) fn name_ref(&self, sym: Symbol) -> Option<&str> {
+        if !self.contains(sym) {
+            return None;
+        }
+        if self.purged.contains(sym.0) {
+            return Some(PURGED_NAME);
+        }
+        Some(self.text(sym.0))
+    }
+
     pub(crate) fn name(&self, sym: Symbol) -> Result<Arc<str>> {
         if !self.contains(sym) {
             return Err(Error::UnknownSymbol { id: sym.0 });

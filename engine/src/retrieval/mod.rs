@@ -171,9 +171,10 @@ impl Retrieval {
                 let mut fused = rrf(&lists, *k as f64);
                 // Ties in name order, as every ordering of symbols is.
                 if fused.iter().any(|(id, _)| matches!(id, Val::Sym(_))) {
-                    let store = at.snapshot.store();
-                    let names = SymbolOrder::of(fused.iter().map(|(id, _)| id), |id| {
-                        store.symbol_name(chronolog_storage::Symbol(id)).ok()
+                    let names = at.snapshot.store().with_symbol_names(|stored| {
+                        SymbolOrder::of(fused.iter().map(|(id, _)| id), |id| {
+                            stored(chronolog_storage::Symbol(id))
+                        })
                     });
                     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| names.cmp(&a.0, &b.0)));
                 }
