@@ -87,6 +87,15 @@ impl SymbolResolver {
         id < u32::MAX && (u32::MAX - 1 - id) < self.virtual_names.len() as u32
     }
 
+    /// Every query-only symbol, as `(id, name)`.
+    pub(crate) fn virtual_names(&self) -> Vec<(u32, &str)> {
+        self.virtual_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (u32::MAX - 1 - i as u32, n.as_str()))
+            .collect()
+    }
+
     /// The name of a query-only symbol (one the store does not know).
     pub(crate) fn virtual_name(&self, id: u32) -> Option<&str> {
         if self.is_virtual(id) {

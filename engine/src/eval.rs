@@ -171,6 +171,8 @@ pub(crate) struct Executor<'a> {
     cache: &'a mut StoredCache,
     /// Retrieval indexes and caches.
     retrieval: &'a mut Retrieval,
+    /// Symbols in name order, once a query needs it.
+    symbol_order: Option<Arc<SymbolOrder>>,
 }
 
 /// After this many keyed lookups of one stored relation in one query, it is
@@ -220,6 +222,7 @@ impl<'a> Executor<'a> {
             stored: Vec::new(),
             cache,
             retrieval,
+            symbol_order: None,
         }
     }
 
@@ -306,7 +309,7 @@ impl<'a> Executor<'a> {
                 (relation.into_cells(), len)
             }
         };
-        let symbols = self.symbol_order(&cells);
+        let symbols = self.symbol_order();
         Ok(Rows::sorted(
             plan.columns.clone(),
             cells,
@@ -762,10 +765,9 @@ impl<'a> Executor<'a> {
             Some(id) => id,
             None => {
                 let store = self.snapshot.store();
-                let schema = store.schema(store.relation_id(name)?)?;
                 self.stored.push(StoredReads {
                     name: name.to_string(),
-                    types: schema.columns.iter().map(|c| c.ty).collect(),
+                    types: store.column_types(store.relation_id(name)?)?,
                     lookups: 0,
                     materialized: None,
                 });
@@ -859,7 +861,7 @@ impl<'a> Executor<'a> {
     fn aggregate(&mut self, rule: &RulePlan, bindings: &Batch) -> Result<Vec<Tuple>> {
         // Distinct bindings in value order: a fixed order, since `collect`
         // lists and float sums depend on it.
-        let symbols = self.symbol_order(bindings.cells());
+        let symbols = self.symbol_order();
         let mut order =
             canonical_order(bindings.cells(), bindings.width(), bindings.len(), &symbols);
         order.dedup_by(|a, b| bindings.row(*a as usize) == bindings.row(*b as usize));
@@ -929,7 +931,7 @@ impl<'a> Executor<'a> {
         let store = self.snapshot.store();
         let rel = store.relation_id(name)?;
         let mut scan = self.snapshot.scan(rel).history();
-        let types: Vec<ColumnType> = store.schema(rel)?.columns.iter().map(|c| c.ty).collect();
+        let types = store.column_types(rel)?;
         let mut checks = Vec::new();
         for (c, a) in args.iter().enumerate() {
             if let Arg::Bound(t) = a {
@@ -1007,7 +1009,7 @@ impl<'a> Executor<'a> {
         }
         let len = rows.len();
         let cells: Vec<Val> = rows.into_iter().flatten().collect();
-        let symbols = self.symbol_order(&cells);
+        let symbols = self.symbol_order();
         Ok(Rows::sorted(
             columns,
             cells,
@@ -1018,32 +1020,28 @@ impl<'a> Executor<'a> {
         ))
     }
 
-    /// Ranks the symbols among `values` by name (see `order.rs`).
-    fn symbol_order(&self, values: &[Val]) -> SymbolOrder {
-        if !values.iter().any(|v| matches!(v, Val::Sym(_))) {
-            return SymbolOrder::default();
+    /// Symbols in name order (see `order.rs`), the query's own names
+    /// among them; made once per query, when first needed.
+    fn symbol_order(&mut self) -> Arc<SymbolOrder> {
+        if let Some(order) = &self.symbol_order {
+            return order.clone();
         }
-        let resolver = &*self.symbols;
-        self.snapshot.store().with_symbol_names(|stored| {
-            SymbolOrder::of(values, |id| {
-                resolver
-                    .virtual_name(id)
-                    .or_else(|| stored(chronolog_storage::Symbol(id)))
-            })
-        })
+        let names = self.symbols.virtual_names();
+        let order = Arc::new(SymbolOrder::new(self.snapshot.store(), &names));
+        self.symbol_order = Some(order.clone());
+        order
     }
 
     /// A comparison as the language defines it: `compare`, except that two
     /// symbols order by name (equality stays by id: one name, one id).
-    fn compare(&self, a: &Val, op: CompareOp, b: &Val) -> bool {
+    fn compare(&mut self, a: &Val, op: CompareOp, b: &Val) -> bool {
         match (a, b, op) {
             (
                 Val::Sym(_),
                 Val::Sym(_),
                 CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge,
             ) => {
-                let pair = [a.clone(), b.clone()];
-                let o = self.symbol_order(&pair).cmp(a, b);
+                let o = self.symbol_order().cmp(a, b);
                 match op {
                     CompareOp::Lt => o.is_lt(),
                     CompareOp::Le => o.is_le(),

@@ -5,64 +5,69 @@
 //! Ordering is not: `p(zed). p(mike). p(alice).` must sort alice, mike,
 //! zed whatever was stored first. So wherever values are ordered (the
 //! answer's sort, `order by`, `<`, `min`/`max`), the symbols involved are
-//! ranked by name once, and compared by rank.
+//! compared by their rank in name order, which the store keeps up to date
+//! (`Store::symbol_ranks`).
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
+use chronolog_storage::{Store, SymbolRanks};
 use rustc_hash::FxHashMap;
 
 use crate::val::Val;
 
-/// Ranks by name for a set of symbols; other values order as `Val` does.
+/// Symbol keys in name order; other values order as `Val` does.
 #[derive(Default)]
 pub(crate) struct SymbolOrder {
-    ranks: FxHashMap<u32, u32>,
+    /// The store's symbols in name order (shared, kept by the store).
+    stored: Option<Arc<SymbolRanks>>,
+    /// Keys of names a query uses that the store does not know, placed
+    /// among the stored ones.
+    virtual_keys: FxHashMap<u32, u64>,
 }
 
+/// Room for query-only names between two stored ones.
+const GAP: u32 = 20;
+
 impl SymbolOrder {
-    /// Ranks the symbols among `values` by name; `name` gives a symbol's
-    /// name (`None` for an unknown id, which then sorts after every name,
-    /// by id).
-    pub(crate) fn of<'v, 'n>(
-        values: impl IntoIterator<Item = &'v Val>,
-        name: impl Fn(u32) -> Option<&'n str>,
-    ) -> SymbolOrder {
-        let mut ids: Vec<u32> = values
-            .into_iter()
-            .filter_map(|v| match v {
-                Val::Sym(s) => Some(*s),
-                _ => None,
-            })
-            .collect();
-        if ids.is_empty() {
-            return SymbolOrder::default();
+    /// The order of the store's symbols and of `virtual_names` (`(id,
+    /// name)` of symbols only a query knows).
+    pub(crate) fn new(store: &Store, virtual_names: &[(u32, &str)]) -> SymbolOrder {
+        let stored = store.symbol_ranks();
+        let mut virtual_keys = FxHashMap::default();
+        if !virtual_names.is_empty() {
+            let names: Vec<&str> = virtual_names.iter().map(|(_, n)| *n).collect();
+            let positions = store.symbol_positions(&stored, &names);
+            // Several unknown names at one place: by name among themselves.
+            let mut placed: Vec<(u32, &str, u32)> = virtual_names
+                .iter()
+                .zip(positions)
+                .map(|(&(id, name), at)| (at, name, id))
+                .collect();
+            placed.sort_unstable();
+            let mut previous = None;
+            let mut offset = 0u64;
+            for (at, _, id) in placed {
+                offset = if previous == Some(at) { offset + 1 } else { 1 };
+                previous = Some(at);
+                virtual_keys.insert(id, (u64::from(at) << GAP) + offset.min((1 << GAP) - 1));
+            }
         }
-        ids.sort_unstable();
-        ids.dedup();
-        let mut named: Vec<(Option<&str>, u32)> =
-            ids.into_iter().map(|id| (name(id), id)).collect();
-        // Named symbols by name (ties cannot happen but break by id), then
-        // unnamed ones by id.
-        named.sort_unstable_by(|(a, x), (b, y)| match (a, b) {
-            (Some(a), Some(b)) => a.cmp(b).then(x.cmp(y)),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => x.cmp(y),
-        });
-        let ranks = named
-            .into_iter()
-            .enumerate()
-            .map(|(rank, (_, id))| (id, rank as u32))
-            .collect();
-        SymbolOrder { ranks }
+        SymbolOrder {
+            stored: Some(stored),
+            virtual_keys,
+        }
     }
 
-    /// A symbol's place among the ranked ones (an unranked one after them,
-    /// by id).
+    /// A symbol's key: stored symbols by rank, query-only ones between
+    /// them, ids no one knows after all of them.
     pub(crate) fn rank(&self, id: u32) -> u64 {
-        match self.ranks.get(&id) {
-            Some(&r) => u64::from(r),
-            None => (1 << 32) + u64::from(id),
+        if let Some(r) = self.stored.as_ref().and_then(|s| s.rank(id)) {
+            return (u64::from(r) + 1) << GAP;
+        }
+        match self.virtual_keys.get(&id) {
+            Some(&key) => key,
+            None => (1 << 62) + u64::from(id),
         }
     }
 
@@ -97,16 +102,34 @@ mod tests {
 
     #[test]
     fn symbols_order_by_name_not_by_id() {
-        let names = ["zed", "mike", "alice"];
-        let vals = [Val::Sym(0), Val::Sym(1), Val::Sym(2), Val::Int(3)];
-        let order = SymbolOrder::of(&vals, |id| names.get(id as usize).copied());
-        let mut sorted = vals.to_vec();
-        sorted.sort_by(|a, b| order.cmp(a, b));
+        let store = Store::in_memory();
+        let mut txn = store.begin();
+        let ids: Vec<u32> = ["zed", "mike", "alice"]
+            .iter()
+            .map(|n| txn.symbol(n).map(|s| s.0))
+            .collect::<chronolog_storage::Result<_>>()
+            .expect("intern");
+        txn.commit().expect("commit");
+        // A query-only name, between alice and mike.
+        let order = SymbolOrder::new(&store, &[(u32::MAX - 1, "bob")]);
+        let mut vals: Vec<Val> = ids.iter().map(|&i| Val::Sym(i)).collect();
+        vals.push(Val::Sym(u32::MAX - 1));
+        vals.push(Val::Int(3));
+        vals.sort_by(|a, b| order.cmp(a, b));
         assert_eq!(
-            sorted,
-            vec![Val::Int(3), Val::Sym(2), Val::Sym(1), Val::Sym(0)],
-            "alice, mike, zed; other types keep their place (ints before symbols)"
+            vals,
+            vec![
+                Val::Int(3),
+                Val::Sym(ids[2]),
+                Val::Sym(u32::MAX - 1),
+                Val::Sym(ids[1]),
+                Val::Sym(ids[0])
+            ],
+            "alice, bob, mike, zed; other types keep their place (ints before symbols)"
         );
-        assert_eq!(order.cmp(&Val::Sym(0), &Val::Sym(0)), Ordering::Equal);
+        assert_eq!(
+            order.cmp(&Val::Sym(ids[0]), &Val::Sym(ids[0])),
+            Ordering::Equal
+        );
     }
 }

@@ -20,10 +20,11 @@ use crate::log::{Change, DerivedCache, Durability, Log, LogEntry, LogOptions};
 use crate::relation::{Relation, RowId};
 use crate::schema::Schema;
 use crate::snapshot::Snapshot;
+use crate::symbol_ranks::SymbolRanks;
 use crate::symbols::Interner;
 use crate::time::Timestamp;
 use crate::txn::WriteTxn;
-use crate::value::Symbol;
+use crate::value::{ColumnType, Symbol};
 
 /// A relation's id in its database: dense, in creation order, stable.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -38,6 +39,8 @@ pub struct Store {
 pub(crate) struct Inner {
     pub(crate) state: RwLock<State>,
     pub(crate) symbols: RwLock<Interner>,
+    /// Symbols in name order, brought up to date when asked for.
+    ranks: crate::symbol_ranks::RankCache,
     pub(crate) writer: Mutex<WriterState>,
     pub(crate) log: Option<Log>,
     /// Data derived from rows, kept beside the log; `None` in memory and
@@ -273,6 +276,7 @@ impl Store {
             inner: Arc::new(Inner {
                 state: RwLock::new(state),
                 symbols: RwLock::new(symbols),
+                ranks: Default::default(),
                 writer: Mutex::new(writer),
                 log,
                 cache,
@@ -342,6 +346,21 @@ impl Store {
         Ok(self.inner.state.read().relation(id)?.schema.clone())
     }
 
+    /// The types of a relation's columns, without copying its schema (the
+    /// engine brings lookup keys to them on every query).
+    pub fn column_types(&self, id: RelationId) -> Result<Vec<ColumnType>> {
+        Ok(self
+            .inner
+            .state
+            .read()
+            .relation(id)?
+            .schema
+            .columns
+            .iter()
+            .map(|c| c.ty)
+            .collect())
+    }
+
     /// The number of columns of a relation, without copying its schema.
     pub fn arity(&self, id: RelationId) -> Result<usize> {
         Ok(self.inner.state.read().relation(id)?.schema.arity())
@@ -370,15 +389,24 @@ impl Store {
         self.inner.symbols.read().name(sym)
     }
 
-    /// Calls `f` with a lookup from symbol to name (`None` for an unknown
-    /// id) that borrows from the symbol table under one read lock: for
-    /// callers that read many names at once, such as sorting by name.
-    pub fn with_symbol_names<R>(
-        &self,
-        f: impl for<'t> FnOnce(&'t dyn Fn(Symbol) -> Option<&'t str>) -> R,
-    ) -> R {
+    /// Every symbol's place in name order (for sorting by name: ids are in
+    /// interning order). Cheap when no symbol was interned since the last
+    /// call; otherwise the new ones are sorted and merged in.
+    pub fn symbol_ranks(&self) -> Arc<SymbolRanks> {
+        let mut cache = self.inner.ranks.lock();
         let table = self.inner.symbols.read();
-        f(&|sym| table.name_ref(sym))
+        if cache.len() != table.len() as usize {
+            *cache = Arc::new(SymbolRanks::updated(&cache, &table));
+        }
+        cache.clone()
+    }
+
+    /// Where each of `names` would fall among the symbols `ranks` cover, in
+    /// name order: how many of their names sort before it (for names a
+    /// query uses that the store does not know).
+    pub fn symbol_positions(&self, ranks: &SymbolRanks, names: &[&str]) -> Vec<u32> {
+        let table = self.inner.symbols.read();
+        names.iter().map(|n| ranks.position(&table, n)).collect()
     }
 
     /// The right to be forgotten: erases every row that holds the symbol
@@ -454,6 +482,8 @@ impl Store {
         writer.persisted_symbols += entry.symbols.len() as u32;
         writer.last_tx = tx;
         self.inner.symbols.write().redact(subject);
+        // The purged name now reads differently: order afresh.
+        *self.inner.ranks.lock() = Arc::default();
         let mut state = self.inner.state.write();
         state.apply(tx, &entry.change)?;
         Ok(state.purges.last().cloned().unwrap_or(PurgeRecord {

@@ -218,3 +218,57 @@ fn a_damaged_log_after_a_crash_never_opens_short() {
     assert!(tally.refused > 100, "{tally:?}");
     eprintln!("after a crash: {tally:?}");
 }
+
+/// sled panicked on some damaged files; the cache it now keeps holds only
+/// data that can be recomputed, and damage to it must be a typed error (or
+/// go unnoticed), never a panic.
+#[test]
+fn a_damaged_cache_is_an_error_never_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path).expect("open");
+        let (batch, item) = chronolog_tests::crash_schema(&store).expect("schema");
+        chronolog_tests::write_batch(&store, batch, item, 1).expect("commit");
+        let rows: Vec<(u32, Vec<u8>)> = (0..50).map(|r| (r, vec![7u8; 1536])).collect();
+        store
+            .put_derived("embed/test/1", item, &rows)
+            .expect("cache");
+        store.sync().expect("sync");
+    }
+    let db_file = path.join("cache").join("db");
+    let pristine = std::fs::read(&db_file).expect("cache file");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x0CAC_4E);
+    let mut refused = 0;
+    for trial in 0..40 {
+        let mut bytes = pristine.clone();
+        match trial % 3 {
+            0 => bytes.truncate(rng.gen_range(0..bytes.len())),
+            1 => {
+                let at = rng.gen_range(0..bytes.len());
+                let end = (at + PAGE).min(bytes.len());
+                bytes[at..end].fill(0);
+            }
+            _ => {
+                for _ in 0..8 {
+                    let at = rng.gen_range(0..bytes.len());
+                    bytes[at] ^= 0xFF;
+                }
+            }
+        }
+        std::fs::write(&db_file, &bytes).expect("damage the cache");
+        let opened = std::panic::catch_unwind(|| Store::open(&path).map(|s| s.path().is_some()));
+        match opened {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                assert!(
+                    matches!(e, Error::Corrupt { .. } | Error::Io { .. }),
+                    "trial {trial}: {e}"
+                );
+                refused += 1;
+            }
+            Err(_) => panic!("trial {trial}: opening a damaged cache panicked"),
+        }
+    }
+    eprintln!("damaged cache: {refused} of 40 trials refused, the rest opened");
+}

@@ -263,3 +263,33 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&ends[0][1], &sorted[sorted.len() - 1]);
     }
 }
+
+#[test]
+fn retrieval_k_counts_ids_not_rows() {
+    let mut db = Database::in_memory();
+    // Chunks of documents: the first column (the id) repeats.
+    db.run(
+        ":create chunk(doc: sym, text: str search embed).
+         chunk(d1, \"alice joined acme in may\"). chunk(d1, \"alice likes acme coffee\").
+         chunk(d1, \"acme and alice again\"). chunk(d2, \"alice left acme\").
+         chunk(d3, \"bob works elsewhere\").",
+    )
+    .expect("load");
+    for query in [
+        "?- bm25(chunk, \"alice acme\", 2).",
+        "?- near(chunk, \"alice acme\", 2).",
+    ] {
+        let ids = column(answer(&mut db, query));
+        assert_eq!(ids.len(), 2, "{query}: {ids:?}");
+        assert!(
+            ids.contains(&"d1".to_string()) && ids.contains(&"d2".to_string())
+                || query.contains("near"),
+            "{query}: {ids:?}"
+        );
+    }
+    let fused = column(answer(
+        &mut db,
+        "?- rrf(bm25(chunk, \"alice acme\", 2), near(chunk, \"alice acme\", 2)).",
+    ));
+    assert!(fused.len() >= 2, "{fused:?}");
+}

@@ -83,6 +83,29 @@ impl At<'_> {
 
     /// The ids (first column values) of `hits`' rows, best first, each id
     /// once (several live rows of a keyless relation may share one).
+    /// The best `k` ids (first-column values) of `rel`: `search(n)` gives
+    /// the best `n` rows, and several rows may share an id (chunks of one
+    /// document), so rows are asked for until `k` distinct ids are found or
+    /// the live rows run out. `k` counts ids, never rows.
+    pub(crate) fn top_ids(
+        &self,
+        rel: RelationId,
+        k: usize,
+        live_rows: usize,
+        search: &mut dyn FnMut(usize) -> Result<Vec<(RowId, f32)>>,
+    ) -> Result<Ranking> {
+        let mut want = k.min(live_rows);
+        loop {
+            let hits = search(want)?;
+            let mut ranked = self.ids(rel, &hits)?;
+            if ranked.len() >= k || hits.len() < want || want >= live_rows {
+                ranked.truncate(k);
+                return Ok(ranked);
+            }
+            want = want.saturating_mul(2).min(live_rows);
+        }
+    }
+
     pub(crate) fn ids(&self, rel: RelationId, hits: &[(RowId, f32)]) -> Result<Ranking> {
         let rows: Vec<RowId> = hits.iter().map(|h| h.0).collect();
         let mut first: FxHashMap<RowId, Val> = FxHashMap::default();
@@ -148,9 +171,13 @@ impl Retrieval {
                 let Some(index) = self.indexes.text(id) else {
                     return Ok(Vec::new());
                 };
-                let hits = index.search(&text, *k as usize, at.live(id)?)?;
-                let hits: Vec<(RowId, f32)> = hits.iter().map(|h| (h.row, h.score)).collect();
-                at.ids(id, &hits)
+                let live = at.live(id)?;
+                let live_rows = live.len() as usize;
+                let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
+                    let hits = index.search(&text, want, live.clone())?;
+                    Ok(hits.iter().map(|h| (h.row, h.score)).collect())
+                };
+                at.top_ids(id, *k as usize, live_rows, &mut search)
             }
             RankedPlan::Hops { depth, edges, .. } => {
                 let start = match next()? {
@@ -171,11 +198,7 @@ impl Retrieval {
                 let mut fused = rrf(&lists, *k as f64);
                 // Ties in name order, as every ordering of symbols is.
                 if fused.iter().any(|(id, _)| matches!(id, Val::Sym(_))) {
-                    let names = at.snapshot.store().with_symbol_names(|stored| {
-                        SymbolOrder::of(fused.iter().map(|(id, _)| id), |id| {
-                            stored(chronolog_storage::Symbol(id))
-                        })
-                    });
+                    let names = SymbolOrder::new(at.snapshot.store(), &[]);
                     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| names.cmp(&a.0, &b.0)));
                 }
                 Ok(fused)
@@ -203,53 +226,63 @@ impl Retrieval {
             (true, _) => Precision::Int8,
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let hits: Vec<Hit> = match (query, vector_column, text_column) {
-            (Val::Vector(v), Some(column), _) => {
-                let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
-                    ColumnType::Vector(d) => d as usize,
-                    _ => 0,
-                };
-                if v.len() != dim {
+        // Text is embedded once, however many rounds `top_ids` takes.
+        let embedded: Option<Vec<f32>> = match (query, vector_column, text_column) {
+            (Val::Vector(_), Some(_), _) => None,
+            (Val::Str(text), _, Some(_)) => {
+                let embedder = self.indexes.embedder().clone();
+                embedder.embed(&[text])?.pop()
+            }
+            _ => None,
+        };
+        let live_rows = live.count() as usize;
+        let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
+            let hits: Vec<Hit> = match (query, vector_column, text_column) {
+                (Val::Vector(v), Some(column), _) => {
+                    let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
+                        ColumnType::Vector(d) => d as usize,
+                        _ => 0,
+                    };
+                    if v.len() != dim {
+                        return Err(Error::Retrieval(format!(
+                            "near({rel}, ...) needs a vector of {dim} floats, got {}",
+                            v.len()
+                        )));
+                    }
+                    let source = Column {
+                        snapshot: at.snapshot,
+                        rel: id,
+                        column,
+                    };
+                    vector::top_k(&source, &live, v, want, metric, precision, threads)?
+                }
+                (Val::Str(_), _, Some(column)) => {
+                    let v = embedded.as_deref().unwrap_or_default();
+                    let Some(index) = self.indexes.embeddings(id, column) else {
+                        return Ok(Vec::new());
+                    };
+                    let index = index.read();
+                    vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
+                }
+                (Val::Str(_), _, None) => {
                     return Err(Error::Retrieval(format!(
-                        "near({rel}, ...) needs a vector of {dim} floats, got {}",
-                        v.len()
+                        "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
                     )));
                 }
-                let source = Column {
-                    snapshot: at.snapshot,
-                    rel: id,
-                    column,
-                };
-                vector::top_k(&source, &live, v, k, metric, precision, threads)?
-            }
-            (Val::Str(text), _, Some(column)) => {
-                let embedder = self.indexes.embedder().clone();
-                let mut v = embedder.embed(&[text])?;
-                let v = v.pop().unwrap_or_default();
-                let Some(index) = self.indexes.embeddings(id, column) else {
-                    return Ok(Vec::new());
-                };
-                let index = index.read();
-                vector::top_k(&index.vectors, &live, &v, k, metric, precision, threads)?
-            }
-            (Val::Str(_), _, None) => {
-                return Err(Error::Retrieval(format!(
-                    "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
-                )));
-            }
-            (Val::Vector(_), None, _) => {
-                return Err(Error::Retrieval(format!(
-                    "`{rel}` has no vector column; give near text to embed"
-                )));
-            }
-            (other, _, _) => {
-                return Err(Error::Retrieval(format!(
-                    "near needs a vector or text, got {other:?}"
-                )));
-            }
+                (Val::Vector(_), None, _) => {
+                    return Err(Error::Retrieval(format!(
+                        "`{rel}` has no vector column; give near text to embed"
+                    )));
+                }
+                (other, _, _) => {
+                    return Err(Error::Retrieval(format!(
+                        "near needs a vector or text, got {other:?}"
+                    )));
+                }
+            };
+            Ok(hits.iter().map(|h| (h.row, h.score)).collect())
         };
-        let hits: Vec<(RowId, f32)> = hits.iter().map(|h| (h.row, h.score)).collect();
-        at.ids(id, &hits)
+        at.top_ids(id, k, live_rows, &mut search)
     }
 
     fn hops(&mut self, at: &At<'_>, start: u32, depth: u32, edges: &[String]) -> Result<Ranking> {
