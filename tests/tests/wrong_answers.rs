@@ -275,18 +275,13 @@ fn retrieval_k_counts_ids_not_rows() {
          chunk(d3, \"bob works elsewhere\").",
     )
     .expect("load");
-    for query in [
-        "?- bm25(chunk, \"alice acme\", 2).",
-        "?- near(chunk, \"alice acme\", 2).",
-    ] {
-        let ids = column(answer(&mut db, query));
-        assert_eq!(ids.len(), 2, "{query}: {ids:?}");
-        assert!(
-            ids.contains(&"d1".to_string()) && ids.contains(&"d2".to_string())
-                || query.contains("near"),
-            "{query}: {ids:?}"
-        );
-    }
+    // Three chunks of d1 match best; k = 2 still finds two documents.
+    let mut by_words = column(answer(&mut db, "?- bm25(chunk, \"alice acme\", 2)."));
+    by_words.sort();
+    assert_eq!(by_words, ["d1", "d2"]);
+    let by_meaning = column(answer(&mut db, "?- near(chunk, \"alice acme\", 2)."));
+    assert_eq!(by_meaning.len(), 2, "{by_meaning:?}");
+    assert_ne!(by_meaning[0], by_meaning[1]);
     let fused = column(answer(
         &mut db,
         "?- rrf(bm25(chunk, \"alice acme\", 2), near(chunk, \"alice acme\", 2)).",
