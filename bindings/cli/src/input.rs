@@ -82,29 +82,48 @@ pub fn is_blank(text: &str) -> bool {
 /// The last character that is not whitespace or part of a comment; an
 /// unterminated string counts as a letter (the statement is not over).
 fn last_significant(text: &str) -> Option<char> {
-    let mut last = None;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                last = Some('"');
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '"' => break,
-                        _ => {}
-                    }
+    let mut tail = Tail::default();
+    tail.feed(text);
+    tail.last
+}
+
+/// What `last_significant` knows about text read so far, kept between
+/// pieces so that a script is scanned once, not once per line (a 70,000-
+/// line script was quadratic).
+#[derive(Default)]
+struct Tail {
+    last: Option<char>,
+    /// Inside a string literal (which may span lines).
+    in_string: bool,
+    /// Just after a backslash inside a string.
+    escaped: bool,
+}
+
+impl Tail {
+    fn feed(&mut self, text: &str) {
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if self.in_string {
+                match c {
+                    _ if self.escaped => self.escaped = false,
+                    '\\' => self.escaped = true,
+                    '"' => self.in_string = false,
+                    _ => {}
                 }
+                continue;
             }
-            '%' => skip_line(&mut chars),
-            '/' if chars.peek() == Some(&'/') => skip_line(&mut chars),
-            c if c.is_whitespace() => {}
-            c => last = Some(c),
+            match c {
+                '"' => {
+                    self.last = Some('"');
+                    self.in_string = true;
+                }
+                '%' => skip_line(&mut chars),
+                '/' if chars.peek() == Some(&'/') => skip_line(&mut chars),
+                c if c.is_whitespace() => {}
+                c => self.last = Some(c),
+            }
         }
     }
-    last
 }
 
 fn skip_line(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -122,12 +141,13 @@ fn skip_line(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 pub fn split(source: &str) -> Vec<Entry<'_>> {
     let mut entries = Vec::new();
     let mut pending: Option<usize> = None;
+    // The pending text's tail, fed one line at a time.
+    let mut tail = Tail::default();
     let mut offset = 0;
     for line in source.split_inclusive('\n') {
-        let in_statement = pending.is_some_and(|start| {
-            let text = &source[start..offset];
-            !is_blank(text) && !is_complete(text)
-        });
+        // Pending text is never a lone command line (that is an entry of
+        // its own), so it is complete exactly when it ends with a `.`.
+        let in_statement = pending.is_some() && tail.last.is_some() && tail.last != Some('.');
         match command(line) {
             Some(entry) if !in_statement => {
                 if let Some(start) = pending.take() {
@@ -144,7 +164,11 @@ pub fn split(source: &str) -> Vec<Entry<'_>> {
                 push_statements(&mut entries, source, offset, offset + line.len());
             }
             _ => {
-                pending.get_or_insert(offset);
+                if pending.is_none() {
+                    pending = Some(offset);
+                    tail = Tail::default();
+                }
+                tail.feed(line);
             }
         }
         offset += line.len();
