@@ -249,7 +249,18 @@ impl<'a> Executor<'a> {
             self.valid = self.time_of(t, "as_of")?;
         }
         if let Some(t) = &plan.known_at {
-            self.known = self.time_of(t, "known_at")?;
+            let known = self.time_of(t, "known_at")?;
+            // Every later commit gets a transaction time after both the last
+            // one and the wall clock, so up to there an answer is final;
+            // past it, the next write would change it.
+            let horizon = self.snapshot.tx().max(self.snapshot.now());
+            if known > horizon {
+                return Err(Error::Runtime(format!(
+                    "known_at {known} is in the future (the last commit is {}): what will be known then is not known yet",
+                    self.snapshot.tx()
+                )));
+            }
+            self.known = known;
         }
         if plan.history {
             return self.history(plan);

@@ -288,3 +288,21 @@ fn retrieval_k_counts_ids_not_rows() {
     ));
     assert!(fused.len() >= 2, "{fused:?}");
 }
+
+#[test]
+fn known_at_in_the_future_is_refused_not_answered_provisionally() {
+    let mut db = Database::in_memory();
+    db.run(":create w(p: sym key, c: sym). w(alice, acme) valid 2021-01-01.")
+        .expect("load");
+    let err = db
+        .run("?- w(alice, C) known_at 2999-01-01.")
+        .expect_err("the future is not known yet");
+    assert!(err.to_string().contains("is in the future"), "{err}");
+    // Up to now, answers are final: known_at a past instant after the last
+    // commit is fine.
+    assert_eq!(
+        column(answer(&mut db, "?- w(alice, C) as_of 2022-01-01.")),
+        ["acme"]
+    );
+    assert!(answer(&mut db, "?- w(alice, C) known_at 2020-01-01.").is_empty());
+}
