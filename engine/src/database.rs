@@ -340,26 +340,48 @@ impl Database {
         params: &HashMap<String, Value>,
         limits: &Limits,
     ) -> Result<Vec<Output>> {
-        let parsed = parse_each(script)?;
+        let ran = self.run_script(script, params, limits);
+        match ran.error {
+            Some(e) => Err(e),
+            None => Ok(ran.outputs),
+        }
+    }
+
+    /// As [`Database::run_with`], but an error comes with what the
+    /// statements before it did (they stay done: a created relation, a
+    /// committed batch), so a caller can report both.
+    pub fn run_script(
+        &mut self,
+        script: &str,
+        params: &HashMap<String, Value>,
+        limits: &Limits,
+    ) -> ScriptRun {
+        let parsed = match parse_each(script) {
+            Ok(parsed) => parsed,
+            Err(e) => return ScriptRun::failed(e.into()),
+        };
         if let Some(e) = parsed.iter().find_map(|(_, s)| s.as_ref().err()) {
-            return Err(e.clone().into());
+            return ScriptRun::failed(e.clone().into());
         }
         let mut outputs = Vec::new();
-        let mut failed = None;
-        self.run_parsed(parsed, params, limits, |_, _, result| match result {
-            Ok(output) => {
-                outputs.push(output);
-                true
-            }
-            Err(e) => {
-                failed = Some(e);
-                false
-            }
-        });
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(outputs),
-        }
+        let mut error = None;
+        self.run_parsed(
+            script,
+            parsed,
+            params,
+            limits,
+            |_, _, result| match result {
+                Ok(output) => {
+                    outputs.push(output);
+                    true
+                }
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
+            },
+        );
+        ScriptRun { outputs, error }
     }
 
     /// Runs a script step by step, handing each step's result to `each`
@@ -378,12 +400,13 @@ impl Database {
         each: impl FnMut(&Database, Span, Result<Output>) -> bool,
     ) -> Result<()> {
         let parsed = parse_each(script)?;
-        self.run_parsed(parsed, params, limits, each);
+        self.run_parsed(script, parsed, params, limits, each);
         Ok(())
     }
 
     fn run_parsed(
         &mut self,
+        script: &str,
         parsed: Vec<ParsedStatement>,
         params: &HashMap<String, Value>,
         limits: &Limits,
@@ -391,21 +414,29 @@ impl Database {
     ) {
         self.script += 1;
         let params = to_vals(params);
+        // A run of facts is one transaction whatever goes wrong inside it,
+        // a fact that does not parse included: the run is the facts and
+        // the broken statements that are not plainly something else.
+        let in_run = |(span, s): &ParsedStatement| match s {
+            Ok(Statement::Fact(_)) => true,
+            Ok(_) => false,
+            Err(_) => looks_like_fact(script.get(span.start..span.end).unwrap_or("")),
+        };
         let is_fact = |(_, s): &ParsedStatement| matches!(s, Ok(Statement::Fact(_)));
         let mut at = 0;
         while at < parsed.len() {
-            let end = if is_fact(&parsed[at]) {
-                at + parsed[at..].iter().take_while(|p| is_fact(p)).count()
-            } else {
-                at + 1
-            };
+            let run = parsed[at..].iter().take_while(|p| in_run(p)).count();
+            let facts = parsed[at..at + run].iter().any(is_fact);
+            let end = if facts { at + run } else { at + 1 };
             let span = parsed[at].0.to(parsed[end - 1].0);
-            let result = match &parsed[at].1 {
-                Err(e) => Err(e.clone().into()),
-                Ok(Statement::Fact(_)) => {
+            let broken = parsed[at..end].iter().find_map(|(_, s)| s.as_ref().err());
+            let result = match (&parsed[at].1, broken) {
+                (_, Some(e)) => Err(e.clone().into()),
+                (Ok(Statement::Fact(_)), None) => {
                     self.fact_batch(parsed[at..end].iter().map(|(_, s)| s), &params)
                 }
-                Ok(statement) => self.statement(statement, &params, limits),
+                (Ok(statement), None) => self.statement(statement, &params, limits),
+                (Err(e), None) => Err(e.clone().into()),
             };
             if !each(self, span, result) {
                 break;
@@ -787,6 +818,37 @@ impl Database {
             (Constant::Null, _) => Value::Null,
         })
     }
+}
+
+/// What [`Database::run_script`] did: the outputs of the statements that
+/// ran, in order, and the error that stopped it, if one did.
+#[derive(Debug)]
+pub struct ScriptRun {
+    /// One output per statement (or run of facts) that succeeded.
+    pub outputs: Vec<Output>,
+    /// Why the script stopped early; the statements in `outputs` ran and
+    /// stay done.
+    pub error: Option<Error>,
+}
+
+impl ScriptRun {
+    fn failed(error: Error) -> ScriptRun {
+        ScriptRun {
+            outputs: Vec::new(),
+            error: Some(error),
+        }
+    }
+}
+
+/// Whether the text of a statement that does not parse is meant as a fact
+/// (not a query, a command, a `let` or a rule): it then belongs to the run
+/// of facts around it, which it aborts.
+fn looks_like_fact(text: &str) -> bool {
+    let text = text.trim_start();
+    !(text.starts_with("?-")
+        || text.starts_with(':')
+        || text.starts_with("let ")
+        || text.contains(":-"))
 }
 
 fn column_type(ty: TypeName) -> ColumnType {

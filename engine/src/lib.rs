@@ -38,7 +38,7 @@ mod stored_cache;
 mod val;
 
 pub use chronolog_ql::plan::{Metric, RankedPlan};
-pub use database::{Database, Output, Prepared, SymbolResolver};
+pub use database::{Database, Output, Prepared, ScriptRun, SymbolResolver};
 pub use database::{default_embedder, default_embedder_with_notice};
 pub use error::{Error, Result};
 pub use eval::{Limits, Strategy, default_query_memory};

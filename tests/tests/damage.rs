@@ -238,7 +238,7 @@ fn a_damaged_cache_is_an_error_never_a_panic() {
     }
     let db_file = path.join("cache").join("db");
     let pristine = std::fs::read(&db_file).expect("cache file");
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x0CAC_4E);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x000C_AC4E);
     let mut refused = 0;
     for trial in 0..40 {
         let mut bytes = pristine.clone();

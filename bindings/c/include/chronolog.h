@@ -74,8 +74,10 @@ enum ChronologStatus chronolog_close(ChronologDb db);
 // {"columns": [...], "rows": [[...]]}}`, `{"committed": {...}}`,
 // `{"created": "name"}`, ... `params_json` (may be null) binds `$name`s:
 // `{"p": {"sym": "alice"}, "t": {"time": "2022-01-01"}, "n": 3, "s":
-// "text"}`. A script that fails writes nothing after its error; a script
-// that does not parse runs nothing.
+// "text"}`. A script that does not parse runs nothing; one that fails
+// partway stops at its error, and the error's message ends with the JSON
+// of the statements before it, which ran and stay done (a run of
+// consecutive facts is one transaction: all of it or none).
 //
 // # Safety
 // `script` and `params_json` are null or NUL-terminated strings;

@@ -321,8 +321,10 @@ pub extern "C" fn chronolog_close(db: ChronologDb) -> ChronologStatus {
 /// {"columns": [...], "rows": [[...]]}}`, `{"committed": {...}}`,
 /// `{"created": "name"}`, ... `params_json` (may be null) binds `$name`s:
 /// `{"p": {"sym": "alice"}, "t": {"time": "2022-01-01"}, "n": 3, "s":
-/// "text"}`. A script that fails writes nothing after its error; a script
-/// that does not parse runs nothing.
+/// "text"}`. A script that does not parse runs nothing; one that fails
+/// partway stops at its error, and the error's message ends with the JSON
+/// of the statements before it, which ran and stay done (a run of
+/// consecutive facts is one transaction: all of it or none).
 ///
 /// # Safety
 /// `script` and `params_json` are null or NUL-terminated strings;
@@ -360,10 +362,19 @@ pub unsafe extern "C" fn chronolog_execute(
                 .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, e.to_string()))?,
             None => HashMap::new(),
         };
-        let outputs = db
-            .run_with(script, &params, &limits)
-            .map_err(|e| Failure::engine(e, script))?;
-        let json: Vec<_> = outputs.iter().map(|o| db.output_json(o)).collect();
+        let ran = db.run_script(script, &params, &limits);
+        let json: Vec<_> = ran.outputs.iter().map(|o| db.output_json(o)).collect();
+        if let Some(e) = ran.error {
+            let mut failure = Failure::engine(e, script);
+            if !json.is_empty() {
+                // What ran before the error stays done: say so.
+                failure.message.push_str(&format!(
+                    "\nthe statements before it ran and stay done: {}",
+                    serde_json::Value::Array(json)
+                ));
+            }
+            return Err(failure);
+        }
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
     })

@@ -189,3 +189,40 @@ fn demo_tells_the_story_and_exits_when_not_on_a_terminal() {
         .expect("the database line");
     assert!(!Path::new(dir).exists(), "{dir} was left behind");
 }
+
+#[test]
+fn a_broken_fact_aborts_its_whole_run_in_scripts_as_in_the_c_abi() {
+    let home = tempfile::tempdir().expect("temp");
+    let db = home.path().join("db");
+    let script = ":create w(p: sym key, c: sym).
+w(ann, acme).
+w(bob acme).
+w(cat, acme).
+?- w(P, C).
+";
+    for keep_going in [false, true] {
+        let dir = db.join(format!("keep-{keep_going}"));
+        let mut command = chronolog(home.path());
+        command.arg(&dir);
+        if keep_going {
+            command.arg("--keep-going");
+        }
+        let out = run_stdin(command, script);
+        assert!(!out.status.success(), "the error shows in the status");
+        assert!(
+            text(&out.stderr).contains("3:"),
+            "the error points at line 3: {}",
+            text(&out.stderr)
+        );
+        let after = chronolog(home.path())
+            .arg(&dir)
+            .args(["--format", "csv", "-e", "?- w(P, C)."])
+            .output()
+            .expect("run");
+        assert_eq!(
+            text(&after.stdout),
+            "P,C\n",
+            "keep-going {keep_going}: no fact of the broken run committed"
+        );
+    }
+}

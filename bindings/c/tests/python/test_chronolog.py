@@ -104,6 +104,10 @@ def main(lib_path, db_dir):
     out = ctypes.c_void_p()
     assert c.lib.chronolog_execute(db, b"?- works_at(\xff, Y).", None, ctypes.byref(out)) == INVALID_UTF8
     assert c.lib.chronolog_execute(db, None, None, ctypes.byref(out)) == NULL_POINTER
+    # An error partway reports what ran before it.
+    status, message = c.execute(db, ":create partial(x: int). partial(1). ?- nope(X).")
+    assert status == QUERY_ERROR and "stay done" in message, message
+    assert '{"created":"partial"}' in message and '"added":1' in message, message
     # A bad batch of facts changes nothing.
     status, _ = c.execute(db, 'works_at(bob, acme). works_at(carol, 42) valid 2020-01-01.')
     assert status == QUERY_ERROR
