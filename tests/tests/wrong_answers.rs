@@ -306,3 +306,28 @@ fn known_at_in_the_future_is_refused_not_answered_provisionally() {
     );
     assert!(answer(&mut db, "?- w(alice, C) known_at 2020-01-01.").is_empty());
 }
+
+#[test]
+fn bm25_takes_text_as_words_never_as_query_syntax() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create note(id: sym key, text: str search).
+         note(a, \"notes: pricing for the quarter\").
+         note(b, \"self-hosted AND cheap, NOT managed\").
+         note(c, \"nothing relevant here\").",
+    )
+    .expect("load");
+    for (words, expected) in [
+        ("notes: pricing", "a"),
+        ("pricing:", "a"),
+        ("self-hosted", "b"),
+        ("NOT managed", "b"),
+        ("-managed", "b"),
+        ("cheap*", "b"),
+        ("\"unclosed quote pricing", "a"),
+    ] {
+        let found = column(answer(&mut db, &format!("?- bm25(note, {words:?}, 1).")));
+        assert_eq!(found, [expected], "{words}");
+    }
+    assert!(answer(&mut db, "?- bm25(note, \"::: --- ***\", 3).").is_empty());
+}

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use chronolog_storage::{RelationId, RowId, Snapshot, ValueRef};
 use parking_lot::Mutex;
 use tantivy::collector::{FilterCollector, TopDocs};
-use tantivy::query::QueryParser;
-use tantivy::schema::{Field, NumericOptions, Schema, TEXT};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
@@ -46,7 +46,6 @@ pub(crate) struct TextIndex {
     row_field: Field,
     body: Field,
     columns: Vec<usize>,
-    parser: QueryParser,
     writer: Mutex<Writer>,
 }
 
@@ -70,10 +69,8 @@ impl TextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(text_error)?;
-        let parser = QueryParser::for_index(&index, vec![body]);
         Ok(TextIndex {
             index,
-            parser,
             reader,
             row_field,
             body,
@@ -184,6 +181,31 @@ impl TextIndex {
     /// reach the top, block-max WAND) and drops the dead ones; only when
     /// too many of those were dead does it search again with the live
     /// filter inside the collector, which scores every match.
+    /// The query for `text` taken as words, never as query syntax: text an
+    /// LLM writes is full of colons, hyphens and capitalised `AND`s, which
+    /// tantivy's parser would read as fields and operators. Each distinct
+    /// token the field's analyzer makes from it is one optional term.
+    fn words(&self, text: &str) -> Result<BooleanQuery> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.body)
+            .map_err(text_error)?;
+        let mut stream = analyzer.token_stream(text);
+        let mut seen = std::collections::HashSet::new();
+        let mut terms: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        while stream.advance() {
+            let word = stream.token().text.clone();
+            if seen.insert(word.clone()) {
+                let term = Term::from_field_text(self.body, &word);
+                terms.push((
+                    Occur::Should,
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
+                ));
+            }
+        }
+        Ok(BooleanQuery::new(terms))
+    }
+
     pub(crate) fn search(
         &self,
         query: &str,
@@ -196,7 +218,7 @@ impl TextIndex {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let (query, _) = self.parser.parse_query_lenient(query);
+        let query = self.words(query)?;
         let searcher = self.reader.searcher();
         let over = k.saturating_mul(4).max(k + 32);
         let top = searcher
