@@ -109,8 +109,12 @@ fn number(i: &str) -> IResult<&str, &str> {
     .parse(i)
 }
 
-/// Parses an ISO date or datetime into UTC microseconds.
+/// Parses an ISO date or datetime into UTC microseconds. `9999-12-31`
+/// (the sentinel many systems write for "no end") is the end of time.
 pub fn parse_time(text: &str) -> Option<i64> {
+    if text.starts_with("9999-12-31") {
+        return Some(i64::MAX);
+    }
     if let Ok(ts) = text.parse::<jiff::Timestamp>() {
         return Some(ts.as_microsecond());
     }
@@ -176,9 +180,8 @@ pub fn lex(source: &str) -> Result<Vec<Token>, ParseError> {
                 (next, tok)
             }
         } else if first == '"' {
-            let (next, text) = string(rest).map_err(|at| {
-                ParseError::new(ParseErrorKind::UnclosedString, Span::new(start, start + at))
-            })?;
+            let (next, text) = string(rest)
+                .map_err(|(kind, at)| ParseError::new(kind, Span::new(start, start + at)))?;
             (next, Tok::Str(text))
         } else if first == '$' {
             let res: IResult<&str, &str> =
@@ -224,25 +227,54 @@ pub fn lex(source: &str) -> Result<Vec<Token>, ParseError> {
     }
 }
 
-/// A double-quoted string with `\"`, `\\`, `\n`, `\t` escapes. On failure,
-/// the byte length scanned (for the error span).
-fn string(i: &str) -> Result<(&str, String), usize> {
+/// A double-quoted string with `\"`, `\\`, `\n`, `\r`, `\t`, `\0` and
+/// `\u{HEX}` escapes; any other escape is an error, never a silently
+/// dropped backslash. On failure, the error and the byte length scanned
+/// (for its span).
+fn string(i: &str) -> Result<(&str, String), (ParseErrorKind, usize)> {
     let mut out = String::new();
-    let mut chars = i.char_indices().skip(1);
+    let mut chars = i.char_indices().skip(1).peekable();
     while let Some((at, c)) = chars.next() {
         match c {
             '"' => return Ok((&i[at + 1..], out)),
             '\\' => match chars.next() {
                 Some((_, 'n')) => out.push('\n'),
+                Some((_, 'r')) => out.push('\r'),
                 Some((_, 't')) => out.push('\t'),
-                Some((_, other)) => out.push(other),
-                None => return Err(i.len()),
+                Some((_, '0')) => out.push('\0'),
+                Some((_, '"')) => out.push('"'),
+                Some((_, '\\')) => out.push('\\'),
+                Some((u, 'u')) => {
+                    let rest = &i[u + 1..];
+                    let code = rest
+                        .strip_prefix('{')
+                        .and_then(|r| r.split_once('}'))
+                        .filter(|(hex, _)| (1..=6).contains(&hex.len()))
+                        .and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok())
+                        .and_then(char::from_u32);
+                    let Some(ch) = code else {
+                        let end = rest.find('}').map_or(u + 1, |e| u + 2 + e);
+                        return Err((ParseErrorKind::BadEscape(i[at..end].to_string()), end));
+                    };
+                    out.push(ch);
+                    // Skip `{HEX}`.
+                    while let Some((_, c)) = chars.next() {
+                        if c == '}' {
+                            break;
+                        }
+                    }
+                }
+                Some((e, other)) => {
+                    let end = e + other.len_utf8();
+                    return Err((ParseErrorKind::BadEscape(i[at..end].to_string()), end));
+                }
+                None => return Err((ParseErrorKind::UnclosedString, i.len())),
             },
-            '\n' => return Err(at),
+            '\n' => return Err((ParseErrorKind::UnclosedString, at)),
             c => out.push(c),
         }
     }
-    Err(i.len())
+    Err((ParseErrorKind::UnclosedString, i.len()))
 }
 
 #[cfg(test)]
@@ -303,5 +335,28 @@ mod tests {
         assert!(matches!(err.kind, ParseErrorKind::BadTime(_)));
         let err = lex("p(#)").expect_err("bad char");
         assert!(matches!(err.kind, ParseErrorKind::UnexpectedChar('#')));
+    }
+
+    #[test]
+    fn escapes_are_resolved_or_refused_and_the_end_of_time_parses() {
+        let one = |src: &str| lex(src).map(|t| t[0].tok.clone());
+        assert_eq!(one(r#""x\u{41}y""#).expect("lex"), Tok::Str("xAy".into()));
+        assert_eq!(
+            one(r#""a\"b\\c\nd""#).expect("lex"),
+            Tok::Str("a\"b\\c\nd".into())
+        );
+        assert_eq!(
+            one(r#""\u{1F600}""#).expect("lex"),
+            Tok::Str("\u{1F600}".into())
+        );
+        for bad in [r#""x\qy""#, r#""\u{110000}""#, r#""\u{}""#, r#""\u41""#] {
+            let err = one(bad).expect_err(bad);
+            assert!(
+                matches!(err.kind, ParseErrorKind::BadEscape(_)),
+                "{bad}: {err:?}"
+            );
+        }
+        assert_eq!(parse_time("9999-12-31"), Some(i64::MAX));
+        assert_eq!(one("9999-12-31").expect("lex"), Tok::Time(i64::MAX));
     }
 }

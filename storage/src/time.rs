@@ -38,9 +38,14 @@ impl Timestamp {
     }
 
     /// Parses an ISO-8601 date (`2021-03-01`, midnight UTC) or datetime
-    /// (`2021-03-01T09:30:00Z`, `2021-03-01 09:30`, offsets allowed).
+    /// (`2021-03-01T09:30:00Z`, `2021-03-01 09:30`, offsets allowed);
+    /// `9999-12-31` is the end of time ([`Timestamp::MAX`]).
     pub fn parse(text: &str) -> Result<Timestamp> {
         let text = text.trim();
+        // The sentinel many systems write for "no end".
+        if text.starts_with("9999-12-31") {
+            return Ok(Timestamp::MAX);
+        }
         let bad = || Error::BadTime {
             text: text.to_string(),
         };
