@@ -258,7 +258,7 @@ fn string(i: &str) -> Result<(&str, String), (ParseErrorKind, usize)> {
                     };
                     out.push(ch);
                     // Skip `{HEX}`.
-                    while let Some((_, c)) = chars.next() {
+                    for (_, c) in chars.by_ref() {
                         if c == '}' {
                             break;
                         }
