@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use chronolog_ql::ast::CompareOp;
+use chronolog_ql::ast::{Aggregate, CompareOp};
 use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{ColumnType, RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::FxHashMap;
@@ -920,6 +920,23 @@ impl<'a> Executor<'a> {
                 }
             }
             out.push(tuple.into_boxed_slice());
+        }
+        // Ungrouped, over nothing: `count` and `sum` of nothing are 0 and
+        // `collect` is empty; `min`, `max` and `mean` have no value, so no
+        // row.
+        if key_arity == 0 && out.is_empty() {
+            let empty: Option<Vec<Val>> = rule
+                .head_terms
+                .iter()
+                .map(|h| match h {
+                    HeadTerm::Aggregate(Aggregate::Count | Aggregate::Sum, _) => Some(Val::Int(0)),
+                    HeadTerm::Aggregate(Aggregate::Collect, _) => {
+                        Some(Val::List(Vec::new().into()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            out.extend(empty.map(Vec::into_boxed_slice));
         }
         Ok(out)
     }

@@ -621,6 +621,13 @@ impl<'a> Compiler<'a> {
     ) -> Result<RulePlan, CompileError> {
         let mut slots: Vec<String> = Vec::new();
         let mut steps = Vec::new();
+        // An aggregate ranges over the body's matches, not over the values
+        // its variables happen to take: two people of age 30 add 60 to
+        // `sum(A) :- age(_, A)`. A `_` becomes a hidden slot, so matches
+        // that differ only there stay apart (as in Souffle).
+        let aggregates = head_args
+            .iter()
+            .any(|a| matches!(a, HeadArg::Aggregate(..)));
         let mut pending: Vec<&Literal> = body.iter().collect();
         if pending.is_empty() {
             return Err(CompileError::new(
@@ -665,7 +672,7 @@ impl<'a> Compiler<'a> {
             let lit = pending.remove(pick);
             match lit {
                 Literal::Atom(a) => {
-                    let (args, same) = self.match_args(&a.args, &mut slots)?;
+                    let (args, same) = self.match_args(&a.args, &mut slots, aggregates)?;
                     steps.push(Step::Atom {
                         rel: self.rel_ref(&a.name.text),
                         args,
@@ -691,7 +698,7 @@ impl<'a> Compiler<'a> {
                 Literal::Ranked(r, binds, _) => {
                     let op = self.ranked_plan(r, &slots)?;
                     let (args, same) =
-                        self.match_args(binds.as_deref().unwrap_or_default(), &mut slots)?;
+                        self.match_args(binds.as_deref().unwrap_or_default(), &mut slots, false)?;
                     steps.push(Step::Ranked { op, args });
                     steps.extend(same);
                 }
@@ -769,17 +776,23 @@ impl<'a> Compiler<'a> {
     /// that refers to a variable bound by this same atom (`e(X, X)`,
     /// `e(X, X + 1)`) cannot be a key for the atom's own lookup: it binds a
     /// hidden slot (`#n`), and a filter after the atom compares the two.
-    /// Returns the arguments and those filters.
+    /// With `keep_wildcards`, a `_` binds a hidden slot too (see
+    /// `compile_rule`). Returns the arguments and those filters.
     fn match_args(
         &self,
         exprs: &[Expr],
         slots: &mut Vec<String>,
+        keep_wildcards: bool,
     ) -> Result<(Vec<Arg>, Vec<Step>), CompileError> {
         let before = slots.len();
         let mut args = Vec::with_capacity(exprs.len());
         let mut same = Vec::new();
         for e in exprs {
             args.push(match e {
+                Expr::Wildcard(_) if keep_wildcards => {
+                    slots.push(format!("#{}", slots.len()));
+                    Arg::Bind(slots.len() - 1)
+                }
                 Expr::Wildcard(_) => Arg::Any,
                 Expr::Var(v) if !slots.contains(&v.text) => {
                     slots.push(v.text.clone());

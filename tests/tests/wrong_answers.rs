@@ -331,3 +331,27 @@ fn bm25_takes_text_as_words_never_as_query_syntax() {
     }
     assert!(answer(&mut db, "?- bm25(note, \"::: --- ***\", 3).").is_empty());
 }
+
+#[test]
+fn aggregates_range_over_matches_and_count_of_nothing_is_zero() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create age(p: sym key, a: int). age(ann, 30). age(bob, 30). age(cat, 40).
+         :create none(x: int).",
+    )
+    .expect("load");
+    assert_eq!(column(answer(&mut db, "t(sum(A)) :- age(_, A). ?- t(S).")), ["100"]);
+    assert_eq!(column(answer(&mut db, "n(count(A)) :- age(_, A). ?- n(C).")), ["3"]);
+    assert_eq!(
+        column(answer(&mut db, "m(mean(A)) :- age(_, A). ?- m(M).")),
+        [format!("{}", 100.0 / 3.0)]
+    );
+    // Named variables were always kept apart; the same answers.
+    assert_eq!(column(answer(&mut db, "t2(sum(A)) :- age(P, A). ?- t2(S).")), ["100"]);
+    // Over nothing, ungrouped: count and sum are 0, min has no row.
+    assert_eq!(column(answer(&mut db, "c(count(X)) :- none(X). ?- c(N).")), ["0"]);
+    assert_eq!(column(answer(&mut db, "s(sum(X)) :- none(X). ?- s(N).")), ["0"]);
+    assert!(answer(&mut db, "lo(min(X)) :- none(X). ?- lo(N).").is_empty());
+    // Grouped over nothing: no groups, no rows.
+    assert!(answer(&mut db, "g(X, count(X)) :- none(X). ?- g(X, N).").is_empty());
+}
