@@ -435,7 +435,9 @@ impl Database {
                 (Ok(Statement::Fact(_)), None) => {
                     self.fact_batch(parsed[at..end].iter().map(|(_, s)| s), &params)
                 }
-                (Ok(statement), None) => self.statement(statement, &params, limits),
+                (Ok(statement), None) => self
+                    .statement(statement, &params, limits)
+                    .map_err(|e| e.at(parsed[at].0)),
                 (Err(e), None) => Err(e.clone().into()),
             };
             if !each(self, span, result) {

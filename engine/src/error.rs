@@ -42,6 +42,16 @@ pub enum Error {
     /// The query was cancelled.
     #[error("query cancelled")]
     Cancelled,
+    /// An evaluation error (`Runtime`, `Retrieval`, `MissingParam`) with
+    /// the statement it happened in, so it shows with line:column and a
+    /// caret like every other error. Its message is the inner error's.
+    #[error("{error}")]
+    Located {
+        /// What went wrong.
+        error: Box<Error>,
+        /// The statement it happened in.
+        span: Span,
+    },
 }
 
 impl From<chronolog_storage::Error> for Error {
@@ -61,6 +71,9 @@ impl Error {
                 source: e,
                 span: Some(span),
             } => chronolog_ql::render(source, *span, &e.to_string()),
+            Error::Located { error, span } => {
+                chronolog_ql::render(source, *span, &error.to_string())
+            }
             other => format!("error: {other}"),
         }
     }
@@ -86,16 +99,35 @@ impl Error {
                 source,
                 span: Some(shift(span)),
             },
+            Error::Located { error, span } => Error::Located {
+                error,
+                span: shift(span),
+            },
             other => other,
         }
     }
 
+    /// The same error placed at `span` if it has no place yet.
     pub(crate) fn at(self, span: Span) -> Error {
         match self {
             Error::Storage { source, span: None } => Error::Storage {
                 source,
                 span: Some(span),
             },
+            e @ (Error::Runtime(_) | Error::Retrieval(_) | Error::MissingParam(_)) => {
+                Error::Located {
+                    error: Box::new(e),
+                    span,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The error without its place: what went wrong.
+    pub fn kind(&self) -> &Error {
+        match self {
+            Error::Located { error, .. } => error,
             other => other,
         }
     }

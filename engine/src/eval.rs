@@ -552,7 +552,7 @@ impl<'a> Executor<'a> {
                 for r in 0..input.len() {
                     let row = input.row(r);
                     let (a, b) = (self.eval(a, row)?, self.eval(b, row)?);
-                    keep.push(self.compare(&a, *op, &b));
+                    keep.push(self.compare(&a, *op, &b)?);
                 }
                 input.retain(&keep);
                 self.run_steps(run, i + 1, input, sink)
@@ -1020,7 +1020,7 @@ impl<'a> Executor<'a> {
             for step in &rule.steps[1..] {
                 if let Step::Filter(a, op, b) = step {
                     let (a, b) = (self.eval(a, &bindings)?, self.eval(b, &bindings)?);
-                    if !self.compare(&a, *op, &b) {
+                    if !self.compare(&a, *op, &b)? {
                         continue 'version;
                     }
                 }
@@ -1062,8 +1062,8 @@ impl<'a> Executor<'a> {
 
     /// A comparison as the language defines it: `compare`, except that two
     /// symbols order by name (equality stays by id: one name, one id).
-    fn compare(&mut self, a: &Val, op: CompareOp, b: &Val) -> bool {
-        match (a, b, op) {
+    fn compare(&mut self, a: &Val, op: CompareOp, b: &Val) -> Result<bool> {
+        Ok(match (a, b, op) {
             (
                 Val::Sym(_),
                 Val::Sym(_),
@@ -1077,7 +1077,27 @@ impl<'a> Executor<'a> {
                     _ => o.is_ge(),
                 }
             }
+            // A time is not a number: `T > 2021-3-1` (the int 2017) is a
+            // typo to report, not a comparison every time passes.
+            (Val::Time(_), Val::Int(_) | Val::Float(_), _)
+            | (Val::Int(_) | Val::Float(_), Val::Time(_), _) => {
+                return Err(Error::Runtime(format!(
+                    "cannot compare a time with a number ({} and {}); write times as dates (2021-03-01)",
+                    self.render_plain(a),
+                    self.render_plain(b)
+                )));
+            }
             _ => compare(a, op, b),
+        })
+    }
+
+    /// A value as text for an error message.
+    fn render_plain(&self, v: &Val) -> String {
+        match v {
+            Val::Time(t) => Timestamp(*t).to_string(),
+            Val::Int(i) => i.to_string(),
+            Val::Float(x) => x.to_string(),
+            other => format!("{other:?}"),
         }
     }
 

@@ -340,18 +340,60 @@ fn aggregates_range_over_matches_and_count_of_nothing_is_zero() {
          :create none(x: int).",
     )
     .expect("load");
-    assert_eq!(column(answer(&mut db, "t(sum(A)) :- age(_, A). ?- t(S).")), ["100"]);
-    assert_eq!(column(answer(&mut db, "n(count(A)) :- age(_, A). ?- n(C).")), ["3"]);
+    assert_eq!(
+        column(answer(&mut db, "t(sum(A)) :- age(_, A). ?- t(S).")),
+        ["100"]
+    );
+    assert_eq!(
+        column(answer(&mut db, "n(count(A)) :- age(_, A). ?- n(C).")),
+        ["3"]
+    );
     assert_eq!(
         column(answer(&mut db, "m(mean(A)) :- age(_, A). ?- m(M).")),
         [format!("{}", 100.0 / 3.0)]
     );
     // Named variables were always kept apart; the same answers.
-    assert_eq!(column(answer(&mut db, "t2(sum(A)) :- age(P, A). ?- t2(S).")), ["100"]);
+    assert_eq!(
+        column(answer(&mut db, "t2(sum(A)) :- age(P, A). ?- t2(S).")),
+        ["100"]
+    );
     // Over nothing, ungrouped: count and sum are 0, min has no row.
-    assert_eq!(column(answer(&mut db, "c(count(X)) :- none(X). ?- c(N).")), ["0"]);
-    assert_eq!(column(answer(&mut db, "s(sum(X)) :- none(X). ?- s(N).")), ["0"]);
+    assert_eq!(
+        column(answer(&mut db, "c(count(X)) :- none(X). ?- c(N).")),
+        ["0"]
+    );
+    assert_eq!(
+        column(answer(&mut db, "s(sum(X)) :- none(X). ?- s(N).")),
+        ["0"]
+    );
     assert!(answer(&mut db, "lo(min(X)) :- none(X). ?- lo(N).").is_empty());
     // Grouped over nothing: no groups, no rows.
     assert!(answer(&mut db, "g(X, count(X)) :- none(X). ?- g(X, N).").is_empty());
+}
+
+#[test]
+fn a_time_compared_with_a_number_is_a_type_error_with_a_caret() {
+    let mut db = Database::in_memory();
+    db.run(":create ev(t: time). ev(2021-03-01).")
+        .expect("load");
+    let script = "?- ev(T),\n   T > 2021-3-1.";
+    let err = db.run(script).expect_err("a typo, not a comparison");
+    let shown = err.render(script);
+    assert!(
+        shown.contains("cannot compare a time with a number"),
+        "{shown}"
+    );
+    assert!(shown.contains("--> 1:1") && shown.contains('^'), "{shown}");
+    // Runtime errors carry their statement's place too.
+    let script = "let x = 1.\n?- Y = 1 / 0.";
+    let shown = db.run(script).expect_err("division by zero").render(script);
+    assert!(
+        shown.contains("division by zero") && shown.contains("--> 2:1"),
+        "{shown}"
+    );
+    // Times compare with times.
+    assert_eq!(
+        column(answer(&mut db, "?- ev(T), T > 2021-01-01.")).len(),
+        1
+    );
 }
