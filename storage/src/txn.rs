@@ -18,7 +18,8 @@
 //!   closed; and if it runs past `b`, its part after `b` is re-appended as a
 //!   remainder. The new row supersedes the row it cut short (else the first
 //!   row it replaced). This is the functional replacement: `old.valid_to =
-//!   new.valid_from`, `new.supersedes = old`.
+//!   new.valid_from`, `new.supersedes = old`. A remainder supersedes the
+//!   row it was split from: the same fact going on after the interruption.
 //! * **retract** `X` over `I`: the fact stops being true in the world during
 //!   `I`: rows saying `X` are cut at `a` (or closed if they start inside
 //!   `I`), keeping any part after `b` as a remainder.
@@ -363,14 +364,19 @@ impl<'a> Planner<'a> {
     }
 
     /// Re-appends the part of `c` after `end`, if it runs past it.
+    /// Re-appends the part of `c` after `end` (a remainder): the same fact,
+    /// going on after an interruption. Its `supersedes` names the row it
+    /// was split from (which now ends at the interruption's start, or is
+    /// withdrawn), never that row's own predecessor, which it never
+    /// touched.
     fn keep_after(&mut self, rel: RelationId, c: &Candidate, end: Timestamp) -> Result<()> {
         if c.valid.to > end {
-            let (values, link, provenance) = self.carry(rel, c.target)?;
+            let (values, _, provenance) = self.carry(rel, c.target)?;
             let right = Interval {
                 from: end,
                 to: c.valid.to,
             };
-            self.push(rel, values, right, link, provenance)?;
+            self.push(rel, values, right, Some(c.target), provenance)?;
         }
         Ok(())
     }

@@ -397,3 +397,32 @@ fn a_time_compared_with_a_number_is_a_type_error_with_a_caret() {
         1
     );
 }
+
+#[test]
+fn a_remainder_supersedes_the_row_it_was_split_from() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create w(p: sym key, c: sym).
+         w(alice, acme) valid 2020-01-01.
+         w(alice, tencent) valid 2021-01-01.
+         w(alice, moonshot) valid 2022-01-01 .. 2023-01-01.",
+    )
+    .expect("load");
+    // Rows: 0 acme, 1 tencent (cut at 2022), 2 tencent's remainder from
+    // 2023, 3 moonshot. The remainder continues row 1, not row 0 (what row
+    // 1 superseded); moonshot supersedes row 1, which it cut short.
+    let rows = answer(&mut db, "?- history w(alice, C).");
+    let by_row: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r[0].clone(), r[5].clone(), r[6].clone()))
+        .collect();
+    assert_eq!(
+        by_row,
+        [
+            ("acme".into(), "0".into(), "null".into()),
+            ("tencent".into(), "1".into(), "0".into()),
+            ("tencent".into(), "2".into(), "1".into()),
+            ("moonshot".into(), "3".into(), "1".into()),
+        ]
+    );
+}
