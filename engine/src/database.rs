@@ -772,6 +772,15 @@ impl Database {
                 Some(Val::Str(s)) => Constant::Str(s.to_string()),
                 Some(Val::Bool(b)) => Constant::Bool(*b),
                 Some(Val::Null) => Constant::Null,
+                // `{"sym": "alice"}`: the symbol of that name, known to the
+                // store or not yet.
+                Some(Val::Sym(id)) => Constant::Sym(match self.symbols.virtual_name(*id) {
+                    Some(name) => name.to_string(),
+                    None => self
+                        .store
+                        .symbol_name(chronolog_storage::Symbol(*id))?
+                        .to_string(),
+                }),
                 Some(_) => {
                     return Err(CompileError::new(
                         "this parameter's type cannot be used in a fact",

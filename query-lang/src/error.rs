@@ -27,7 +27,7 @@ pub enum ParseErrorKind {
     #[error("unclosed string literal")]
     UnclosedString,
     /// An escape that means nothing (`\q`) or no character (`\u{110000}`).
-    #[error("unknown escape `{0}` (known: \\\" \\\\ \\n \\r \\t \\0 \\u{{HEX}})")]
+    #[error("unknown escape `{0}` (known: \\\" \\' \\\\ \\n \\r \\t \\0 \\u{{HEX}})")]
     BadEscape(String),
     /// A number that does not fit.
     #[error("`{0}` is not a valid number")]

@@ -32,6 +32,9 @@ pub enum Tok {
     Float(f64),
     /// A double-quoted string, escapes resolved.
     Str(String),
+    /// A symbol name in single quotes (`'Mia Wong'`): a name with capitals,
+    /// spaces or punctuation, escapes resolved.
+    QuotedName(String),
     /// An ISO date or datetime, as UTC microseconds.
     Time(i64),
     /// Punctuation and operators.
@@ -50,6 +53,7 @@ impl Tok {
             Tok::Int(i) => format!("`{i}`"),
             Tok::Float(x) => format!("`{x}`"),
             Tok::Str(_) => "a string".into(),
+            Tok::QuotedName(s) => format!("`'{s}'`"),
             Tok::Time(_) => "a time".into(),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Eof => "end of input".into(),
@@ -179,10 +183,14 @@ pub fn lex(source: &str) -> Result<Vec<Token>, ParseError> {
                 };
                 (next, tok)
             }
-        } else if first == '"' {
-            let (next, text) = string(rest)
+        } else if first == '"' || first == '\'' {
+            let (next, text) = string(rest, first)
                 .map_err(|(kind, at)| ParseError::new(kind, Span::new(start, start + at)))?;
-            (next, Tok::Str(text))
+            if first == '"' {
+                (next, Tok::Str(text))
+            } else {
+                (next, Tok::QuotedName(text))
+            }
         } else if first == '$' {
             let res: IResult<&str, &str> =
                 preceded(char('$'), take_while1(is_ident_char)).parse(rest);
@@ -227,22 +235,23 @@ pub fn lex(source: &str) -> Result<Vec<Token>, ParseError> {
     }
 }
 
-/// A double-quoted string with `\"`, `\\`, `\n`, `\r`, `\t`, `\0` and
-/// `\u{HEX}` escapes; any other escape is an error, never a silently
+/// A string in `quote`s (double for text, single for a symbol name) with
+/// `\"`, `\'`, `\\`, `\n`, `\r`, `\t`, `\0` and `\u{HEX}` escapes; any other escape is an error, never a silently
 /// dropped backslash. On failure, the error and the byte length scanned
 /// (for its span).
-fn string(i: &str) -> Result<(&str, String), (ParseErrorKind, usize)> {
+fn string(i: &str, quote: char) -> Result<(&str, String), (ParseErrorKind, usize)> {
     let mut out = String::new();
     let mut chars = i.char_indices().skip(1).peekable();
     while let Some((at, c)) = chars.next() {
         match c {
-            '"' => return Ok((&i[at + 1..], out)),
+            c if c == quote => return Ok((&i[at + 1..], out)),
             '\\' => match chars.next() {
                 Some((_, 'n')) => out.push('\n'),
                 Some((_, 'r')) => out.push('\r'),
                 Some((_, 't')) => out.push('\t'),
                 Some((_, '0')) => out.push('\0'),
                 Some((_, '"')) => out.push('"'),
+                Some((_, '\'')) => out.push('\''),
                 Some((_, '\\')) => out.push('\\'),
                 Some((u, 'u')) => {
                     let rest = &i[u + 1..];

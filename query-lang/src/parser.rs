@@ -749,7 +749,7 @@ impl Parser {
             Tok::Ident(s) if s == "true" => Expr::Const(Const::Bool(true), span),
             Tok::Ident(s) if s == "false" => Expr::Const(Const::Bool(false), span),
             Tok::Ident(s) if s == "null" => Expr::Const(Const::Null, span),
-            Tok::Ident(s) => Expr::Ident(Name { text: s, span }),
+            Tok::Ident(s) | Tok::QuotedName(s) => Expr::Ident(Name { text: s, span }),
             Tok::Punct("(") => {
                 self.enter()?;
                 self.bump();

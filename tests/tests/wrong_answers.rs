@@ -426,3 +426,23 @@ fn a_remainder_supersedes_the_row_it_was_split_from() {
         ]
     );
 }
+
+#[test]
+fn symbols_with_capitals_or_spaces_are_quoted_and_sym_parameters_work_in_facts() {
+    let mut db = Database::in_memory();
+    db.run(":create sister(of: sym, name: sym). sister(me, 'Mia Wong'). sister(me, 'It\\'s').")
+        .expect("load");
+    assert_eq!(
+        column(answer(&mut db, "?- sister(me, N).")),
+        ["It's", "Mia Wong"]
+    );
+    assert_eq!(column(answer(&mut db, "?- sister(X, 'Mia Wong').")), ["me"]);
+    // A `{"sym": ...}` parameter in a fact, for a name the store has not
+    // seen yet and for one it has.
+    let params = db
+        .params_from_json(r#"{"who": {"sym": "Zoe Q"}, "me": {"sym": "me"}}"#)
+        .expect("params");
+    db.run_with("sister($me, $who).", &params, &Default::default())
+        .expect("a sym parameter in a fact");
+    assert_eq!(column(answer(&mut db, "?- sister(X, 'Zoe Q').")), ["me"]);
+}
