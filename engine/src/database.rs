@@ -657,6 +657,18 @@ impl Database {
         Ok(rows)
     }
 
+    /// A value as a person reads it in a table: as [`Database::render`],
+    /// but a float to six significant digits. Scores computed with SIMD
+    /// differ in their last bits from one CPU to another; seventeen digits
+    /// help no reader, and would make every transcript CPU-dependent.
+    /// (JSON and CSV keep full precision.)
+    pub fn render_display(&self, value: &Val) -> String {
+        match value {
+            Val::Float(x) => float_display(*x),
+            other => self.render(other),
+        }
+    }
+
     /// A value as text: symbols by name, times as ISO dates.
     pub fn render(&self, value: &Val) -> String {
         match value {
@@ -862,6 +874,25 @@ fn looks_like_fact(text: &str) -> bool {
         || text.contains(":-"))
 }
 
+/// `x` to six significant digits, trailing zeros dropped (`0.306786`,
+/// `1250`, `3.33333e-7`).
+fn float_display(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-4..=15).contains(&magnitude) {
+        return format!("{x:.5e}");
+    }
+    let decimals = (5 - magnitude).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 fn column_type(ty: TypeName) -> ColumnType {
     match ty {
         TypeName::Int => ColumnType::Int,
@@ -880,4 +911,21 @@ fn to_vals(params: &HashMap<String, Value>) -> FxHashMap<String, Val> {
         .iter()
         .map(|(k, v)| (k.clone(), Val::from_ref(v.as_ref())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_display;
+
+    #[test]
+    fn floats_show_six_significant_digits() {
+        assert_eq!(float_display(0.3067860007286072), "0.306786");
+        assert_eq!(float_display(0.3067859709262848), "0.306786");
+        assert_eq!(float_display(-0.021437322720885277), "-0.0214373");
+        assert_eq!(float_display(1250.0), "1250");
+        assert_eq!(float_display(33.333333333), "33.3333");
+        assert_eq!(float_display(0.5), "0.5");
+        assert_eq!(float_display(0.0), "0");
+        assert_eq!(float_display(3.3333333e-7), "3.33333e-7");
+    }
 }

@@ -68,7 +68,7 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
                                             });
                                         format!("tx{}", at + 1)
                                     }
-                                    other => db.render(other),
+                                    other => db.render_display(other),
                                 })
                                 .collect();
                             let _ = writeln!(out, "{}", cells.join(" | "));

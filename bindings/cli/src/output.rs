@@ -123,7 +123,7 @@ fn write_table(db: &Database, rows: &Rows, max_rows: usize, out: &mut dyn Write)
         table.load_preset(presets::UTF8_FULL_CONDENSED);
         table.set_header(&rows.columns);
         for row in rows.iter().take(shown) {
-            table.add_row(row.iter().map(|v| db.render(v)));
+            table.add_row(row.iter().map(|v| db.render_display(v)));
         }
         writeln!(out, "{table}")?;
     }
