@@ -116,6 +116,48 @@ pub fn doc_text(n: i64) -> String {
     format!("memo {n} about the quarterly plan, marker uniq{n}x")
 }
 
+/// Runs `bin DB_DIR` (a child that prints `ack N` after each commit
+/// returns), waits for its first acknowledgement (it has opened and
+/// recovered), lets it run `run_for`, then kills it with SIGKILL (no flush,
+/// no destructor) and returns every acknowledgement it printed.
+pub fn run_and_kill(
+    bin: &str,
+    dir: &std::path::Path,
+    run_for: std::time::Duration,
+) -> std::io::Result<Vec<i64>> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(bin)
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| std::io::Error::other("no stdout"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Some(n) = line
+                .strip_prefix("ack ")
+                .and_then(|n| n.parse::<i64>().ok())
+            {
+                let _ = tx.send(n);
+            }
+        }
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(60));
+    if first.is_ok() {
+        std::thread::sleep(run_for);
+    }
+    child.kill()?;
+    child.wait()?;
+    let _ = reader.join();
+    let first = first.map_err(|_| std::io::Error::other("the child made no progress"))?;
+    Ok(std::iter::once(first).chain(rx.try_iter()).collect())
+}
+
 /// A date as a timestamp (test input is known to be valid).
 pub fn day(s: &str) -> chronolog_storage::Timestamp {
     chronolog_storage::Timestamp::parse(s).expect("a valid date")

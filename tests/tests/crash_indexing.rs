@@ -5,10 +5,7 @@
 //! and by its exact text (`near`), i.e. that no kill loses, duplicates or
 //! misranks an indexed row, whatever the cached embeddings on disk held.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use chronolog_engine::{Database, HashingEmbedder, Output};
@@ -34,30 +31,10 @@ fn indexed_documents_survive_sigkill_during_indexing() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x1DE5);
     let mut acked_max = 0i64;
     for round in 0..ROUNDS {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_index-writer"))
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn index-writer");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(n) = line.strip_prefix("ack ") {
-                    let _ = tx.send(n.parse::<i64>().expect("ack number"));
-                }
-            }
-        });
-        let first = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("child made progress");
-        std::thread::sleep(Duration::from_millis(rng.gen_range(20..250)));
-        child.kill().expect("SIGKILL the writer");
-        child.wait().expect("wait child");
-        reader.join().expect("reader thread");
-        let acks: Vec<i64> = std::iter::once(first).chain(rx.try_iter()).collect();
+        let run_for = Duration::from_millis(rng.gen_range(20..250));
+        let acks =
+            chronolog_tests::run_and_kill(env!("CARGO_BIN_EXE_index-writer"), &path, run_for)
+                .expect("run and kill index-writer");
         acked_max = acked_max.max(*acks.iter().max().expect("one ack"));
 
         let store = chronolog_storage::Store::open(&path).expect("reopen after kill");
