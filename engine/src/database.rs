@@ -10,14 +10,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName};
+use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName, ValidClause};
 use chronolog_ql::plan::{Constant, Plan, RankedPlan};
 use chronolog_ql::{
     Catalog, ColumnInfo, CompileError, Lets, ParsedStatement, Span, compile_query, constant, parse,
     parse_each,
 };
 use chronolog_storage::{
-    ColumnDef, ColumnType, CommitInfo, Interval, Schema, Store, Timestamp, Value, WriteTxn,
+    ColumnDef, ColumnType, CommitInfo, Interval, Replaced, Schema, Store, Timestamp, Value,
+    WriteTxn,
 };
 use rustc_hash::FxHashMap;
 
@@ -669,6 +670,31 @@ impl Database {
         }
     }
 
+    /// A fact a commit withdrew whole, as a fact statement a person can
+    /// read and re-enter: `w(alice, a) valid 2021-01-01 .. inf`.
+    pub fn render_replaced(&self, replaced: &Replaced) -> String {
+        let name = self
+            .store
+            .schema(replaced.relation)
+            .map_or_else(|_| format!("#{}", replaced.relation.0), |s| s.name.clone());
+        let values: Vec<String> = replaced
+            .values
+            .iter()
+            .map(|v| self.render(&Val::from_ref(v.as_ref())))
+            .collect();
+        let bound = |t: Timestamp| match t {
+            Timestamp::MIN => "-inf".to_string(),
+            Timestamp::MAX => "inf".to_string(),
+            t => t.to_string(),
+        };
+        format!(
+            "{name}({}) valid {} .. {}",
+            values.join(", "),
+            bound(replaced.valid.from),
+            bound(replaced.valid.to)
+        )
+    }
+
     /// A value as text: symbols by name, times as ISO dates.
     pub fn render(&self, value: &Val) -> String {
         match value {
@@ -754,17 +780,23 @@ impl Database {
                 .into()),
             }
         };
+        // Without a clause a fact holds from its transaction on (XTDB's
+        // rule): stating it never rewrites what was believed before it.
         let valid = match &fact.valid {
-            None if fact.kind == FactKind::Retract => Interval::starting(Timestamp::now()),
-            None => Interval::ALWAYS,
-            Some((from, None)) => Interval::starting(time(from)?),
-            Some((from, Some(to))) => Interval::new(time(from)?, time(to)?)
-                .map_err(|e| Error::from(e).at(from.span().to(to.span())))?,
+            None => None,
+            Some(ValidClause::Always(_)) => Some(Interval::ALWAYS),
+            Some(ValidClause::Range(from, None)) => Some(Interval::starting(time(from)?)),
+            Some(ValidClause::Range(from, Some(to))) => Some(
+                Interval::new(time(from)?, time(to)?)
+                    .map_err(|e| Error::from(e).at(from.span().to(to.span())))?,
+            ),
         };
-        match fact.kind {
-            FactKind::Assert => txn.assert(rel, values, valid, None)?,
-            FactKind::Retract => txn.retract(rel, values, valid)?,
-            FactKind::Correct => txn.correct(rel, values)?,
+        match (fact.kind, valid) {
+            (FactKind::Assert, Some(valid)) => txn.assert(rel, values, valid, None)?,
+            (FactKind::Assert, None) => txn.assert_from_commit(rel, values, None)?,
+            (FactKind::Retract, Some(valid)) => txn.retract(rel, values, valid)?,
+            (FactKind::Retract, None) => txn.retract_from_commit(rel, values)?,
+            (FactKind::Correct, _) => txn.correct(rel, values)?,
         }
         Ok(())
     }

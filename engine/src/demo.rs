@@ -20,8 +20,9 @@ works_at(carol, acme) valid 2019-01-01.
 lives_in(alice, shenzhen) valid 2021-03-01.
 lives_in(erin, hangzhou) valid 2020-01-01.
 lives_in(erin, shanghai) valid 2023-03-05.
-knows(alice, bob). knows(bob, carol). knows(carol, dave). knows(dave, erin).
-blocked(dave).
+knows(alice, bob) valid always. knows(bob, carol) valid always.
+knows(carol, dave) valid always. knows(dave, erin) valid always.
+blocked(dave) valid always.
 
 episode(m1, \"Alice: I just started at Tencent in Shenzhen!\") valid 2021-03-01.
 episode(m2, \"Bob says the Tencent canteen is great\") valid 2021-04-10.
@@ -53,17 +54,27 @@ episode(m27, \"Bob heard a rumour he might join OpenAI\") valid 2025-12-01.
 episode(m28, \"Erin's cat Miso turned four\") valid 2025-06-18.
 episode(m29, \"Dave is training for a triathlon\") valid 2025-07-04.
 episode(m30, \"Alice and Carol had lunch to talk about Tencent\") valid 2025-03-30.
-mentions(m1, alice). mentions(m1, tencent). mentions(m2, bob). mentions(m2, tencent).
-mentions(m3, alice). mentions(m3, moonshot). mentions(m4, carol). mentions(m5, alice).
-mentions(m6, dave). mentions(m7, erin). mentions(m8, bob). mentions(m8, tencent).
-mentions(m9, carol). mentions(m9, acme). mentions(m10, alice). mentions(m11, dave).
-mentions(m12, erin). mentions(m13, bob). mentions(m13, carol). mentions(m14, alice).
-mentions(m15, carol). mentions(m15, acme). mentions(m16, dave). mentions(m17, bob).
-mentions(m18, erin). mentions(m19, alice). mentions(m20, carol). mentions(m21, bob).
-mentions(m22, alice). mentions(m22, tencent). mentions(m23, dave). mentions(m23, erin).
-mentions(m24, carol). mentions(m25, carol). mentions(m25, tencent). mentions(m26, alice).
-mentions(m26, moonshot). mentions(m27, bob). mentions(m28, erin). mentions(m29, dave).
-mentions(m30, alice). mentions(m30, carol).
+mentions(m1, alice) valid 2021-03-01. mentions(m1, tencent) valid 2021-03-01.
+mentions(m2, bob) valid 2021-04-10. mentions(m2, tencent) valid 2021-04-10.
+mentions(m3, alice) valid 2024-05-20. mentions(m3, moonshot) valid 2024-05-20.
+mentions(m4, carol) valid 2024-07-01. mentions(m5, alice) valid 2024-06-15.
+mentions(m6, dave) valid 2021-05-02. mentions(m7, erin) valid 2021-06-18.
+mentions(m8, bob) valid 2021-09-01. mentions(m8, tencent) valid 2021-09-01.
+mentions(m9, carol) valid 2022-01-15. mentions(m9, acme) valid 2022-01-15.
+mentions(m10, alice) valid 2022-03-03. mentions(m11, dave) valid 2022-04-20.
+mentions(m12, erin) valid 2022-05-29. mentions(m13, bob) valid 2022-07-07.
+mentions(m13, carol) valid 2022-07-07. mentions(m14, alice) valid 2022-07-15.
+mentions(m15, carol) valid 2022-08-30. mentions(m15, acme) valid 2022-08-30.
+mentions(m16, dave) valid 2022-10-01. mentions(m17, bob) valid 2023-02-11.
+mentions(m18, erin) valid 2023-03-05. mentions(m19, alice) valid 2023-06-21.
+mentions(m20, carol) valid 2023-08-14. mentions(m21, bob) valid 2023-11-02.
+mentions(m22, alice) valid 2024-01-09. mentions(m22, tencent) valid 2024-01-09.
+mentions(m23, dave) valid 2024-02-17. mentions(m23, erin) valid 2024-02-17.
+mentions(m24, carol) valid 2024-11-20. mentions(m25, carol) valid 2025-01-10.
+mentions(m25, tencent) valid 2025-01-10. mentions(m26, alice) valid 2025-03-12.
+mentions(m26, moonshot) valid 2025-03-12. mentions(m27, bob) valid 2025-12-01.
+mentions(m28, erin) valid 2025-06-18. mentions(m29, dave) valid 2025-07-04.
+mentions(m30, alice) valid 2025-03-30. mentions(m30, carol) valid 2025-03-30.
 ";
 
 /// Later news, each batch its own transaction.

@@ -58,6 +58,10 @@ impl Database {
                     "added": info.rows_added,
                     "cut": info.rows_cut,
                     "closed": info.rows_closed,
+                    "replaced": info.replaced.iter().map(|r| json!({
+                        "fact": self.render_replaced(r),
+                        "row": r.row,
+                    })).collect::<Vec<_>>(),
                 }
             }),
             Output::Created(name) => json!({ "created": name }),

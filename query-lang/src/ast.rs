@@ -84,9 +84,10 @@ pub enum TypeName {
 /// What a fact statement does to its relation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FactKind {
-    /// True over the valid interval (default: always).
+    /// True over the valid interval (default: from the transaction on).
     Assert,
-    /// Stopped being true over the valid interval.
+    /// Stopped being true over the valid interval (default: from the
+    /// transaction on).
     Retract,
     /// Was never true: withdrawn in transaction time.
     Correct,
@@ -99,10 +100,19 @@ pub struct Fact {
     pub kind: FactKind,
     /// The tuple.
     pub atom: Atom,
-    /// `valid FROM` or `valid FROM .. TO`.
-    pub valid: Option<(Expr, Option<Expr>)>,
+    /// When it holds; without a clause, from the committing transaction on.
+    pub valid: Option<ValidClause>,
     /// The whole statement.
     pub span: Span,
+}
+
+/// A fact's `valid` clause.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValidClause {
+    /// `valid always`: a timeless fact, true at every valid instant.
+    Always(Span),
+    /// `valid FROM` or `valid FROM .. TO`.
+    Range(Expr, Option<Expr>),
 }
 
 /// `let name = value.`

@@ -7,8 +7,9 @@
 //! statement = ":create" name "(" column ("," column)* ")" "."?
 //!           | "let" name "=" expr "."
 //!           | "?-" ["history"] body modifier* "."
-//!           | ("retract" | "correct") atom ["valid" expr [".." expr]] "."
-//!           | head [":-" body] ["valid" expr [".." expr]] "."
+//!           | ("retract" | "correct") atom [valid] "."
+//!           | head [":-" body] [valid] "."
+//! valid     = "valid" ("always" | expr [".." expr])
 //! column    = name ":" type ["?"] ("key" | "search" | "embed")*
 //! body      = literal ("," literal)*
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
@@ -341,9 +342,12 @@ impl Parser {
         })
     }
 
-    fn valid_clause(&mut self) -> PResult<Option<(Expr, Option<Expr>)>> {
+    fn valid_clause(&mut self) -> PResult<Option<ValidClause>> {
         if !self.eat_keyword("valid") {
             return Ok(None);
+        }
+        if self.is_keyword("always") {
+            return Ok(Some(ValidClause::Always(self.bump().span)));
         }
         let from = self.expr()?;
         let to = if self.eat_punct("..") {
@@ -351,7 +355,7 @@ impl Parser {
         } else {
             None
         };
-        Ok(Some((from, to)))
+        Ok(Some(ValidClause::Range(from, to)))
     }
 
     fn query(&mut self) -> PResult<Query> {

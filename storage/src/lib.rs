@@ -58,6 +58,6 @@ pub use store::{DEFAULT_MIN_FREE_BYTES, Options, PurgeRecord, RelationId, Store}
 pub use symbol_ranks::SymbolRanks;
 pub use symbols::MAX_SYMBOL_LEN;
 pub use time::{Interval, Timestamp};
-pub use txn::{CommitInfo, WriteTxn};
+pub use txn::{CommitInfo, Replaced, WriteTxn};
 pub use value::{ColumnType, Symbol, Value, ValueRef};
 pub use vectors::{VectorArena, VectorBlock, quantize, sign_code, sign_words};

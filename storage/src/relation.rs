@@ -344,13 +344,19 @@ impl Relation {
     /// smallest posting among the slot columns and keep the rows whose
     /// transaction interval is open and whose other slot values match.
     pub(crate) fn live_slot_rows(&self, values: &[Value], out: &mut Vec<RowId>) {
+        self.slot_rows(values, true, out);
+    }
+
+    /// Rows of the slot that `values` belongs to, believed now or (unless
+    /// `live_only`) at any earlier transaction time; purged rows are gone.
+    pub(crate) fn slot_rows(&self, values: &[Value], live_only: bool, out: &mut Vec<RowId>) {
         let smallest = self
             .slot_columns
             .iter()
             .filter_map(|&c| Some((c, self.rows_with(c, values[c].as_ref())?)))
             .min_by_key(|(_, posting)| posting.len());
         let mut keep = |row: RowId, skip: usize| {
-            if self.tx_to.get(row as usize) == i64::MAX
+            if (!live_only || self.tx_to.get(row as usize) == i64::MAX)
                 && !self.is_purged(row)
                 && self
                     .slot_columns

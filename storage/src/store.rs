@@ -312,7 +312,8 @@ impl Store {
             }
             RelationId(state.relations.len() as u32)
         };
-        self.commit_change(&mut writer, Change::CreateRelation(schema))?;
+        let tx = self.next_tx(&writer);
+        self.commit_change(&mut writer, tx, Change::CreateRelation(schema))?;
         Ok(id)
     }
 
@@ -564,9 +565,18 @@ impl Store {
 
     /// Makes `change` durable under a fresh transaction time, then applies it.
     /// The caller holds the writer lock and has validated `change`.
+    /// The transaction time the next commit gets: the clock, or one past the
+    /// last commit when the clock has not moved on (or went back).
+    pub(crate) fn next_tx(&self, writer: &WriterState) -> i64 {
+        Timestamp::now().0.max(writer.last_tx + 1)
+    }
+
+    /// Writes `change` to the log under transaction time `tx` (from
+    /// `next_tx`, with the writer held since) and applies it.
     pub(crate) fn commit_change(
         &self,
         writer: &mut WriterState,
+        tx: i64,
         change: Change,
     ) -> Result<Timestamp> {
         if writer.poisoned {
@@ -574,7 +584,6 @@ impl Store {
                 "an earlier write failed to reach disk; reopen the database",
             ));
         }
-        let tx = Timestamp::now().0.max(writer.last_tx + 1);
         let (symbols_from, symbols, interned) = {
             let table = self.inner.symbols.read();
             // Only a durable store needs the new names spelled out.

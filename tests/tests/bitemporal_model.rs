@@ -57,7 +57,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (fact.clone(), interval()).prop_map(|((functional, k, v), (from, to))| Op::Assert { functional, k, v, from, to }),
         2 => (fact.clone(), interval()).prop_map(|((functional, k, v), (from, to))| Op::Retract { functional, k, v, from, to }),
-        1 => fact.prop_map(|(functional, k, v)| Op::Correct { functional, k, v }),
+        2 => fact.prop_map(|(functional, k, v)| Op::Correct { functional, k, v }),
     ]
 }
 
@@ -69,7 +69,40 @@ fn cells(from: i64, to: i64) -> std::ops::Range<usize> {
     from as usize..end as usize
 }
 
-fn model_apply(belief: &mut Belief, op: &Op) {
+/// What the model remembers of the past: each commit's belief before and
+/// after it, and the belief when the current batch began.
+struct Past<'a> {
+    commits: &'a [(Belief, Belief)],
+    batch_start: &'a Belief,
+}
+
+fn holds(belief: &Belief, fact: (bool, i64, i64), cell: usize) -> bool {
+    belief.get(&fact).is_some_and(|held| held[cell])
+}
+
+fn holds_any(belief: &Belief, fact: (bool, i64, i64)) -> bool {
+    belief.get(&fact).is_some_and(|held| held.contains(&true))
+}
+
+/// Cells that `x` held in `after` and another value of its key held in
+/// `before` but not in `after`: what the commit from `before` to `after`
+/// took from them for `x`.
+fn taken(before: &Belief, after: &Belief, x: (bool, i64, i64), out: &mut Vec<(i64, usize)>) {
+    let (functional, k, v) = x;
+    for cell in 0..CELLS as usize {
+        if !holds(after, x, cell) {
+            continue;
+        }
+        for other in (0..3).filter(|&o| o != v) {
+            let y = (functional, k, other);
+            if holds(before, y, cell) && !holds(after, y, cell) {
+                out.push((other, cell));
+            }
+        }
+    }
+}
+
+fn model_apply(belief: &mut Belief, past: &Past<'_>, op: &Op) {
     match *op {
         Op::Assert {
             functional,
@@ -106,7 +139,30 @@ fn model_apply(belief: &mut Belief, op: &Op) {
             }
         }
         Op::Correct { functional, k, v } => {
-            belief.remove(&(functional, k, v));
+            let x = (functional, k, v);
+            // What x took from the other values of its key, newest first:
+            // in this batch, then in each commit of x's current run of
+            // belief (the commits since x was last held nowhere).
+            let mut takings = Vec::new();
+            if functional {
+                taken(past.batch_start, belief, x, &mut takings);
+                if holds_any(past.batch_start, x) {
+                    for (before, after) in past.commits.iter().rev() {
+                        if !holds_any(after, x) {
+                            break;
+                        }
+                        taken(before, after, x, &mut takings);
+                    }
+                }
+            }
+            belief.remove(&x);
+            for (other, cell) in takings {
+                if (0..3).all(|o| !holds(belief, (functional, k, o), cell)) {
+                    belief
+                        .entry((functional, k, other))
+                        .or_insert([false; CELLS as usize])[cell] = true;
+                }
+            }
         }
     }
 }
@@ -162,7 +218,9 @@ fn setup(store: &Store) -> (RelationId, RelationId) {
 fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Vec<(i64, Belief)> {
     let mut belief = Belief::new();
     let mut commits = Vec::new();
+    let mut beliefs: Vec<(Belief, Belief)> = Vec::new();
     for batch in batches {
+        let batch_start = belief.clone();
         let mut txn = store.begin();
         for op in batch {
             let (functional, k, v) = match *op {
@@ -185,10 +243,15 @@ fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Ve
                 Op::Correct { .. } => txn.correct(rel, values),
             }
             .expect("valid op");
-            model_apply(&mut belief, op);
+            let past = Past {
+                commits: &beliefs,
+                batch_start: &batch_start,
+            };
+            model_apply(&mut belief, &past, op);
         }
         let info = txn.commit().expect("commit");
         commits.push((info.tx.0, belief.clone()));
+        beliefs.push((batch_start, belief.clone()));
     }
     commits
 }
@@ -324,5 +387,36 @@ proptest! {
         let store = Store::open_with(dir.path(), options).expect("reopen");
         let rels = (store.relation_id("f").expect("f"), store.relation_id("m").expect("m"));
         check(&store, rels, &commits)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    /// `correct` is "as if it had never been said": a fact asserted and
+    /// corrected in one transaction, over a key that did not hold it,
+    /// writes nothing at all, whatever it would have cut or replaced.
+    #[test]
+    fn assert_and_correct_in_one_batch_change_nothing(
+        batches in prop::collection::vec(prop::collection::vec(op(), 1..5), 0..6),
+        (functional, k, v) in (any::<bool>(), 0..3i64, 0..3i64),
+        (from, to) in interval(),
+    ) {
+        let store = Store::in_memory();
+        let rels = setup(&store);
+        let commits = run(&store, rels, &batches);
+        let believed = commits.last().is_some_and(|(_, belief)| holds_any(belief, (functional, k, v)));
+        prop_assume!(!believed);
+        let rel = if functional { rels.0 } else { rels.1 };
+        let before = store.snapshot().scan(rel).history().collect().expect("history");
+        let mut txn = store.begin();
+        let interval = Interval::new(Timestamp(from), Timestamp(to)).expect("non-empty");
+        txn.assert(rel, vec![Value::Int(k), Value::Int(v)], interval, None).expect("assert");
+        txn.correct(rel, vec![Value::Int(k), Value::Int(v)]).expect("correct");
+        let info = txn.commit().expect("commit");
+        prop_assert_eq!((info.rows_added, info.rows_cut, info.rows_closed), (0, 0, 0));
+        let after = store.snapshot().scan(rel).history().collect().expect("history");
+        prop_assert_eq!(pairs(&before), pairs(&after));
+        prop_assert_eq!(before.len(), after.len());
     }
 }

@@ -135,15 +135,16 @@ fn functional_replacement_as_of_known_at_and_history() {
     );
     assert_eq!(new.supersedes, Some(cut.id), "new.supersedes = old");
 
-    // Correction: we were wrong about moonshot. Later reads forget it; reads
-    // known at t2 still see it.
+    // Correction: we were wrong about moonshot. Later reads forget it, and
+    // tencent, which it cut short, is whole again; reads known at t2 still
+    // see moonshot.
     let mut txn = store.begin();
     txn.correct(rel, vec![Value::Sym(alice), Value::Sym(moonshot)])
         .expect("correct");
     let t3 = txn.commit().expect("commit").tx;
     assert_eq!(
         company_of(&store, rel, alice, day("2025-01-01"), t3),
-        Vec::<String>::new()
+        ["tencent"]
     );
     assert_eq!(
         company_of(&store, rel, alice, day("2025-01-01"), t2),
@@ -172,10 +173,12 @@ fn functional_replacement_as_of_known_at_and_history() {
         Vec::<String>::new()
     );
     // Nothing was deleted: every version is still in the history (tencent
-    // open-ended, cut at 2024-06, cut at 2023-01; moonshot, withdrawn).
+    // open-ended, cut at 2024-06, cut at 2023-01; moonshot, withdrawn;
+    // tencent's continuation from 2024-06 after the correction, withdrawn
+    // by the retraction).
     assert_eq!(
         store.snapshot().scan(rel).history().count().expect("count"),
-        4
+        5
     );
 }
 

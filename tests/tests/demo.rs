@@ -48,14 +48,20 @@ fn the_demo_answers_on_both_time_axes_and_again_after_reopening() {
         let history = answer(output, "?- history works_at(bob, Y).");
         assert_eq!(
             history.len(),
-            4,
-            "header + tencent open, tencent cut, openai withdrawn: {history:?}"
+            5,
+            "header + tencent open, tencent cut, openai withdrawn, tencent whole again: {history:?}"
         );
         assert!(
             history[3].starts_with("openai | 2026-01-01 | inf |")
                 && !history[3].contains("| inf | 5"),
             "the rumour is withdrawn in tx time: {}",
             history[3]
+        );
+        assert!(
+            history[4].starts_with("tencent | 2026-01-01 | inf |")
+                && history[4].ends_with("| inf | 6 | 1 | null"),
+            "the correction gives bob's tencent job back the time the rumour took: {}",
+            history[4]
         );
         // Retrieval: alice's messages come first, and as of 2022 only the
         // messages already true then can be found.

@@ -49,6 +49,14 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
                             "committed: {} added, {} cut, {} closed",
                             info.rows_added, info.rows_cut, info.rows_closed
                         );
+                        for replaced in &info.replaced {
+                            let _ = writeln!(
+                                out,
+                                "replaced: {} (row {})",
+                                db.render_replaced(replaced),
+                                replaced.row
+                            );
+                        }
                     }
                     Output::Rows(rows) => {
                         let _ = writeln!(out, "{}", rows.columns.join(" | "));

@@ -446,3 +446,116 @@ fn symbols_with_capitals_or_spaces_are_quoted_and_sym_parameters_work_in_facts()
         .expect("a sym parameter in a fact");
     assert_eq!(column(answer(&mut db, "?- sister(X, 'Zoe Q').")), ["me"]);
 }
+
+#[test]
+fn correct_makes_the_row_it_cut_short_whole_again() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create w(p: sym key, c: sym).
+         w(alice, acme) valid 2020-01-01.",
+    )
+    .expect("load");
+    db.run("w(alice, rumour) valid 2023-01-01.")
+        .expect("rumour");
+    let rumour_known = answer(&mut db, "?- history w(alice, C).")[1][3].clone();
+    db.run("correct w(alice, rumour).").expect("correct");
+    assert_eq!(
+        column(answer(&mut db, "?- w(alice, C) as_of 2024-01-01.")),
+        ["acme"],
+        "as if the rumour had never been said"
+    );
+    // Every earlier belief stays answerable.
+    let before = format!("?- w(alice, C) as_of 2024-01-01 known_at {rumour_known}.");
+    assert_eq!(column(answer(&mut db, &before)), ["rumour"]);
+    // The history says why: acme goes on from where the rumour cut it.
+    let rows = answer(&mut db, "?- history w(alice, C).");
+    let last = rows.last().expect("a restoring row");
+    assert_eq!(
+        (last[0].as_str(), last[1].as_str(), last[2].as_str()),
+        ("acme", "2023-01-01", "inf")
+    );
+    assert_eq!(last[6], "0", "it continues row 0: {rows:?}");
+
+    // An assert and its correction in one batch change nothing at all.
+    let versions = answer(&mut db, "?- history w(alice, C).").len();
+    let out = db
+        .run("w(alice, gossip) valid 2022-06-01 .. 2022-07-01. correct w(alice, gossip).")
+        .expect("batch");
+    match &out[0] {
+        Output::Committed(info) => assert_eq!(
+            (info.rows_added, info.rows_cut, info.rows_closed),
+            (0, 0, 0),
+            "{info:?}"
+        ),
+        other => panic!("expected a commit, got {other:?}"),
+    }
+    assert_eq!(answer(&mut db, "?- history w(alice, C).").len(), versions);
+}
+
+#[test]
+fn an_undated_fact_holds_from_its_transaction_never_rewriting_the_past() {
+    let mut db = Database::in_memory();
+    db.run(
+        ":create w(p: sym key, c: sym).
+         w(dora, acme) valid 2020-01-01.",
+    )
+    .expect("load");
+    db.run("w(dora, moonshot).").expect("an undated update");
+    assert_eq!(
+        column(answer(&mut db, "?- w(dora, C) as_of 2021-01-01.")),
+        ["acme"],
+        "the past is not rewritten"
+    );
+    assert_eq!(column(answer(&mut db, "?- w(dora, C).")), ["moonshot"]);
+    let rows = answer(&mut db, "?- history w(dora, C).");
+    let moonshot = rows.iter().find(|r| r[0] == "moonshot").expect("moonshot");
+    assert_eq!(moonshot[1], moonshot[3], "valid from its transaction time");
+
+    // A re-assert after a retraction leaves the gap.
+    db.run(":create p(x: sym). p(a) valid 2020-01-01.")
+        .expect("p");
+    db.run("retract p(a) valid 2021-01-01 .. 2022-01-01.")
+        .expect("gap");
+    db.run("p(a).").expect("undated re-assert");
+    assert!(answer(&mut db, "?- p(X) as_of 2021-06-01.").is_empty());
+
+    // Timeless facts say so.
+    db.run(":create knows(a: sym, b: sym). knows(alice, bob) valid always.")
+        .expect("always");
+    assert_eq!(
+        column(answer(&mut db, "?- knows(alice, B) as_of 1900-01-01.")),
+        ["bob"]
+    );
+    // An undated retract also takes effect from its transaction on.
+    db.run("retract knows(alice, bob).").expect("retract");
+    assert_eq!(
+        column(answer(&mut db, "?- knows(alice, B) as_of 2020-01-01.")),
+        ["bob"]
+    );
+    assert!(answer(&mut db, "?- knows(alice, B).").is_empty());
+}
+
+#[test]
+fn a_back_dated_assert_names_the_facts_it_withdrew() {
+    let mut db = Database::in_memory();
+    db.run(":create w(p: sym key, c: sym). w(alice, a) valid 2021-01-01.")
+        .expect("load");
+    let out = db.run("w(alice, b) valid 2019-01-01.").expect("back-dated");
+    let Some(Output::Committed(info)) = out.first() else {
+        panic!("expected a commit, got {out:?}");
+    };
+    let names: Vec<String> = info
+        .replaced
+        .iter()
+        .map(|r| db.render_replaced(r))
+        .collect();
+    assert_eq!(names, ["w(alice, a) valid 2021-01-01 .. inf"]);
+    // An interruption or a plain replacement withdraws nothing whole.
+    let out = db
+        .run("w(alice, c) valid 2020-01-01 .. 2020-02-01. w(alice, d) valid 2023-01-01.")
+        .expect("more");
+    let Some(Output::Committed(info)) = out.first() else {
+        panic!("expected a commit, got {out:?}");
+    };
+    assert!(info.replaced.is_empty(), "{:?}", info.replaced);
+}

@@ -56,8 +56,11 @@ pub fn import(db: &mut Database, path: &Path, relation: Option<&str>) -> Result<
                 chronolog_engine::Error::Runtime(format!("{}:{}: {e}", path.display(), record.line))
             };
             let (values, valid) = row(txn, &schema, record).map_err(|e| at_line(&e))?;
-            txn.assert(rel, values, valid, None)
-                .map_err(|e| at_line(&e))?;
+            match valid {
+                Some(valid) => txn.assert(rel, values, valid, None),
+                None => txn.assert_from_commit(rel, values, None),
+            }
+            .map_err(|e| at_line(&e))?;
         }
         Ok(())
     })?;
@@ -112,7 +115,11 @@ fn read_json_lines(text: &str) -> Result<Vec<Record>> {
 }
 
 /// A record as the relation's values and its valid interval.
-fn row(txn: &mut WriteTxn<'_>, schema: &Schema, record: &Record) -> Result<(Vec<Value>, Interval)> {
+fn row(
+    txn: &mut WriteTxn<'_>,
+    schema: &Schema,
+    record: &Record,
+) -> Result<(Vec<Value>, Option<Interval>)> {
     let mut values: Vec<Option<Value>> = vec![None; schema.columns.len()];
     let (mut from, mut to) = (None, None);
     for (name, field) in &record.fields {
@@ -143,10 +150,12 @@ fn row(txn: &mut WriteTxn<'_>, schema: &Schema, record: &Record) -> Result<(Vec<
             None => Err(anyhow!("missing column `{}`", col.name)),
         })
         .collect::<Result<Vec<_>>>()?;
+    // A row without dates holds from the import's transaction on, as an
+    // undated fact does.
     let valid = match (from, to) {
-        (None, None) => Interval::ALWAYS,
-        (Some(from), None) => Interval::starting(from),
-        (from, Some(to)) => Interval::new(from.unwrap_or(Timestamp::MIN), to)?,
+        (None, None) => None,
+        (Some(from), None) => Some(Interval::starting(from)),
+        (from, Some(to)) => Some(Interval::new(from.unwrap_or(Timestamp::MIN), to)?),
     };
     Ok((values, valid))
 }

@@ -96,11 +96,21 @@ pub fn print(
                 Output::Created(name) => writeln!(out, "created {name}")?,
                 Output::Bound(name) => writeln!(out, "let {name}")?,
                 Output::RuleAdded(name) => writeln!(out, "rule {name}")?,
-                Output::Committed(info) => writeln!(
-                    out,
-                    "committed: {} added, {} cut, {} closed",
-                    info.rows_added, info.rows_cut, info.rows_closed
-                )?,
+                Output::Committed(info) => {
+                    writeln!(
+                        out,
+                        "committed: {} added, {} cut, {} closed",
+                        info.rows_added, info.rows_cut, info.rows_closed
+                    )?;
+                    for replaced in &info.replaced {
+                        writeln!(
+                            out,
+                            "replaced: {} (row {}), all of its valid time taken by a new fact",
+                            db.render_replaced(replaced),
+                            replaced.row
+                        )?;
+                    }
+                }
                 Output::Schemas(schemas) if schemas.is_empty() => writeln!(out, "no relations")?,
                 Output::Schemas(schemas) => {
                     for schema in schemas {

@@ -1,191 +1,18 @@
-//! Write transactions and the rules that turn assertions into row changes.
-//!
-//! A [`WriteTxn`] buffers operations (each checked against the schema when it
-//! is added, so a bad one is rejected alone and changes nothing); `commit`
-//! plans their effect on the slots they touch, writes that plan to the log
-//! under one transaction time, and applies it. Three kinds of change exist:
-//! append a row, cut a row (end its valid interval earlier, from this
-//! transaction on), and close a row (withdraw it from this transaction on).
-//!
-//! The rules, for a slot (key values, or the whole tuple without keys) whose
-//! currently believed rows have pairwise disjoint valid intervals, and a new
-//! interval `I = [a, b)`:
-//!
-//! * **assert** `X` over `I`: if a row already says `X` over all of `I`,
-//!   nothing happens. Otherwise, for each row overlapping `I`: a same-valued
-//!   row is closed and merged into the new one; a different-valued row that
-//!   starts before `a` is cut at `a`; one that starts at or after `a` is
-//!   closed; and if it runs past `b`, its part after `b` is re-appended as a
-//!   remainder. The new row supersedes the row it cut short (else the first
-//!   row it replaced). This is the functional replacement: `old.valid_to =
-//!   new.valid_from`, `new.supersedes = old`. A remainder supersedes the
-//!   row it was split from: the same fact going on after the interruption.
-//! * **retract** `X` over `I`: the fact stops being true in the world during
-//!   `I`: rows saying `X` are cut at `a` (or closed if they start inside
-//!   `I`), keeping any part after `b` as a remainder.
-//! * **correct** `X`: we were wrong. Every believed row saying `X` is closed in
-//!   transaction time with nothing kept, so as of later transaction times the
-//!   fact was never true, while queries `known_at` earlier still see it.
+//! The planner: turns a transaction's operations into row changes (appends,
+//! cuts, closes) against the believed rows of each slot, seeing the
+//! operations before it in the same transaction.
 
-use parking_lot::MutexGuard;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+mod give_back;
+
+use super::{Op, Replaced};
 use crate::error::{Error, Result};
-use crate::log::{Append, Change};
+use crate::log::Append;
 use crate::relation::{NONE, NewRow, RowId};
-use crate::store::{RelationId, State, Store, WriterState};
+use crate::store::{RelationId, State};
 use crate::time::{Interval, Timestamp};
-use crate::value::{Symbol, Value};
-
-/// A batch of writes that commits atomically under one transaction time.
-/// Dropping it without `commit` discards it.
-pub struct WriteTxn<'s> {
-    store: &'s Store,
-    writer: MutexGuard<'s, WriterState>,
-    ops: Vec<Op>,
-}
-
-/// What a commit did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommitInfo {
-    /// The commit's transaction time; for a commit that changed nothing, the
-    /// previous commit's.
-    pub tx: Timestamp,
-    /// Rows appended (new facts and remainders).
-    pub rows_added: usize,
-    /// Rows whose valid interval was cut short.
-    pub rows_cut: usize,
-    /// Rows whose transaction interval was closed.
-    pub rows_closed: usize,
-}
-
-#[derive(Debug)]
-enum Op {
-    Assert {
-        rel: RelationId,
-        values: Vec<Value>,
-        valid: Interval,
-        provenance: u32,
-    },
-    Retract {
-        rel: RelationId,
-        values: Vec<Value>,
-        valid: Interval,
-    },
-    Correct {
-        rel: RelationId,
-        values: Vec<Value>,
-    },
-}
-
-impl<'s> WriteTxn<'s> {
-    pub(crate) fn new(store: &'s Store, writer: MutexGuard<'s, WriterState>) -> WriteTxn<'s> {
-        WriteTxn {
-            store,
-            writer,
-            ops: Vec::new(),
-        }
-    }
-
-    /// Interns `name`. The symbol becomes durable with the next commit.
-    pub fn symbol(&mut self, name: &str) -> Result<Symbol> {
-        self.store.inner.symbols.write().intern(name)
-    }
-
-    /// Asserts that `values` hold over valid time `valid`, citing `provenance`
-    /// (an episode id, a user, a document) when given.
-    pub fn assert(
-        &mut self,
-        rel: RelationId,
-        values: Vec<Value>,
-        valid: Interval,
-        provenance: Option<Symbol>,
-    ) -> Result<()> {
-        self.check(rel, &values, Some(valid))?;
-        let provenance = match provenance {
-            Some(sym) if self.store.inner.symbols.read().contains(sym) => sym.0,
-            Some(sym) => return Err(Error::UnknownSymbol { id: sym.0 }),
-            None => NONE,
-        };
-        self.ops.push(Op::Assert {
-            rel,
-            values,
-            valid,
-            provenance,
-        });
-        Ok(())
-    }
-
-    /// Says that `values` stopped (or stops) being true during `valid`.
-    pub fn retract(&mut self, rel: RelationId, values: Vec<Value>, valid: Interval) -> Result<()> {
-        self.check(rel, &values, Some(valid))?;
-        self.ops.push(Op::Retract { rel, values, valid });
-        Ok(())
-    }
-
-    /// Withdraws every believed row saying exactly `values`: it was a mistake.
-    pub fn correct(&mut self, rel: RelationId, values: Vec<Value>) -> Result<()> {
-        self.check(rel, &values, None)?;
-        self.ops.push(Op::Correct { rel, values });
-        Ok(())
-    }
-
-    fn check(&self, rel: RelationId, values: &[Value], valid: Option<Interval>) -> Result<()> {
-        if let Some(valid) = valid
-            && valid.from >= valid.to
-        {
-            return Err(Error::EmptyInterval {
-                from: valid.from,
-                to: valid.to,
-            });
-        }
-        let state = self.store.inner.state.read();
-        let relation = state.relation(rel)?;
-        relation
-            .schema
-            .check_tuple(values.iter().map(Value::as_ref))?;
-        let symbols = self.store.inner.symbols.read();
-        for value in values {
-            if let Value::Sym(sym) = value
-                && !symbols.contains(*sym)
-            {
-                return Err(Error::UnknownSymbol { id: sym.0 });
-            }
-        }
-        Ok(())
-    }
-
-    /// Makes every operation durable and visible, atomically, under one new
-    /// transaction time.
-    pub fn commit(mut self) -> Result<CommitInfo> {
-        let ops = std::mem::take(&mut self.ops);
-        let plan = {
-            let state = self.store.inner.state.read();
-            let mut planner = Planner::new(&state);
-            for op in ops {
-                planner.apply(op)?;
-            }
-            planner.finish()?
-        };
-        let info = |tx| CommitInfo {
-            tx,
-            rows_added: plan.appends.iter().map(|a| a.rows.len()).sum(),
-            rows_cut: plan.cuts.len(),
-            rows_closed: plan.closes.len(),
-        };
-        let unchanged = info(Timestamp(self.writer.last_tx));
-        if unchanged.rows_added + unchanged.rows_cut + unchanged.rows_closed == 0 {
-            return Ok(unchanged);
-        }
-        let change = Change::Commit {
-            appends: plan.appends,
-            cuts: plan.cuts,
-            closes: plan.closes,
-        };
-        let tx = self.store.commit_change(&mut self.writer, change)?;
-        Ok(CommitInfo { tx, ..unchanged })
-    }
-}
+use crate::value::Value;
 
 /// A believed row of a slot: stored, or pending in this transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -215,13 +42,14 @@ struct Candidate {
 }
 
 /// What a commit will do, in the log's terms.
-struct Plan {
-    appends: Vec<Append>,
-    cuts: Vec<(u32, RowId, i64)>,
-    closes: Vec<(u32, RowId)>,
+pub(super) struct Plan {
+    pub(super) appends: Vec<Append>,
+    pub(super) cuts: Vec<(u32, RowId, i64)>,
+    pub(super) closes: Vec<(u32, RowId)>,
+    pub(super) replaced: Vec<Replaced>,
 }
 
-struct Planner<'a> {
+pub(super) struct Planner<'a> {
     state: &'a State,
     pending: Vec<PendingRow>,
     /// Newest pending row per (relation, slot hash); older ones chain through
@@ -231,12 +59,14 @@ struct Planner<'a> {
     cuts: FxHashMap<(u32, RowId), i64>,
     closes: Vec<(u32, RowId)>,
     closed: FxHashSet<(u32, RowId)>,
+    /// Stored rows of another fact that an assert withdrew whole.
+    replaced: Vec<(u32, RowId)>,
     scratch: Vec<RowId>,
     found: Vec<Candidate>,
 }
 
 impl<'a> Planner<'a> {
-    fn new(state: &'a State) -> Planner<'a> {
+    pub(super) fn new(state: &'a State) -> Planner<'a> {
         Planner {
             state,
             pending: Vec::new(),
@@ -244,20 +74,22 @@ impl<'a> Planner<'a> {
             cuts: FxHashMap::default(),
             closes: Vec::new(),
             closed: FxHashSet::default(),
+            replaced: Vec::new(),
             scratch: Vec::new(),
             found: Vec::new(),
         }
     }
 
-    fn apply(&mut self, op: Op) -> Result<()> {
+    /// Plans `op` in a commit at transaction time `tx`.
+    pub(super) fn apply(&mut self, op: Op, tx: i64) -> Result<()> {
         match op {
             Op::Assert {
                 rel,
                 values,
                 valid,
                 provenance,
-            } => self.assert(rel, values, valid, provenance),
-            Op::Retract { rel, values, valid } => self.retract(rel, &values, valid),
+            } => self.assert(rel, values, valid.at(tx), provenance),
+            Op::Retract { rel, values, valid } => self.retract(rel, &values, valid.at(tx)),
             Op::Correct { rel, values } => self.correct(rel, &values),
         }
     }
@@ -443,6 +275,11 @@ impl<'a> Planner<'a> {
             } else {
                 self.withdraw(rel, c.target);
                 replaced = replaced.or(Some(c.target));
+                if let Target::Stored(row) = c.target
+                    && c.valid.to <= valid.to
+                {
+                    self.replaced.push((rel.0, row));
+                }
             }
         }
         let link = cut_short.or(replaced).or(merged_link);
@@ -468,17 +305,21 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
+    /// Withdraws every believed row saying `values`, then gives back to the
+    /// other facts of the slot the valid time those rows' assertions took
+    /// from them (see `give_back`).
     fn correct(&mut self, rel: RelationId, values: &[Value]) -> Result<()> {
         let candidates = self.candidates(rel, values)?;
+        let taken = self.taken_by(rel, values, &candidates)?;
         for c in candidates.iter().filter(|c| c.same_values) {
             self.withdraw(rel, c.target);
         }
         self.recycle(candidates);
-        Ok(())
+        self.give_back(rel, values, taken)
     }
 
     /// Assigns row ids to surviving pending rows and resolves links.
-    fn finish(self) -> Result<Plan> {
+    pub(super) fn finish(self) -> Result<Plan> {
         let mut next_row: FxHashMap<u32, u32> = FxHashMap::default();
         let mut row_of: Vec<u32> = vec![NONE; self.pending.len()];
         for (i, p) in self.pending.iter().enumerate() {
@@ -542,10 +383,28 @@ impl<'a> Planner<'a> {
             .map(|((rel, row), to)| (rel, row, to))
             .collect();
         cuts.sort_unstable();
+        // Reported only if still withdrawn (a correction may have given it
+        // back), once, with what it was.
+        let mut replaced = Vec::new();
+        let mut seen = FxHashSet::default();
+        for (rel, row) in self.replaced {
+            if self.closed.contains(&(rel, row)) && seen.insert((rel, row)) {
+                let relation = self.state.relation(RelationId(rel))?;
+                replaced.push(Replaced {
+                    relation: RelationId(rel),
+                    row,
+                    values: (0..relation.schema.arity())
+                        .map(|c| relation.value(row, c).to_owned())
+                        .collect(),
+                    valid: relation.valid(row),
+                });
+            }
+        }
         Ok(Plan {
             appends,
             cuts,
             closes: self.closes,
+            replaced,
         })
     }
 }
