@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;
 
 use chronolog_benches::*;
-use chronolog_engine::{Database, Limits};
+use chronolog_engine::{Limits, Session};
 use chronolog_storage::{Store, Timestamp, Value};
 use cozo::ScriptMutability;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -16,7 +16,7 @@ fn language(c: &mut Criterion) {
     let w = Workload::STANDARD;
     let (loaded, _) = load_chronolog(Store::in_memory(), w).expect("load chronolog");
     let (cozo, _) = load_cozo(w).expect("load cozo");
-    let mut db = Database::new(loaded.store.clone());
+    let mut db = Session::new(loaded.store.clone());
     let prepared = db
         .prepare("?- works_at($p, Y) as_of $t1.")
         .expect("prepare");

@@ -285,7 +285,7 @@ pub fn graph_edges(nodes: i64, edges: usize, seed: u64) -> Vec<(i64, i64)> {
 }
 
 /// A graph as `e(a: int, b: int)` in Chronolog.
-pub fn load_graph_chronolog(pairs: &[(i64, i64)]) -> Result<chronolog_engine::Database> {
+pub fn load_graph_chronolog(pairs: &[(i64, i64)]) -> Result<chronolog_engine::Session> {
     let store = Store::in_memory();
     let e = store.create_relation(Schema::new(
         "e",
@@ -306,7 +306,7 @@ pub fn load_graph_chronolog(pairs: &[(i64, i64)]) -> Result<chronolog_engine::Da
         }
         txn.commit()?;
     }
-    Ok(chronolog_engine::Database::new(store))
+    Ok(chronolog_engine::Session::new(store))
 }
 
 /// The same graph as `e {a, b}` in cozo.
@@ -345,7 +345,7 @@ pub const COLLEAGUE_COZO: &str = "?[x, y] := *w[x, c], *w[y, c], x != y";
 pub fn load_colleagues(
     people: i64,
     companies: i64,
-) -> Result<(chronolog_engine::Database, DbInstance)> {
+) -> Result<(chronolog_engine::Session, DbInstance)> {
     let store = Store::in_memory();
     let rel = store.create_relation(works_at_schema())?;
     let cozo = DbInstance::new("mem", "", "").map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -381,7 +381,7 @@ pub fn load_colleagues(
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    let mut db = chronolog_engine::Database::new(store);
+    let mut db = chronolog_engine::Session::new(store);
     db.run(COLLEAGUE_RULE)?;
     Ok((db, cozo))
 }

@@ -3,7 +3,7 @@
 //! large random graph. Deterministic for a seed.
 
 use anyhow::Result;
-use chronolog_engine::Database;
+use chronolog_engine::Session;
 use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
 use rand::{Rng, SeedableRng};
 
@@ -88,7 +88,7 @@ pub fn random_vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
 
 /// `vec_doc(id: int key, v: vec<dim>)` with `n` random vectors; every
 /// tenth row's valid time ended in 2020, so an as-of-now scan filters it.
-pub fn vector_db(n: usize, dim: usize, seed: u64) -> Result<Database> {
+pub fn vector_db(n: usize, dim: usize, seed: u64) -> Result<Session> {
     let store = Store::in_memory();
     let rel = store.create_relation(Schema::new(
         "vec_doc",
@@ -113,15 +113,15 @@ pub fn vector_db(n: usize, dim: usize, seed: u64) -> Result<Database> {
         }
         txn.commit()?;
     }
-    Ok(Database::new(store))
+    Ok(Session::new(store))
 }
 
 /// `episode(id: sym key, text: str search embed)` with `n` corpus
 /// sentences, and `mentions(episode, entity)` linking each to the two
 /// people it names; indexes caught up. Embedded with the hashing embedder,
 /// so the numbers measure the operators, whatever model is installed.
-pub fn episode_db(n: usize, seed: u64) -> Result<Database> {
-    let mut db = Database::with_embedder(
+pub fn episode_db(n: usize, seed: u64) -> Result<Session> {
+    let mut db = Session::with_embedder(
         Store::in_memory(),
         std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(384)),
     );
@@ -165,7 +165,7 @@ pub fn episode_db(n: usize, seed: u64) -> Result<Database> {
 
 /// `link(a: sym, b: sym)`: `edges` random links over `nodes` nodes
 /// (`n0`, `n1`, ...).
-pub fn graph_db(nodes: usize, edges: usize, seed: u64) -> Result<Database> {
+pub fn graph_db(nodes: usize, edges: usize, seed: u64) -> Result<Session> {
     let store = Store::in_memory();
     let rel = store.create_relation(Schema::new(
         "link",
@@ -193,7 +193,7 @@ pub fn graph_db(nodes: usize, edges: usize, seed: u64) -> Result<Database> {
         }
         txn.commit()?;
     }
-    Ok(Database::new(store))
+    Ok(Session::new(store))
 }
 
 /// GB/s of a plain single-threaded streaming read (a sum) of `data`: this

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use crate::{Database, Output};
+use crate::{Output, Session};
 
 const STORY: &str = "
 :create works_at(person: sym key, company: sym).
@@ -106,7 +106,7 @@ headcount(C, count(P)) :- works_at(P, C).
 /// there), then asks its questions, printing each before its answer.
 pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
     let (embedder, notice) = crate::default_embedder_with_notice();
-    let mut db = Database::with_embedder(chronolog_storage::Store::open(dir)?, embedder);
+    let mut db = Session::with_embedder(chronolog_storage::Store::open(dir)?, embedder);
     writeln!(out, "database: {}", dir.display())?;
     writeln!(out, "embedder: {}", db.embedder_name())?;
     if let Some(notice) = notice {

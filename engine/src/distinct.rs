@@ -124,12 +124,12 @@ mod tests {
     use chronolog_storage::Store;
 
     use super::head_is_distinct;
-    use crate::Database;
+    use crate::Session;
 
     /// Whether each rule of `query`'s plan (after `rules`) is distinct, by
     /// head relation name.
     fn verdicts(rules: &str, query: &str) -> Vec<(String, bool)> {
-        let mut db = Database::new(Store::in_memory());
+        let mut db = Session::new(Store::in_memory());
         db.run(
             ":create works_at(person: sym key, company: sym).
              :create knows(a: sym, b: sym).
@@ -207,7 +207,7 @@ mod tests {
     fn answers_are_the_same_sets_either_way() {
         // Each query against the same rule written twice (two rules for a
         // head always go through the set).
-        let mut db = Database::new(Store::in_memory());
+        let mut db = Session::new(Store::in_memory());
         db.run(
             ":create works_at(person: sym key, company: sym).
              :create knows(a: sym, b: sym).

@@ -148,7 +148,7 @@ pub(crate) struct Executor<'a> {
     pub params: &'a FxHashMap<String, Val>,
     pub limits: &'a Limits,
     /// Symbols named by the query: interned id, or a virtual one.
-    pub symbols: &'a mut crate::database::SymbolResolver,
+    pub symbols: &'a mut crate::session::SymbolResolver,
     valid: Timestamp,
     known: Timestamp,
     derived: Vec<Relation>,
@@ -168,9 +168,9 @@ pub(crate) struct Executor<'a> {
     /// often (a join or a recursion) so later lookups hit a hash index.
     stored: Vec<StoredReads>,
     /// Materialized relations kept between queries.
-    cache: &'a mut StoredCache,
+    cache: &'a StoredCache,
     /// Retrieval indexes and caches.
-    retrieval: &'a mut Retrieval,
+    retrieval: &'a Retrieval,
     /// Symbols in name order, once a query needs it.
     symbol_order: Option<Arc<SymbolOrder>>,
 }
@@ -201,9 +201,9 @@ impl<'a> Executor<'a> {
         snapshot: &'a Snapshot,
         params: &'a FxHashMap<String, Val>,
         limits: &'a Limits,
-        symbols: &'a mut crate::database::SymbolResolver,
-        cache: &'a mut StoredCache,
-        retrieval: &'a mut Retrieval,
+        symbols: &'a mut crate::session::SymbolResolver,
+        cache: &'a StoredCache,
+        retrieval: &'a Retrieval,
     ) -> Executor<'a> {
         Executor {
             snapshot,

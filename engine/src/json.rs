@@ -10,11 +10,11 @@ use chronolog_ql::{CompileError, Span};
 use chronolog_storage::{Schema, Symbol, Timestamp, Value};
 use serde_json::{Map, Value as Json, json};
 
-use crate::database::{Database, Output};
 use crate::error::{Error, Result};
+use crate::session::{Output, Session};
 use crate::val::Val;
 
-impl Database {
+impl Session {
     /// One value as JSON: numbers and booleans as themselves; symbols,
     /// strings and times (ISO 8601) as strings; vectors and lists as arrays.
     pub fn value_json(&self, value: &Val) -> Json {
@@ -74,8 +74,8 @@ impl Database {
     }
 
     /// Parameters from a JSON object (`{"t1": {"time": "2022-01-01"},
-    /// "p": {"sym": "alice"}, "n": 3, "q": "text"}`) for [`Database::run_with`]
-    /// and [`Database::execute`]. A name the store has never seen still
+    /// "p": {"sym": "alice"}, "n": 3, "q": "text"}`) for [`Session::run_with`]
+    /// and [`Session::execute`]. A name the store has never seen still
     /// binds (it matches nothing). Plain strings are text, not symbols.
     pub fn params_from_json(&mut self, text: &str) -> Result<HashMap<String, Value>> {
         let bad = |msg: String| Error::Compile(CompileError::new(msg, Span::new(0, text.len())));

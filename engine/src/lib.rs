@@ -2,9 +2,9 @@
 //! that sees both `chronolog-ql` (text to plans) and `chronolog-storage`.
 //!
 //! ```
-//! use chronolog_engine::{Database, Output};
+//! use chronolog_engine::{Session, Output};
 //!
-//! let mut db = Database::in_memory();
+//! let mut db = Session::in_memory();
 //! let out = db.run("
 //!     :create works_at(person: sym key, company: sym).
 //!     works_at(alice, tencent) valid 2021-03-01.
@@ -19,9 +19,9 @@
 //! ```
 
 mod batch;
-mod database;
 pub mod demo;
 mod distinct;
+mod engine;
 mod error;
 mod eval;
 mod frozen;
@@ -34,12 +34,12 @@ mod relation;
 pub mod retrieval;
 mod rows;
 mod search;
+mod session;
 mod stored_cache;
 mod val;
 
 pub use chronolog_ql::plan::{Metric, RankedPlan};
-pub use database::{Database, Output, Prepared, ScriptRun, SymbolResolver};
-pub use database::{default_embedder, default_embedder_with_notice};
+pub use engine::Engine;
 pub use error::{Error, Result};
 pub use eval::{Limits, Strategy, default_query_memory};
 pub use messages::{MESSAGE_RELATION, MessageHit};
@@ -49,4 +49,6 @@ pub use retrieval::minilm::MiniLm;
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};
+pub use session::{Output, Prepared, ScriptRun, Session, SymbolResolver};
+pub use session::{default_embedder, default_embedder_with_notice};
 pub use val::{Tuple, Val};

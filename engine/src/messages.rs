@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use chronolog_storage::{Interval, Timestamp, Value};
 
-use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::eval::Limits;
+use crate::session::Session;
 use crate::val::Val;
 
 /// The relation messages live in.
@@ -22,7 +22,7 @@ pub const MESSAGE_RELATION: &str = "message";
 
 const CREATE: &str = ":create message(id: sym key, role: sym, text: str search embed).";
 
-/// One message found by [`Database::search_messages`].
+/// One message found by [`Session::search_messages`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageHit {
     /// The message's id (its provenance tag in answers).
@@ -37,7 +37,7 @@ pub struct MessageHit {
     pub rank: u64,
 }
 
-impl Database {
+impl Session {
     /// Appends a message said by `role` at `at` (default: now) and returns
     /// its new id. Never waits for a model: the message is searchable by
     /// words and meaning once the background indexer has seen it (at once

@@ -6,14 +6,14 @@
 use chronolog_ql::plan::{Metric, RankedPlan, Term};
 use chronolog_storage::{AsOf, ColumnType};
 
-use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::retrieval::vector::{self, Column, LiveBits};
 use crate::retrieval::{At, Ranking};
+use crate::session::Session;
 
 pub use crate::retrieval::vector::Precision;
 
-/// How `Database::near_vector` scans.
+/// How `Session::near_vector` scans.
 #[derive(Clone, Copy, Debug)]
 pub struct NearOptions {
     /// How vectors compare.
@@ -48,7 +48,7 @@ fn live_bits(
     Ok(LiveBits::new(&live))
 }
 
-impl Database {
+impl Session {
     fn instant(&self, at: Option<AsOf>) -> (chronolog_storage::Snapshot, AsOf) {
         let snapshot = self.store().snapshot();
         let at = at.unwrap_or(AsOf {
@@ -154,7 +154,7 @@ impl Database {
     /// Runs a retrieval operator built in Rust (`RankedPlan`), its inputs
     /// given as constants.
     pub fn rank(&mut self, op: &RankedPlan, at: Option<AsOf>) -> Result<Ranking> {
-        self.catch_up_indexes(crate::database::op_searches_text(op))?;
+        self.catch_up_indexes(crate::session::op_searches_text(op))?;
         let (snapshot, at) = self.instant(at);
         let mut inputs = Vec::new();
         for term in crate::retrieval::input_terms(op) {
@@ -162,7 +162,7 @@ impl Database {
                 Term::Const(c) => self.constant_value(c),
                 other => {
                     return Err(Error::Retrieval(format!(
-                        "Database::rank takes constant inputs, got {other:?}"
+                        "Session::rank takes constant inputs, got {other:?}"
                     )));
                 }
             });
@@ -172,6 +172,6 @@ impl Database {
             valid: at.valid,
             known: at.known,
         };
-        self.retrieval_mut().rank(op, &at, &mut inputs.into_iter())
+        self.retrieval().rank(op, &at, &mut inputs.into_iter())
     }
 }

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use chronolog_storage::RelationId;
+use parking_lot::Mutex;
 use roaring::RoaringBitmap;
 
 use crate::frozen::Frozen;
@@ -27,36 +28,38 @@ pub(crate) struct Materialized {
     pub relation: Frozen,
 }
 
-/// Most recently used last.
+/// Most recently used last; shared by every session of an engine. A copy
+/// is taken out while a query uses it, so two queries never share one.
 #[derive(Default)]
 pub(crate) struct StoredCache {
-    entries: Vec<Materialized>,
+    entries: Mutex<Vec<Materialized>>,
 }
 
 impl StoredCache {
     /// Takes out the copy of `rel` whose live rows are `live`, if one is
     /// kept.
-    pub(crate) fn take(&mut self, rel: RelationId, live: &Arc<RoaringBitmap>) -> Option<Frozen> {
-        let at = self
-            .entries
+    pub(crate) fn take(&self, rel: RelationId, live: &Arc<RoaringBitmap>) -> Option<Frozen> {
+        let mut entries = self.entries.lock();
+        let at = entries
             .iter()
             .position(|m| m.rel == rel && (Arc::ptr_eq(&m.live, live) || *m.live == **live))?;
-        Some(self.entries.remove(at).relation)
+        Some(entries.remove(at).relation)
     }
 
     /// Keeps `m` for later queries, evicting the least recently used
     /// entries beyond the size bound (and any other copy of the relation:
     /// the newest is the likeliest to be asked for again).
-    pub(crate) fn put(&mut self, m: Materialized) {
+    pub(crate) fn put(&self, m: Materialized) {
         let bytes = m.relation.bytes();
         if bytes > MAX_CACHED_BYTES {
             return;
         }
-        self.entries.retain(|old| old.rel != m.rel);
-        self.entries.push(m);
-        let mut total: usize = self.entries.iter().map(|m| m.relation.bytes()).sum();
+        let mut entries = self.entries.lock();
+        entries.retain(|old| old.rel != m.rel);
+        entries.push(m);
+        let mut total: usize = entries.iter().map(|m| m.relation.bytes()).sum();
         while total > MAX_CACHED_BYTES {
-            let evicted = self.entries.remove(0);
+            let evicted = entries.remove(0);
             total -= evicted.relation.bytes();
         }
     }

@@ -8,12 +8,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chronolog_engine::{Database, HashingEmbedder, Output};
+use chronolog_engine::{HashingEmbedder, Output, Session};
 use rand::{Rng, SeedableRng};
 
 const ROUNDS: usize = 12;
 
-fn ranked_first(db: &mut Database, query: &str) -> Option<String> {
+fn ranked_first(db: &mut Session, query: &str) -> Option<String> {
     match db
         .run(query)
         .unwrap_or_else(|e| panic!("{query}: {e}"))
@@ -38,7 +38,7 @@ fn indexed_documents_survive_sigkill_during_indexing() {
         acked_max = acked_max.max(*acks.iter().max().expect("one ack"));
 
         let store = chronolog_storage::Store::open(&path).expect("reopen after kill");
-        let mut db = Database::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
+        let mut db = Session::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
         let count = match db.run("?- doc(N, _).").expect("count").pop() {
             Some(Output::Rows(rows)) => rows.len() as i64,
             _ => 0,

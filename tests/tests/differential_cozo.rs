@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use chronolog_engine::{Database, Limits, Output, Val};
+use chronolog_engine::{Limits, Output, Session, Val};
 use cozo::{DataValue, DbInstance, Num, ScriptMutability};
 use proptest::prelude::*;
 
@@ -37,7 +37,7 @@ fn cozo_run(db: &DbInstance, script: &str) -> BTreeSet<Vec<i64>> {
         .collect()
 }
 
-fn ours(db: &mut Database, script: &str) -> BTreeSet<Vec<i64>> {
+fn ours(db: &mut Session, script: &str) -> BTreeSet<Vec<i64>> {
     let out = db
         .run_with(script, &HashMap::new(), &Limits::default())
         .unwrap_or_else(|e| panic!("chronolog failed on {script}: {}", e.render(script)));
@@ -58,8 +58,8 @@ fn ours(db: &mut Database, script: &str) -> BTreeSet<Vec<i64>> {
 }
 
 /// The same data in both engines: `e(a, b)` edges and `f(a)` marks.
-fn load(edges: &[(i64, i64)], marks: &[i64]) -> (Database, DbInstance) {
-    let mut db = Database::in_memory();
+fn load(edges: &[(i64, i64)], marks: &[i64]) -> (Session, DbInstance) {
+    let mut db = Session::in_memory();
     let mut script = String::from(":create e(a: int, b: int).\n:create f(a: int).\n");
     for (a, b) in edges {
         script += &format!("e({a}, {b}).\n");
@@ -226,7 +226,7 @@ proptest! {
         for (k, t, v, assert) in events {
             by_key.entry(k).or_default().insert(t, (v, assert));
         }
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         db.run(":create h(k: int key, v: int).").expect("create");
         let cozo = cozo_db();
         cozo_exec(&cozo, ":create h {k: Int, vld: Validity => v: Int}");
@@ -279,7 +279,7 @@ fn number_text(x: f64) -> String {
     }
 }
 
-fn ours_ordered(db: &mut Database, script: &str) -> Vec<Vec<String>> {
+fn ours_ordered(db: &mut Session, script: &str) -> Vec<Vec<String>> {
     let out = db
         .run_with(script, &HashMap::new(), &Limits::default())
         .unwrap_or_else(|e| panic!("chronolog failed on {script}: {}", e.render(script)));
@@ -376,7 +376,7 @@ proptest! {
             .map(|(k, half, s, y)| (k, half as f64 / 2.0, STRS[s], SYMS[y]))
             .filter(|&(k, x, s, y)| seen.insert((k, x.to_bits(), s, y)))
             .collect();
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         let mut script = String::from(":create r(k: int, x: float, s: str, y: sym).\n");
         for (k, x, s, y) in &rows {
             script += &format!("r({k}, {}, \"{s}\", {y}).\n", number_text(*x));

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use chronolog_engine::{Database, Error, Limits, Output, Strategy as Evaluation};
+use chronolog_engine::{Error, Limits, Output, Session, Strategy as Evaluation};
 use chronolog_storage::{Timestamp, Value};
 use proptest::prelude::*;
 
@@ -23,7 +23,7 @@ fn rows(out: Vec<Output>) -> Vec<Vec<String>> {
 
 #[test]
 fn a_prepared_query_runs_many_times_with_parameters() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create works_at(person: sym key, company: sym).
          works_at(alice, tencent) valid 2021-03-01.
@@ -40,7 +40,7 @@ fn a_prepared_query_runs_many_times_with_parameters() {
             Value::Time(Timestamp::parse(day).expect("day")),
         )])
     };
-    let run = |db: &mut Database, day: &str| {
+    let run = |db: &mut Session, day: &str| {
         let r = db
             .execute(&q, &at(day), &Limits::default())
             .expect("execute");
@@ -75,7 +75,7 @@ fn a_prepared_query_runs_many_times_with_parameters() {
 
 #[test]
 fn limits_stop_a_runaway_recursion_and_cancel_stops_a_query() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create n(x: int).
          n(0).
@@ -124,7 +124,7 @@ fn limits_stop_a_runaway_recursion_and_cancel_stops_a_query() {
 
 #[test]
 fn a_bad_fact_aborts_its_whole_batch() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create p(x: int).").expect("create");
     let err = db.run("p(1). p(2). p(\"three\").").expect_err("bad type");
     assert!(err.to_string().contains("holds int"), "{err}");
@@ -160,7 +160,7 @@ proptest! {
 
     #[test]
     fn semi_naive_equals_naive((edges, marked, which) in program()) {
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         let mut script = String::from(":create e(a: int, b: int).\n:create f(a: int).\n");
         for (a, b) in &edges {
             script += &format!("e({a}, {b}).\n");
@@ -178,7 +178,7 @@ proptest! {
 
     #[test]
     fn the_parser_never_panics(text in "\\PC{0,80}") {
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         let _ = db.run(&text);
     }
 
@@ -189,7 +189,7 @@ proptest! {
             "as_of", "$t", "count(", "let", "=", "1", "-", "history", ":create", "q(a: int key)", "order by", "limit",
         ]), 0..24)
     ) {
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         let _ = db.run(":create p(a: int, b: int).");
         let _ = db.run(&parts.join(" "));
     }
@@ -199,7 +199,7 @@ proptest! {
 /// query must still see exactly the rows live at its own instant.
 #[test]
 fn repeated_queries_see_every_write_and_every_instant() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create link(a: int, b: int).
          link(1, 2) valid 2020-01-01.
@@ -208,7 +208,7 @@ fn repeated_queries_see_every_write_and_every_instant() {
          reach(Y) :- reach(X), link(X, Y).",
     )
     .expect("setup");
-    let reached = |db: &mut Database, q: &str| -> Vec<String> {
+    let reached = |db: &mut Session, q: &str| -> Vec<String> {
         rows(db.run(q).expect("query"))
             .into_iter()
             .flatten()
@@ -249,7 +249,7 @@ fn repeated_queries_see_every_write_and_every_instant() {
 /// counts worked out here.
 #[test]
 fn joins_wider_than_a_batch_lose_and_repeat_nothing() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     let mut script = String::from(
         ":create fan(a: int, b: int).
          :create skip(b: int).

@@ -10,7 +10,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
-use chronolog_engine::{Database, Limits};
+use chronolog_engine::{Limits, Session};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -164,7 +164,7 @@ fn statement(rng: &mut StdRng) -> String {
 
 #[test]
 fn random_programs_never_panic_and_errors_render() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create e(a: int, b: int). :create w(p: sym key, c: sym).
          :create n(a: int, s: sym). :create doc(id: sym key, text: str search embed).

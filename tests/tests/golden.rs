@@ -11,9 +11,9 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use chronolog_engine::{Database, Output, Val};
+use chronolog_engine::{Output, Session, Val};
 
-fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> String {
+fn render_case(db: &mut Session, case: &str, tx_labels: &mut Vec<i64>) -> String {
     let mut out = String::new();
     if let Some(query) = case.trim_start().strip_prefix("%% explain") {
         match db.explain(query.trim()) {
@@ -94,7 +94,7 @@ fn render_case(db: &mut Database, case: &str, tx_labels: &mut Vec<i64>) -> Strin
 fn run_script(script: &str) -> String {
     // The hashing embedder: `near` scores in the expected files must not
     // depend on whether the model files are installed.
-    let mut db = Database::with_embedder(
+    let mut db = Session::with_embedder(
         chronolog_storage::Store::in_memory(),
         std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(384)),
     );

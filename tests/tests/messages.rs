@@ -1,13 +1,13 @@
-//! The conversation log (`Database::add_message`, `search_messages`): the
+//! The conversation log (`Session::add_message`, `search_messages`): the
 //! write path and the fused, as-of read path the C ABI exposes.
 
 use std::sync::Arc;
 
-use chronolog_engine::{Database, HashingEmbedder};
+use chronolog_engine::{HashingEmbedder, Session};
 use chronolog_storage::{Store, Timestamp};
 
-fn db() -> Database {
-    Database::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(384)))
+fn db() -> Session {
+    Session::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(384)))
 }
 
 fn at(date: &str) -> Option<Timestamp> {

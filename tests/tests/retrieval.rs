@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chronolog_engine::{
-    Database, Embedder, HashingEmbedder, Limits, Metric, NearOptions, Output, Precision,
-    RankedPlan, Val,
+    Embedder, HashingEmbedder, Limits, Metric, NearOptions, Output, Precision, RankedPlan, Session,
+    Val,
 };
 use chronolog_ql::plan::{Constant, Term};
 use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
@@ -22,7 +22,7 @@ fn rows(out: Vec<Output>) -> Vec<Vec<Val>> {
 }
 
 /// `doc(id: int key, v: vec<dim>)` holding `vectors`, id = position.
-fn vector_db(vectors: &[Vec<f32>]) -> Database {
+fn vector_db(vectors: &[Vec<f32>]) -> Session {
     let store = Store::in_memory();
     let dim = vectors[0].len() as u32;
     let doc = store
@@ -48,7 +48,7 @@ fn vector_db(vectors: &[Vec<f32>]) -> Database {
         }
         txn.commit().expect("commit");
     }
-    Database::new(store)
+    Session::new(store)
 }
 
 fn random_vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
@@ -169,7 +169,7 @@ fn embed_one(embedder: &HashingEmbedder, text: &str) -> Vec<f32> {
 
 /// The exact top 10 of `doc` for `q`, the reference the faster passes
 /// are held to.
-fn exact_top10(db: &Database, q: &[f32]) -> Vec<(Val, f64)> {
+fn exact_top10(db: &Session, q: &[f32]) -> Vec<(Val, f64)> {
     db.near_vector("doc", q, 10, NearOptions::default(), None)
         .expect("near")
 }
@@ -360,11 +360,11 @@ fn the_sign_pass_recalls_the_exact_top_k_on_embedded_text() {
 
 /// A session with the hashing embedder, whatever is installed: these tests
 /// check the operators, not the model (see `minilm_*` for the model).
-fn hashing_db(store: Store) -> Database {
-    Database::with_embedder(store, std::sync::Arc::new(HashingEmbedder::new(384)))
+fn hashing_db(store: Store) -> Session {
+    Session::with_embedder(store, std::sync::Arc::new(HashingEmbedder::new(384)))
 }
 
-fn memory_db() -> Database {
+fn memory_db() -> Session {
     let mut db = hashing_db(Store::in_memory());
     db.run(
         r#":create episode(id: sym key, text: str search embed).
@@ -381,14 +381,14 @@ fn memory_db() -> Database {
     db
 }
 
-fn names(db: &Database, rows: &[Vec<Val>]) -> Vec<String> {
+fn names(db: &Session, rows: &[Vec<Val>]) -> Vec<String> {
     rows.iter().map(|r| db.render(&r[0])).collect()
 }
 
 #[test]
 fn every_operator_answers_as_of_the_query_instant() {
     let mut db = memory_db();
-    let ask = |db: &mut Database, q: &str| {
+    let ask = |db: &mut Session, q: &str| {
         let r = rows(db.run(q).expect(q));
         names(db, &r)
     };
@@ -443,7 +443,7 @@ fn every_operator_answers_as_of_the_query_instant() {
         .expect("later");
     db.sync_indexes().expect("sync");
     let at = HashMap::from([("t".to_string(), Value::Time(before))]);
-    let run = |db: &mut Database, q: &str, params: &HashMap<String, Value>| {
+    let run = |db: &mut Session, q: &str, params: &HashMap<String, Value>| {
         let r = rows(db.run_with(q, params, &Limits::default()).expect(q));
         names(db, &r)
     };
@@ -487,7 +487,7 @@ fn rrf_fuses_the_design_card_query_by_its_formula() {
         )
         .expect("rrf"),
     );
-    let list = |db: &mut Database, q: &str| -> Vec<Val> {
+    let list = |db: &mut Session, q: &str| -> Vec<Val> {
         rows(db.run(q).expect(q))
             .into_iter()
             .map(|r| r[0].clone())
@@ -723,9 +723,9 @@ fn embeddings_are_kept_on_disk_and_not_computed_again_on_reopen() {
             name,
             texts: texts.clone(),
         });
-        Database::with_embedder(store, embedder)
+        Session::with_embedder(store, embedder)
     };
-    let nearest = |db: &mut Database, text: &str| {
+    let nearest = |db: &mut Session, text: &str| {
         let found = rows(
             db.run(&format!("?- near(episode, \"{text}\", 1)."))
                 .expect("near"),
@@ -846,7 +846,7 @@ fn minilm_embeds_paraphrases_close_and_unrelated_text_far() {
     assert!(cos(&v[0], &v[2]) < 0.2, "unrelated: {}", cos(&v[0], &v[2]));
 
     // Through the engine: text in an `embed` column is found by meaning.
-    let mut db = Database::with_embedder(Store::in_memory(), std::sync::Arc::new(model));
+    let mut db = Session::with_embedder(Store::in_memory(), std::sync::Arc::new(model));
     db.run(
         r#":create episode(id: sym key, text: str embed).
            episode(e1, "Alice started a new job at Tencent").

@@ -2,9 +2,9 @@
 //! huge `k`, deep nesting, a long chain of rules, a query that would fill
 //! the machine's memory. Each is answered or refused with a typed error.
 
-use chronolog_engine::{Database, Error, Limits};
+use chronolog_engine::{Error, Limits, Session};
 
-fn nodes(db: &mut Database, n: usize) {
+fn nodes(db: &mut Session, n: usize) {
     let mut script = String::from(":create edge(a: int, b: int).\n");
     for i in 0..n {
         script.push_str(&format!("edge({i}, {}).\n", (i + 1) % n));
@@ -14,7 +14,7 @@ fn nodes(db: &mut Database, n: usize) {
 
 #[test]
 fn a_query_past_its_memory_budget_stops_naming_the_rule() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     nodes(&mut db, 3_000);
     // Every pair of nodes on a cycle: 9 million tuples, far past 64 MiB.
     let limits = Limits {
@@ -48,7 +48,7 @@ fn the_default_budget_is_a_fraction_of_the_machine() {
 
 #[test]
 fn huge_k_is_refused_or_bounded_by_the_rows() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create doc(id: sym key, text: str search embed).
          doc(a, \"alice works at acme\"). doc(b, \"bob likes tea\").",
@@ -77,7 +77,7 @@ fn huge_k_is_refused_or_bounded_by_the_rows() {
 
 #[test]
 fn deep_nesting_and_long_rule_chains_are_bounded() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     let deep = format!("?- X = {}1{}.", "(".repeat(50_000), ")".repeat(50_000));
     let err = db.run(&deep).expect_err("too deep");
     assert!(err.to_string().contains("nested deeper than"), "{err}");

@@ -1,10 +1,10 @@
 //! Answers that were once silently wrong (issue 12), each pinned by a test
 //! that failed before its fix.
 
-use chronolog_engine::{Database, Output};
+use chronolog_engine::{Output, Session};
 
 /// The last statement's rows, rendered, in the engine's order.
-fn answer(db: &mut Database, script: &str) -> Vec<Vec<String>> {
+fn answer(db: &mut Session, script: &str) -> Vec<Vec<String>> {
     let out = db.run(script).unwrap_or_else(|e| panic!("{script}: {e}"));
     let rows = match out.into_iter().last() {
         Some(Output::Rows(r)) => r,
@@ -21,7 +21,7 @@ fn column(rows: Vec<Vec<String>>) -> Vec<String> {
 
 #[test]
 fn a_variable_repeated_in_the_atom_that_binds_it_unifies() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create e(a: sym, b: sym). e(a, b). e(b, a). e(c, c).
          :create w(p: sym key, c: sym). w(x, x). w(y, z).
@@ -69,7 +69,7 @@ fn a_variable_repeated_in_the_atom_that_binds_it_unifies() {
 
 #[test]
 fn numbers_compare_numerically_in_lookups_too() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create n(a: int, s: sym). n(2, q). n(3, x). n(4, y).
          :create f(a: float, s: sym). f(2.0, z).",
@@ -90,7 +90,7 @@ fn numbers_compare_numerically_in_lookups_too() {
 
 #[test]
 fn strings_find_symbols_in_queries_as_in_facts() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create w(p: sym key, c: sym). w(\"bob\", acme).")
         .expect("load");
     assert_eq!(column(answer(&mut db, "?- w(\"bob\", C).")), ["acme"]);
@@ -100,7 +100,7 @@ fn strings_find_symbols_in_queries_as_in_facts() {
 
 #[test]
 fn integer_overflow_is_an_error_never_a_panic_or_a_wrap() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create a(n: int). a(9223372036854775807). a(1).")
         .expect("load");
     for query in [
@@ -127,7 +127,7 @@ fn integer_overflow_is_an_error_never_a_panic_or_a_wrap() {
 
 #[test]
 fn history_modifiers_work_or_are_refused_and_none_is_given_twice() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create w(p: sym key, c: sym).
          w(alice, tencent) valid 2021-03-01.
@@ -172,7 +172,7 @@ fn history_modifiers_work_or_are_refused_and_none_is_given_twice() {
 
 #[test]
 fn correct_with_a_valid_clause_is_refused_not_ignored() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create w(p: sym key, c: sym). w(bob, openai) valid 2023-01-01.")
         .expect("load");
     let err = db
@@ -195,7 +195,7 @@ fn correct_with_a_valid_clause_is_refused_not_ignored() {
 
 #[test]
 fn symbols_order_by_name_whatever_was_stored_first() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create p(n: sym). p(zed). p(mike). p(alice).
          :create q(g: int, n: sym). q(1, zed). q(1, mike). q(2, alice). q(2, bob).
@@ -249,7 +249,7 @@ proptest::proptest! {
             let j = s % loaded.len();
             loaded.swap(i, j);
         }
-        let mut db = Database::in_memory();
+        let mut db = Session::in_memory();
         let facts: String = loaded.iter().map(|n| format!("p({n}). ")).collect();
         db.run(&format!(":create p(n: sym). {facts}")).expect("load");
         proptest::prop_assert_eq!(column(answer(&mut db, "?- p(N).")), sorted.clone());
@@ -266,7 +266,7 @@ proptest::proptest! {
 
 #[test]
 fn retrieval_k_counts_ids_not_rows() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     // Chunks of documents: the first column (the id) repeats.
     db.run(
         ":create chunk(doc: sym, text: str search embed).
@@ -291,7 +291,7 @@ fn retrieval_k_counts_ids_not_rows() {
 
 #[test]
 fn known_at_in_the_future_is_refused_not_answered_provisionally() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create w(p: sym key, c: sym). w(alice, acme) valid 2021-01-01.")
         .expect("load");
     let err = db
@@ -309,7 +309,7 @@ fn known_at_in_the_future_is_refused_not_answered_provisionally() {
 
 #[test]
 fn bm25_takes_text_as_words_never_as_query_syntax() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create note(id: sym key, text: str search).
          note(a, \"notes: pricing for the quarter\").
@@ -334,7 +334,7 @@ fn bm25_takes_text_as_words_never_as_query_syntax() {
 
 #[test]
 fn aggregates_range_over_matches_and_count_of_nothing_is_zero() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create age(p: sym key, a: int). age(ann, 30). age(bob, 30). age(cat, 40).
          :create none(x: int).",
@@ -373,7 +373,7 @@ fn aggregates_range_over_matches_and_count_of_nothing_is_zero() {
 
 #[test]
 fn a_time_compared_with_a_number_is_a_type_error_with_a_caret() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create ev(t: time). ev(2021-03-01).")
         .expect("load");
     let script = "?- ev(T),\n   T > 2021-3-1.";
@@ -400,7 +400,7 @@ fn a_time_compared_with_a_number_is_a_type_error_with_a_caret() {
 
 #[test]
 fn a_remainder_supersedes_the_row_it_was_split_from() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create w(p: sym key, c: sym).
          w(alice, acme) valid 2020-01-01.
@@ -429,7 +429,7 @@ fn a_remainder_supersedes_the_row_it_was_split_from() {
 
 #[test]
 fn symbols_with_capitals_or_spaces_are_quoted_and_sym_parameters_work_in_facts() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create sister(of: sym, name: sym). sister(me, 'Mia Wong'). sister(me, 'It\\'s').")
         .expect("load");
     assert_eq!(
@@ -449,7 +449,7 @@ fn symbols_with_capitals_or_spaces_are_quoted_and_sym_parameters_work_in_facts()
 
 #[test]
 fn correct_makes_the_row_it_cut_short_whole_again() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create w(p: sym key, c: sym).
          w(alice, acme) valid 2020-01-01.",
@@ -494,7 +494,7 @@ fn correct_makes_the_row_it_cut_short_whole_again() {
 
 #[test]
 fn an_undated_fact_holds_from_its_transaction_never_rewriting_the_past() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(
         ":create w(p: sym key, c: sym).
          w(dora, acme) valid 2020-01-01.",
@@ -537,7 +537,7 @@ fn an_undated_fact_holds_from_its_transaction_never_rewriting_the_past() {
 
 #[test]
 fn a_back_dated_assert_names_the_facts_it_withdrew() {
-    let mut db = Database::in_memory();
+    let mut db = Session::in_memory();
     db.run(":create w(p: sym key, c: sym). w(alice, a) valid 2021-01-01.")
         .expect("load");
     let out = db.run("w(alice, b) valid 2019-01-01.").expect("back-dated");

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, ensure};
 use chronolog_benches::*;
-use chronolog_engine::{Database, Limits};
+use chronolog_engine::{Limits, Session};
 use chronolog_storage::{Store, Timestamp, Value};
 use cozo::{DataValue, DbInstance, ScriptMutability};
 use rand::{Rng, SeedableRng};
@@ -48,7 +48,7 @@ fn rows_of(out: Vec<chronolog_engine::Output>) -> Result<usize> {
 /// counts must agree), then `runs` more times each: `(rows, our median,
 /// their median)` in seconds.
 fn side_by_side(
-    db: &mut Database,
+    db: &mut Session,
     ours: &str,
     cozo: &DbInstance,
     theirs: &str,
@@ -80,7 +80,7 @@ fn main() -> Result<()> {
     let (loaded, _) = load_chronolog(Store::in_memory(), w)?;
     let (cozo, _) = load_cozo(w)?;
     let people = loaded.people.clone();
-    let mut db = Database::new(loaded.store.clone());
+    let mut db = Session::new(loaded.store.clone());
     let t1 = w.mid_time();
     let prepared = db.prepare("?- works_at($p, Y) as_of $t1.")?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Result, ensure};
 use chronolog_benches::percentile;
 use chronolog_benches::retrieval::*;
-use chronolog_engine::{Database, Limits, Metric, NearOptions, Output, Precision};
+use chronolog_engine::{Limits, Metric, NearOptions, Output, Precision, Session};
 use chronolog_storage::Value;
 use rand::{Rng, SeedableRng};
 
@@ -174,7 +174,7 @@ fn main() -> Result<()> {
 
     // 4. hops(x, 2) on a graph of 1,000,000 links.
     let (nodes, edges) = (scale(200_000), scale(1_000_000));
-    let mut db: Database = graph_db(nodes, edges, 6)?;
+    let mut db: Session = graph_db(nodes, edges, 6)?;
     let prepared = db.prepare("?- hops($x, 2).")?;
     let mut samples = Vec::new();
     let mut reached = 0;

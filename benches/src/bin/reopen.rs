@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use chronolog_engine::{Database, Output};
+use chronolog_engine::{Output, Session};
 
 fn main() -> Result<()> {
     let n: usize = match std::env::args().nth(1) {
@@ -19,7 +19,7 @@ fn main() -> Result<()> {
     };
     let dir = tempfile::tempdir()?;
     let embedder = {
-        let mut db = Database::open(dir.path())?;
+        let mut db = Session::open(dir.path())?;
         let mut script = String::from(":create episode(id: sym key, text: str search embed).\n");
         for i in 0..n {
             script.push_str(&format!(
@@ -38,7 +38,7 @@ fn main() -> Result<()> {
         db.embedder_name()
     };
     let started = Instant::now();
-    let mut db = Database::open(dir.path())?;
+    let mut db = Session::open(dir.path())?;
     let out = db.run("?- near(episode, \"meeting about project 5\", 3).")?;
     let elapsed = started.elapsed();
     let found = match out.last() {

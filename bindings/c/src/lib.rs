@@ -9,7 +9,9 @@
 //! - A database handle is a number from a registry, never a pointer: an
 //!   unknown, closed or made-up handle is `INVALID_HANDLE`, so a double
 //!   close is an error, not a double free. Each handle's database sits
-//!   behind a mutex, so handles may be used from several threads.
+//!   behind a mutex, so handles may be used from several threads; a call
+//!   that only reads or writes the store runs on a fork of that session,
+//!   so a long query does not hold up the handle's other calls.
 //! - Strings handed to C are registered until `chronolog_free_string`, so
 //!   freeing one twice (or freeing a pointer we never gave) is an error.
 //! - Pointers from C are checked for null and text for UTF-8 before use;
@@ -24,7 +26,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
-use chronolog_engine::{Database, Error, Limits};
+use chronolog_engine::{Error, Limits, Session};
 use chronolog_storage::{Store, Timestamp};
 use serde_json::json;
 
@@ -97,13 +99,46 @@ static DATABASES: LazyLock<Mutex<HashMap<ChronologDb, Arc<Handle>>>> =
 
 /// One open database and what stops its calls.
 struct Handle {
-    db: Mutex<Database>,
+    db: Mutex<Session>,
     /// The stop flag of every `chronolog_execute` running or waiting for
     /// the database now: `chronolog_cancel` sets them all, without waiting
     /// for the database's lock.
     running: Mutex<Vec<Arc<AtomicBool>>>,
     /// Milliseconds a call may run, 0 for no limit.
     timeout_ms: AtomicU64,
+}
+
+/// Where a `chronolog_execute` runs. A script that defines rules or
+/// `let`s changes the handle's session, so it runs on it, holding it; any
+/// other runs on a fork of it, holding nothing, so a long query never holds
+/// up the handle's other calls (they share the handle's engine).
+enum Runner<'h> {
+    Handle(MutexGuard<'h, Session>),
+    Fork(Session),
+}
+
+impl<'h> Runner<'h> {
+    fn for_script(handle: &'h Handle, script: &str) -> Runner<'h> {
+        if Session::defines(script) {
+            Runner::Handle(lock(&handle.db))
+        } else {
+            Runner::Fork(lock(&handle.db).fork())
+        }
+    }
+
+    fn session(&mut self) -> &mut Session {
+        match self {
+            Runner::Handle(guard) => guard,
+            Runner::Fork(fork) => fork,
+        }
+    }
+
+    /// The handle's next search sees what a fork wrote.
+    fn finish(self, handle: &Handle) {
+        if let Runner::Fork(fork) = self {
+            lock(&handle.db).adopt_writes(&fork);
+        }
+    }
 }
 
 /// A call's registration in [`Handle::running`], removed when it ends.
@@ -289,7 +324,7 @@ pub unsafe extern "C" fn chronolog_open(
                 })?
             }
         };
-        let db = Database::with_embedder(store, chronolog_engine::default_embedder());
+        let db = Session::with_embedder(store, chronolog_engine::default_embedder());
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         let entry = Handle {
             db: Mutex::new(db),
@@ -352,7 +387,8 @@ pub unsafe extern "C" fn chronolog_execute(
                 .then(|| std::time::Instant::now() + std::time::Duration::from_millis(timeout)),
             ..Limits::default()
         };
-        let mut db = lock(&handle.db);
+        let mut runner = Runner::for_script(&handle, script);
+        let db = runner.session();
         if running.flag.load(Ordering::Relaxed) {
             return Err(Failure::new(ChronologStatus::Stopped, "query cancelled"));
         }
@@ -365,6 +401,7 @@ pub unsafe extern "C" fn chronolog_execute(
         let ran = db.run_script(script, &params, &limits);
         let json: Vec<_> = ran.outputs.iter().map(|o| db.output_json(o)).collect();
         if let Some(e) = ran.error {
+            runner.finish(&handle);
             let mut failure = Failure::engine(e, script);
             if !json.is_empty() {
                 // What ran before the error stays done: say so.
@@ -375,6 +412,7 @@ pub unsafe extern "C" fn chronolog_execute(
             }
             return Err(failure);
         }
+        runner.finish(&handle);
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
     })
@@ -407,9 +445,11 @@ pub unsafe extern "C" fn chronolog_add_message(
             "valid_from",
         )?;
         let handle = database(db)?;
-        let id = lock(&handle.db)
+        let mut fork = lock(&handle.db).fork();
+        let id = fork
             .add_message(role, text, valid_from)
             .map_err(|e| Failure::engine(e, text))?;
+        lock(&handle.db).adopt_writes(&fork);
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_id, id) }
     })
@@ -437,7 +477,8 @@ pub unsafe extern "C" fn chronolog_search(
         let query = unsafe { text_arg(query, "query") }?;
         let as_of = time_arg(unsafe { optional_text_arg(as_of, "as_of") }?, "as_of")?;
         let handle = database(db)?;
-        let hits = lock(&handle.db)
+        let mut fork = lock(&handle.db).fork();
+        let hits = fork
             .search_messages(query, k as usize, as_of)
             .map_err(|e| Failure::engine(e, query))?;
         let json: Vec<_> = hits

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
-use chronolog_engine::Database;
+use chronolog_engine::Session;
 use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Timestamp, Value, WriteTxn};
 use serde_json::Value as Json;
 
@@ -28,7 +28,7 @@ struct Record {
 
 /// Imports `path` into `relation` (default: the file's stem) and says how
 /// many rows went in.
-pub fn import(db: &mut Database, path: &Path, relation: Option<&str>) -> Result<usize> {
+pub fn import(db: &mut Session, path: &Path, relation: Option<&str>) -> Result<usize> {
     let relation = match relation {
         Some(name) => name.to_string(),
         None => path

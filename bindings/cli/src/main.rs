@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use chronolog_engine::Database;
+use chronolog_engine::Session;
 use clap::{Parser, Subcommand};
 
 use crate::output::{Format, Style};
@@ -112,7 +112,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         chronolog_storage::Store::open(&dir)
             .with_context(|| format!("cannot open the database at {}", dir.display()))?
     };
-    let db = Database::with_embedder(store, embedder);
+    let db = Session::with_embedder(store, embedder);
     let mut shell = Shell::new(
         db,
         cancel,
@@ -177,7 +177,7 @@ fn demo(no_repl: bool, cancel: Arc<AtomicBool>) -> Result<ExitCode> {
     let (embedder, _) = chronolog_engine::default_embedder_with_notice();
     let store = chronolog_storage::Store::open(dir.path())?;
     let mut shell = Shell::new(
-        Database::with_embedder(store, embedder),
+        Session::with_embedder(store, embedder),
         cancel,
         Box::new(std::io::stdout()),
         Box::new(std::io::stderr()),

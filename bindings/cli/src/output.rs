@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::str::FromStr;
 use std::time::Duration;
 
-use chronolog_engine::{Database, Output, Rows};
+use chronolog_engine::{Output, Rows, Session};
 use comfy_table::{Table, presets};
 
 /// The output format (`:format`, `--format`).
@@ -68,7 +68,7 @@ impl Default for Style {
 
 /// Prints what one statement produced.
 pub fn print(
-    db: &Database,
+    db: &Session,
     output: &Output,
     style: &Style,
     elapsed: Duration,
@@ -126,7 +126,7 @@ pub fn print(
     }
 }
 
-fn write_table(db: &Database, rows: &Rows, max_rows: usize, out: &mut dyn Write) -> io::Result<()> {
+fn write_table(db: &Session, rows: &Rows, max_rows: usize, out: &mut dyn Write) -> io::Result<()> {
     let shown = rows.len().min(max_rows);
     if !rows.columns.is_empty() {
         let mut table = Table::new();
@@ -149,7 +149,7 @@ fn write_table(db: &Database, rows: &Rows, max_rows: usize, out: &mut dyn Write)
     }
 }
 
-fn write_csv(db: &Database, rows: &Rows, out: &mut dyn Write) -> io::Result<()> {
+fn write_csv(db: &Session, rows: &Rows, out: &mut dyn Write) -> io::Result<()> {
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(&rows.columns)?;
     for row in rows {

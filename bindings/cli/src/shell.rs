@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use chronolog_engine::{Database, Limits, Output};
+use chronolog_engine::{Limits, Output, Session};
 
 use crate::input::{self, Entry};
 use crate::output::{self, Format, Style};
@@ -25,7 +25,7 @@ pub enum Flow {
 
 /// A shell session on one database.
 pub struct Shell {
-    db: Database,
+    db: Session,
     /// How answers print.
     pub style: Style,
     /// Print each input (with the prompt) before its output, and errors on
@@ -71,7 +71,7 @@ Statements end with a `.` and may span lines; commands start with `:` and take o
 impl Shell {
     /// A shell printing to `out` (answers) and `err` (errors).
     pub fn new(
-        db: Database,
+        db: Session,
         cancel: Arc<AtomicBool>,
         out: Box<dyn Write>,
         err: Box<dyn Write>,
@@ -89,7 +89,7 @@ impl Shell {
     }
 
     /// The database, for completion.
-    pub fn db(&self) -> &Database {
+    pub fn db(&self) -> &Session {
         &self.db
     }
 

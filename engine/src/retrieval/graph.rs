@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use chronolog_storage::{RelationId, Snapshot, Timestamp, ValueRef};
 use roaring::RoaringBitmap;
 
@@ -93,11 +95,17 @@ pub(crate) fn walk(graphs: &[Arc<Adjacency>], start: u32, depth: u32) -> Vec<(u3
     out
 }
 
-/// Adjacency lists built by earlier queries, by (relation, live rows).
+/// Adjacency lists built by earlier queries, by (relation, live rows),
+/// shared by every session of an engine. A graph is built outside the lock,
+/// so two sessions asking for the same new graph at once may both build it;
+/// one copy is kept.
 #[derive(Default)]
 pub(crate) struct GraphCache {
-    entries: Vec<(RelationId, Arc<RoaringBitmap>, Arc<Adjacency>)>,
+    entries: Mutex<Vec<CachedGraph>>,
 }
+
+/// A graph and the (relation, live rows) it was built from.
+type CachedGraph = (RelationId, Arc<RoaringBitmap>, Arc<Adjacency>);
 
 /// Adjacency bytes kept between queries at most.
 const MAX_CACHED_BYTES: usize = 256 << 20;
@@ -105,7 +113,7 @@ const MAX_CACHED_BYTES: usize = 256 << 20;
 impl GraphCache {
     /// The adjacency of `rel` at (`valid`, `known`), built if not cached.
     pub(crate) fn adjacency(
-        &mut self,
+        &self,
         snapshot: &Snapshot,
         rel: RelationId,
         valid: Timestamp,
@@ -113,15 +121,17 @@ impl GraphCache {
     ) -> Result<Arc<Adjacency>> {
         let scan = snapshot.scan(rel).as_of(valid).known_at(known);
         let live = scan.live_rows()?;
-        if let Some(at) = self
-            .entries
-            .iter()
-            .position(|(r, l, _)| *r == rel && (Arc::ptr_eq(l, &live) || **l == *live))
         {
-            let entry = self.entries.remove(at);
-            let graph = entry.2.clone();
-            self.entries.push(entry);
-            return Ok(graph);
+            let mut entries = self.entries.lock();
+            if let Some(at) = entries
+                .iter()
+                .position(|(r, l, _)| *r == rel && (Arc::ptr_eq(l, &live) || **l == *live))
+            {
+                let entry = entries.remove(at);
+                let graph = entry.2.clone();
+                entries.push(entry);
+                return Ok(graph);
+            }
         }
         let mut links = Vec::with_capacity(live.len() as usize);
         scan.for_each(|row| {
@@ -130,11 +140,12 @@ impl GraphCache {
             }
         })?;
         let graph = Arc::new(Adjacency::build(&links));
-        self.entries.retain(|(r, _, _)| *r != rel);
-        self.entries.push((rel, live, graph.clone()));
-        let mut total: usize = self.entries.iter().map(|e| e.2.heap_bytes()).sum();
-        while total > MAX_CACHED_BYTES && self.entries.len() > 1 {
-            total -= self.entries.remove(0).2.heap_bytes();
+        let mut entries = self.entries.lock();
+        entries.retain(|(r, _, _)| *r != rel);
+        entries.push((rel, live, graph.clone()));
+        let mut total: usize = entries.iter().map(|e| e.2.heap_bytes()).sum();
+        while total > MAX_CACHED_BYTES && entries.len() > 1 {
+            total -= entries.remove(0).2.heap_bytes();
         }
         Ok(graph)
     }

@@ -11,7 +11,7 @@
 //! session calls it before its first search (so a memory stored before it
 //! opened is searched whole, never the part indexed so far) and before its
 //! search after its own commit (read your own writes; see
-//! `Database::catch_up_indexes`). Queries
+//! `Session::catch_up_indexes`). Queries
 //! filter what the index returns by their snapshot's live rows, as every
 //! other read does, and rows erased by a purge are erased from the indexes
 //! on the next pass.

@@ -18,6 +18,8 @@ pub(crate) mod vector;
 use crate::order::SymbolOrder;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use chronolog_ql::plan::{Metric, RankedPlan, Term};
 use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Timestamp};
 use rustc_hash::FxHashMap;
@@ -38,28 +40,42 @@ const FIRST_PASS_AFTER_ROWS: u64 = 50_000;
 /// position in the list, from 1.
 pub type Ranking = Vec<(Val, f64)>;
 
-/// What retrieval keeps for a session.
+/// What retrieval keeps for an engine, shared by its sessions: the
+/// background indexes and the caches built from them.
 pub(crate) struct Retrieval {
     pub graphs: GraphCache,
     pub indexes: Indexes,
     /// The live-row bit set `near` built last, per relation: rebuilding
     /// it walks every live row, so it is kept while the validity index
     /// hands out the same bitmap.
-    pub live_bits: Vec<(RelationId, Arc<roaring::RoaringBitmap>, Arc<LiveBits>)>,
+    live_bits: Mutex<Vec<CachedLiveBits>>,
 }
 
+/// Live bits and the (relation, live rows) they were built from.
+type CachedLiveBits = (RelationId, Arc<roaring::RoaringBitmap>, Arc<LiveBits>);
+
 impl Retrieval {
-    fn live_bits(&mut self, rel: RelationId, live: Arc<roaring::RoaringBitmap>) -> Arc<LiveBits> {
+    pub(crate) fn new(indexes: Indexes) -> Retrieval {
+        Retrieval {
+            graphs: GraphCache::default(),
+            indexes,
+            live_bits: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn live_bits(&self, rel: RelationId, live: Arc<roaring::RoaringBitmap>) -> Arc<LiveBits> {
         if let Some((_, _, bits)) = self
             .live_bits
+            .lock()
             .iter()
             .find(|(r, l, _)| *r == rel && Arc::ptr_eq(l, &live))
         {
             return bits.clone();
         }
         let bits = Arc::new(LiveBits::new(&live));
-        self.live_bits.retain(|(r, _, _)| *r != rel);
-        self.live_bits.push((rel, live, bits.clone()));
+        let mut cached = self.live_bits.lock();
+        cached.retain(|(r, _, _)| *r != rel);
+        cached.push((rel, live, bits.clone()));
         bits
     }
 }
@@ -128,7 +144,7 @@ impl At<'_> {
 impl Retrieval {
     /// Runs `op`, given the values of its [`input_terms`] in order.
     pub(crate) fn rank(
-        &mut self,
+        &self,
         op: &RankedPlan,
         at: &At<'_>,
         inputs: &mut std::vec::IntoIter<Val>,
@@ -208,7 +224,7 @@ impl Retrieval {
 
     #[allow(clippy::too_many_arguments)]
     fn near(
-        &mut self,
+        &self,
         at: &At<'_>,
         rel: &str,
         vector_column: Option<usize>,
@@ -285,7 +301,7 @@ impl Retrieval {
         at.top_ids(id, k, live_rows, &mut search)
     }
 
-    fn hops(&mut self, at: &At<'_>, start: u32, depth: u32, edges: &[String]) -> Result<Ranking> {
+    fn hops(&self, at: &At<'_>, start: u32, depth: u32, edges: &[String]) -> Result<Ranking> {
         let store = at.snapshot.store();
         let names: Vec<String> = if edges.is_empty() {
             store

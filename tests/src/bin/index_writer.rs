@@ -9,14 +9,14 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use chronolog_engine::{Database, HashingEmbedder, Output};
+use chronolog_engine::{HashingEmbedder, Output, Session};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
         .nth(1)
         .ok_or("usage: index-writer DB_DIR")?;
     let store = chronolog_storage::Store::open(&path)?;
-    let mut db = Database::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
+    let mut db = Session::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
     if db.store().relation_id("doc").is_err() {
         db.run(":create doc(n: int key, text: str search embed).")?;
     }

@@ -167,6 +167,19 @@ def main(lib_path, db_dir):
     thread.start()
     thread.join(0.5)
     assert thread.is_alive(), "the runaway query should still be running"
+    # The handle's other calls are not held up by it.
+    other = {}
+
+    def ask():
+        other["status"], other["out"] = c.execute(db, "?- works_at(alice, Y) as_of 2022-01-01.")
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    asker.join(60)
+    assert not asker.is_alive(), "a query waited for the runaway one"
+    assert other["status"] == OK, other
+    assert other["out"] == [{"rows": {"columns": ["Y"], "rows": [["tencent"]]}}], other
+    assert thread.is_alive(), "it was answered while the runaway query ran"
     assert c.lib.chronolog_cancel(db) == OK
     thread.join(30)
     assert not thread.is_alive(), "cancel stopped the query"

@@ -1,4 +1,4 @@
-//! `Database`: a session over a store. It runs scripts statement by
+//! `Session`: a session over a store. It runs scripts statement by
 //! statement, keeps the rules and `let` bindings defined so far, and
 //! prepares queries once to run many times with parameters.
 //!
@@ -22,14 +22,12 @@ use chronolog_storage::{
 };
 use rustc_hash::FxHashMap;
 
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::eval::{Executor, Limits};
 use crate::retrieval::Retrieval;
 use crate::retrieval::embed::{Embedder, HashingEmbedder};
-use crate::retrieval::graph::GraphCache;
-use crate::retrieval::indexes::Indexes;
 use crate::rows::Rows;
-use crate::stored_cache::StoredCache;
 use crate::val::Val;
 
 /// What one statement produced.
@@ -64,7 +62,7 @@ impl Prepared {
 
 /// Symbols named by queries: interned ids, or virtual ids for names the
 /// store has never seen (they compare and print, but match no stored row).
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct SymbolResolver {
     virtual_names: Vec<String>,
     virtual_ids: HashMap<String, u32>,
@@ -109,8 +107,13 @@ impl SymbolResolver {
     }
 }
 
-/// A Datalog session over a bi-temporal store.
-pub struct Database {
+/// A Datalog session over an [`Engine`]: the rules and `let`s defined so
+/// far, and the names of symbols its queries mentioned that the store does
+/// not know. Cheap to make (`engine.session()`); everything heavy (the
+/// store, the indexer, the caches) belongs to the engine and is shared.
+pub struct Session {
+    engine: Engine,
+    /// The engine's store (a handle), kept at hand.
     store: Store,
     rules: Vec<ast::Rule>,
     /// For each rule, the script it came from (a count of scripts run):
@@ -120,8 +123,6 @@ pub struct Database {
     script: u64,
     lets: Lets,
     symbols: SymbolResolver,
-    stored_cache: StoredCache,
-    retrieval: Retrieval,
     /// The indexes may lag what this session must see: the rows stored
     /// when it opened, then its own commits. Its next `near` or `bm25`
     /// waits for them to catch up (read your own writes, and never a
@@ -240,34 +241,71 @@ impl Catalog for StoreCatalog<'_> {
     }
 }
 
-impl Database {
-    /// A session over an open store, embedding text with the default
-    /// embedder ([`default_embedder`]).
-    pub fn new(store: Store) -> Database {
-        Database::with_embedder(store, default_embedder())
+impl Session {
+    /// A session over a new engine over `store` (see [`Engine::new`]). A
+    /// program with several sessions on one store makes one [`Engine`]
+    /// and asks it for each session instead.
+    pub fn new(store: Store) -> Session {
+        Engine::new(store).session()
     }
 
-    /// A session whose `embed` columns and `near(rel, "text", k)` queries
-    /// use `embedder`.
-    pub fn with_embedder(store: Store, embedder: Arc<dyn Embedder>) -> Database {
-        let indexes = Indexes::new(store.clone(), embedder);
-        // Rows already stored are indexed in the background from the start.
-        indexes.nudge();
-        Database {
-            store,
+    /// A session over a new engine whose `embed` columns and
+    /// `near(rel, "text", k)` queries use `embedder`.
+    pub fn with_embedder(store: Store, embedder: Arc<dyn Embedder>) -> Session {
+        Engine::with_embedder(store, embedder).session()
+    }
+
+    pub(crate) fn over(engine: Engine) -> Session {
+        Session {
+            store: engine.store().clone(),
+            engine,
             rules: Vec::new(),
             rule_scripts: Vec::new(),
             script: 0,
             lets: Lets::new(),
             symbols: SymbolResolver::default(),
-            stored_cache: StoredCache::default(),
-            retrieval: Retrieval {
-                graphs: GraphCache::default(),
-                indexes,
-                live_bits: Vec::new(),
-            },
             indexes_behind: true,
         }
+    }
+
+    /// The engine this session runs on: ask it for more sessions over the
+    /// same store.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// A new session on the same engine that starts with this one's rules
+    /// and `let`s: what a caller runs a query on without holding this
+    /// session (the C ABI runs concurrent calls on one handle this way).
+    pub fn fork(&self) -> Session {
+        Session {
+            engine: self.engine.clone(),
+            store: self.store.clone(),
+            rules: self.rules.clone(),
+            rule_scripts: self.rule_scripts.clone(),
+            script: self.script,
+            lets: self.lets.clone(),
+            symbols: self.symbols.clone(),
+            indexes_behind: self.indexes_behind,
+        }
+    }
+
+    /// Takes note of what a [`Session::fork`] of this session wrote: this
+    /// session's next `near` or `bm25` then waits for the indexes to catch
+    /// up with it, as it would for its own writes.
+    pub fn adopt_writes(&mut self, fork: &Session) {
+        self.indexes_behind |= fork.indexes_behind;
+    }
+
+    /// Whether running `script` would define rules or `let`s, that is,
+    /// change the session and not only the store. A script that does not
+    /// parse defines nothing (it runs nothing).
+    pub fn defines(script: &str) -> bool {
+        parse_each(script).is_ok_and(|parsed| {
+            parsed
+                .iter()
+                .any(|(_, s)| matches!(s, Ok(Statement::Rule(_) | Statement::Let(_))))
+        })
     }
 
     /// A plan constant as a value (symbols resolve to stored ids, or to
@@ -289,37 +327,37 @@ impl Database {
         chronolog_storage::Symbol(self.symbols.resolve(&self.store, name))
     }
 
-    pub(crate) fn retrieval_mut(&mut self) -> &mut Retrieval {
-        &mut self.retrieval
+    pub(crate) fn retrieval(&self) -> &Retrieval {
+        self.engine.retrieval()
     }
 
     /// The embedder's name (`hashing-384`, `all-MiniLM-L6-v2`).
     pub fn embedder_name(&self) -> String {
-        self.retrieval.indexes.embedder().name()
+        self.engine.embedder_name()
     }
 
     /// Waits until every row committed so far is searchable by `near` and
     /// `bm25` (they are indexed off the writer's path, within about 100 ms).
     pub fn sync_indexes(&self) -> Result<()> {
-        self.retrieval.indexes.sync()
+        self.engine.sync_indexes()
     }
 
     /// `sync_indexes`, then merges each text index into one segment now.
     /// The indexer does this by itself once writes pause for about 100 ms;
     /// call it after a bulk load to have searches at full speed at once.
     pub fn compact_indexes(&self) -> Result<()> {
-        self.retrieval.indexes.sync()?;
-        self.retrieval.indexes.compact()
+        self.engine.compact_indexes()
     }
 
-    /// Opens (or creates) the database in directory `path`.
-    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Database> {
-        Ok(Database::new(Store::open(path)?))
+    /// Opens (or creates) the database in directory `path`, with a new
+    /// engine over it, and returns a session on that engine.
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Session> {
+        Ok(Session::new(Store::open(path)?))
     }
 
-    /// A database in memory only.
-    pub fn in_memory() -> Database {
-        Database::new(Store::in_memory())
+    /// A session on a new engine over a store in memory only.
+    pub fn in_memory() -> Session {
+        Session::new(Store::in_memory())
     }
 
     /// The underlying store.
@@ -348,7 +386,7 @@ impl Database {
         }
     }
 
-    /// As [`Database::run_with`], but an error comes with what the
+    /// As [`Session::run_with`], but an error comes with what the
     /// statements before it did (they stay done: a created relation, a
     /// committed batch), so a caller can report both.
     pub fn run_script(
@@ -398,7 +436,7 @@ impl Database {
         script: &str,
         params: &HashMap<String, Value>,
         limits: &Limits,
-        each: impl FnMut(&Database, Span, Result<Output>) -> bool,
+        each: impl FnMut(&Session, Span, Result<Output>) -> bool,
     ) -> Result<()> {
         let parsed = parse_each(script)?;
         self.run_parsed(script, parsed, params, limits, each);
@@ -411,7 +449,7 @@ impl Database {
         parsed: Vec<ParsedStatement>,
         params: &HashMap<String, Value>,
         limits: &Limits,
-        mut each: impl FnMut(&Database, Span, Result<Output>) -> bool,
+        mut each: impl FnMut(&Session, Span, Result<Output>) -> bool,
     ) {
         self.script += 1;
         let params = to_vals(params);
@@ -471,7 +509,7 @@ impl Database {
     /// they may lag what this session must see (see `indexes_behind`).
     pub(crate) fn catch_up_indexes(&mut self, needs: bool) -> Result<()> {
         if needs && self.indexes_behind {
-            self.retrieval.indexes.sync()?;
+            self.engine.sync_indexes()?;
             self.indexes_behind = false;
         }
         Ok(())
@@ -480,7 +518,7 @@ impl Database {
     /// Tells the indexes of a commit; this session's next search waits
     /// for them (read your own writes).
     fn after_commit(&mut self) {
-        self.retrieval.indexes.nudge();
+        self.engine.retrieval().indexes.nudge();
         self.indexes_behind = true;
     }
 
@@ -650,15 +688,15 @@ impl Database {
             params,
             limits,
             &mut self.symbols,
-            &mut self.stored_cache,
-            &mut self.retrieval,
+            self.engine.stored_cache(),
+            self.engine.retrieval(),
         );
         let rows = executor.run(plan)?;
         executor.finish();
         Ok(rows)
     }
 
-    /// A value as a person reads it in a table: as [`Database::render`],
+    /// A value as a person reads it in a table: as [`Session::render`],
     /// but a float to six significant digits. Scores computed with SIMD
     /// differ in their last bits from one CPU to another; seventeen digits
     /// help no reader, and would make every transcript CPU-dependent.
@@ -875,7 +913,7 @@ impl Database {
     }
 }
 
-/// What [`Database::run_script`] did: the outputs of the statements that
+/// What [`Session::run_script`] did: the outputs of the statements that
 /// ran, in order, and the error that stopped it, if one did.
 #[derive(Debug)]
 pub struct ScriptRun {
