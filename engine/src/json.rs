@@ -136,7 +136,8 @@ fn schema_json(schema: &Schema) -> Json {
             "type": c.ty.to_string(),
             "key": c.key,
             "nullable": c.nullable,
-            "search": c.search,
+            "search": c.search.is_on(),
+            "analyzer": c.search.is_on().then(|| c.search.name()),
             "embed": c.embed,
         })).collect::<Vec<_>>(),
     })

@@ -10,15 +10,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chronolog_ql::ast::{self, Expr, FactKind, Statement, TypeName, ValidClause};
+use chronolog_ql::ast::{self, Analyzer, Expr, FactKind, Statement, TypeName, ValidClause};
 use chronolog_ql::plan::{Constant, Plan, RankedPlan};
 use chronolog_ql::{
     Catalog, ColumnInfo, CompileError, Lets, ParsedStatement, Span, compile_query, constant, parse,
     parse_each,
 };
 use chronolog_storage::{
-    ColumnDef, ColumnType, CommitInfo, Interval, Replaced, Schema, Store, Timestamp, Value,
-    WriteTxn,
+    ColumnDef, ColumnType, CommitInfo, Interval, Replaced, Schema, Store, TextSearch, Timestamp,
+    Value, WriteTxn,
 };
 use rustc_hash::FxHashMap;
 
@@ -232,7 +232,7 @@ impl Catalog for StoreCatalog<'_> {
                     ColumnInfo {
                         name: c.name.clone(),
                         ty,
-                        search: c.search,
+                        search: c.search.is_on(),
                         embed: c.embed,
                     }
                 })
@@ -540,7 +540,11 @@ impl Session {
                             ty: column_type(c.ty),
                             key: c.key,
                             nullable: c.nullable,
-                            search: c.search,
+                            search: match c.search {
+                                None => TextSearch::Off,
+                                Some(Analyzer::English) => TextSearch::English,
+                                Some(Analyzer::Simple) => TextSearch::Simple,
+                            },
                             embed: c.embed,
                         })
                         .collect(),

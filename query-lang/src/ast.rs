@@ -54,10 +54,21 @@ pub struct ColumnDecl {
     pub key: bool,
     /// Accepts `null`.
     pub nullable: bool,
-    /// `search`: the text is indexed for `bm25`.
-    pub search: bool,
+    /// `search` or `search(ANALYZER)`: the text is indexed for `bm25`,
+    /// cut into words by that analyzer.
+    pub search: Option<Analyzer>,
     /// `embed`: the text is embedded for `near`.
     pub embed: bool,
+}
+
+/// How a `search` column's text is cut into words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Analyzer {
+    /// `search` or `search(english)`: lower case, English stop words
+    /// dropped, words stemmed.
+    English,
+    /// `search(simple)`: words as written, lower-cased.
+    Simple,
 }
 
 /// A column type as written.

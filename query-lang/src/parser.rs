@@ -10,7 +10,7 @@
 //!           | ("retract" | "correct") atom [valid] "."
 //!           | head [":-" body] [valid] "."
 //! valid     = "valid" ("always" | expr [".." expr])
-//! column    = name ":" type ["?"] ("key" | "search" | "embed")*
+//! column    = name ":" type ["?"] ("key" | "search" ["(" ("english" | "simple") ")"] | "embed")*
 //! body      = literal ("," literal)*
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
 //! ranked    = ("near" | "bm25") "(" name "," expr "," int ["," name] ")"
@@ -278,12 +278,22 @@ impl Parser {
             self.expect_punct(":")?;
             let ty = self.type_name()?;
             let nullable = self.eat_punct("?");
-            let (mut key, mut search, mut embed) = (false, false, false);
+            let (mut key, mut search, mut embed) = (false, None, false);
             loop {
                 if self.eat_keyword("key") {
                     key = true;
                 } else if self.eat_keyword("search") {
-                    search = true;
+                    search = Some(Analyzer::English);
+                    if self.eat_punct("(") {
+                        search = Some(if self.eat_keyword("english") {
+                            Analyzer::English
+                        } else if self.eat_keyword("simple") {
+                            Analyzer::Simple
+                        } else {
+                            return self.error("an analyzer: `english` or `simple`");
+                        });
+                        self.expect_punct(")")?;
+                    }
                 } else if self.eat_keyword("embed") {
                     embed = true;
                 } else {

@@ -52,7 +52,7 @@ mod vectors;
 pub use error::{Error, Result};
 pub use log::Durability;
 pub use relation::RowId;
-pub use schema::{ColumnDef, MAX_COLUMNS, Schema};
+pub use schema::{ColumnDef, MAX_COLUMNS, Schema, TextSearch};
 pub use snapshot::{AsOf, Gathered, RowVersion, RowView, Scan, Selector, Snapshot};
 pub use store::{DEFAULT_MIN_FREE_BYTES, Options, PurgeRecord, RelationId, Store};
 pub use symbol_ranks::SymbolRanks;

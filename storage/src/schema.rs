@@ -21,8 +21,9 @@ pub struct ColumnDef {
     pub key: bool,
     /// Whether `Null` is accepted.
     pub nullable: bool,
-    /// Text the engine indexes for BM25 search (`str` columns only).
-    pub search: bool,
+    /// Whether, and how, the engine indexes the column's text for BM25
+    /// search (`str` columns only).
+    pub search: TextSearch,
     /// Text the engine embeds for vector search (`str` columns only).
     pub embed: bool,
 }
@@ -35,7 +36,7 @@ impl ColumnDef {
             ty,
             key: false,
             nullable: false,
-            search: false,
+            search: TextSearch::Off,
             embed: false,
         }
     }
@@ -52,9 +53,16 @@ impl ColumnDef {
         self
     }
 
-    /// Asks the engine to index the column's text for BM25 search.
-    pub fn search(mut self) -> ColumnDef {
-        self.search = true;
+    /// Asks the engine to index the column's text for BM25 search, as
+    /// English (see [`TextSearch::English`]).
+    pub fn search(self) -> ColumnDef {
+        self.search_as(TextSearch::English)
+    }
+
+    /// Asks the engine to index the column's text for BM25 search, cut
+    /// into words by `analyzer`.
+    pub fn search_as(mut self, analyzer: TextSearch) -> ColumnDef {
+        self.search = analyzer;
         self
     }
 
@@ -62,6 +70,42 @@ impl ColumnDef {
     pub fn embed(mut self) -> ColumnDef {
         self.embed = true;
         self
+    }
+}
+
+/// How a column's text is cut into words for BM25 search: the same cut
+/// applies to the stored text and to the words searched for.
+///
+/// Stored in the log as one byte where a `bool` used to be (postcard
+/// encodes `false` and `Off`, `true` and `English`, alike), so a column
+/// marked `search` before analyzers existed reads back as English.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub enum TextSearch {
+    /// Not indexed for BM25.
+    #[default]
+    Off,
+    /// English: lower case, English stop words dropped, words reduced to
+    /// their stem ("moved" and "moving" both match "move"). What people
+    /// tell an assistant, and what it asks back, is mostly this.
+    English,
+    /// Words as written, lower-cased, nothing dropped or stemmed: names,
+    /// codes, or text in another language.
+    Simple,
+}
+
+impl TextSearch {
+    /// Whether the column is indexed at all.
+    pub fn is_on(self) -> bool {
+        self != TextSearch::Off
+    }
+
+    /// The analyzer's name in the language (`search(english)`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TextSearch::Off => "off",
+            TextSearch::English => "english",
+            TextSearch::Simple => "simple",
+        }
     }
 }
 
@@ -123,7 +167,11 @@ impl Schema {
                     c.ty,
                     if c.nullable { "?" } else { "" },
                     if c.key { " key" } else { "" },
-                    if c.search { " search" } else { "" },
+                    match c.search {
+                        TextSearch::Off => "",
+                        TextSearch::English => " search",
+                        TextSearch::Simple => " search(simple)",
+                    },
                     if c.embed { " embed" } else { "" }
                 )
             })
@@ -168,7 +216,7 @@ impl Schema {
                     col.name
                 )));
             }
-            if (col.search || col.embed) && col.ty != ColumnType::Str {
+            if (col.search.is_on() || col.embed) && col.ty != ColumnType::Str {
                 return Err(bad(format!(
                     "only str columns can be searched or embedded, not `{}`",
                     col.name
@@ -176,6 +224,19 @@ impl Schema {
             }
             if col.key && matches!(col.ty, ColumnType::Vector(_)) {
                 return Err(bad(format!("vector column `{}` cannot be a key", col.name)));
+            }
+            // A relation's searched columns form one text, cut one way.
+            if let Some(other) = self.columns[..i]
+                .iter()
+                .find(|c| c.search.is_on() && col.search.is_on() && c.search != col.search)
+            {
+                return Err(bad(format!(
+                    "columns `{}` and `{}` are searched with different analyzers ({} and {}); a relation's searched text is cut one way",
+                    other.name,
+                    col.name,
+                    other.search.name(),
+                    col.search.name()
+                )));
             }
         }
         Ok(())
@@ -217,4 +278,51 @@ fn is_identifier(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && s.len() <= 128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A column as format 3 wrote it before analyzers existed.
+    #[derive(Serialize)]
+    struct ColumnBeforeAnalyzers {
+        name: String,
+        ty: ColumnType,
+        key: bool,
+        nullable: bool,
+        search: bool,
+        embed: bool,
+    }
+
+    #[test]
+    fn a_column_written_with_a_search_flag_reads_back_as_english() {
+        for (flag, expected) in [(false, TextSearch::Off), (true, TextSearch::English)] {
+            let old = ColumnBeforeAnalyzers {
+                name: "text".into(),
+                ty: ColumnType::Str,
+                key: false,
+                nullable: false,
+                search: flag,
+                embed: true,
+            };
+            let bytes = postcard::to_allocvec(&old).expect("encode");
+            let read: ColumnDef = postcard::from_bytes(&bytes).expect("decode");
+            assert_eq!(read.search, expected);
+            assert!(read.embed);
+        }
+    }
+
+    #[test]
+    fn searched_columns_of_one_relation_share_an_analyzer() {
+        let schema = Schema::new(
+            "doc",
+            vec![
+                ColumnDef::new("title", ColumnType::Str).search(),
+                ColumnDef::new("code", ColumnType::Str).search_as(TextSearch::Simple),
+            ],
+        );
+        let err = schema.validate().expect_err("two analyzers");
+        assert!(err.to_string().contains("different analyzers"), "{err}");
+    }
 }

@@ -543,7 +543,7 @@ fn bm25_scores_are_tantivys_own() {
 
     let corpus = realistic_corpus(300);
     let mut db = hashing_db(Store::in_memory());
-    db.run(":create note(id: int key, text: str search).")
+    db.run(":create note(id: int key, text: str search(simple)).")
         .expect("create");
     let mut script = String::new();
     for (i, text) in corpus.iter().enumerate() {

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use chronolog_storage::{ColumnType, RelationId, RowId, Store, ValueRef, VectorArena};
+use chronolog_storage::{ColumnType, RelationId, RowId, Store, TextSearch, ValueRef, VectorArena};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex, RwLock};
 
@@ -100,7 +100,7 @@ impl Indexes {
             .store
             .relations()
             .iter()
-            .any(|s| s.columns.iter().any(|c| c.search || c.embed))
+            .any(|s| s.columns.iter().any(|c| c.search.is_on() || c.embed))
     }
 
     /// Tells the worker there may be new rows (after a commit); starts it
@@ -212,15 +212,21 @@ fn catch_up(shared: &Shared) -> Result<()> {
     for schema in shared.store.relations() {
         let rel = shared.store.relation_id(&schema.name)?;
         let search: Vec<usize> = (0..schema.columns.len())
-            .filter(|&c| schema.columns[c].search && schema.columns[c].ty == ColumnType::Str)
+            .filter(|&c| {
+                schema.columns[c].search.is_on() && schema.columns[c].ty == ColumnType::Str
+            })
             .collect();
+        // Validated: a relation's searched columns share one analyzer.
+        let analyzer = search
+            .first()
+            .map_or(TextSearch::English, |&c| schema.columns[c].search);
         if !search.is_empty() {
             let index = {
                 let mut texts = shared.texts.write();
                 match texts.get(&rel) {
                     Some(index) => index.clone(),
                     None => {
-                        let index = Arc::new(TextIndex::new(search.clone())?);
+                        let index = Arc::new(TextIndex::new(search.clone(), analyzer)?);
                         texts.insert(rel, index.clone());
                         index
                     }

@@ -11,11 +11,16 @@
 
 use std::sync::Arc;
 
-use chronolog_storage::{RelationId, RowId, Snapshot, ValueRef};
+use chronolog_storage::{RelationId, RowId, Snapshot, TextSearch, ValueRef};
 use parking_lot::Mutex;
 use tantivy::collector::{FilterCollector, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TEXT};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::error::{Error, Result};
@@ -49,18 +54,54 @@ pub(crate) struct TextIndex {
     writer: Mutex<Writer>,
 }
 
+/// The tantivy analyzer for `analyzer`, and the name it is registered
+/// under. Both cut on non-alphanumerics, drop tokens over 40 bytes (base64,
+/// URLs) and lower-case; English also drops English stop words (tantivy's
+/// list, Lucene's) and stems (Snowball).
+fn analyzer_of(analyzer: TextSearch) -> Result<(&'static str, TextAnalyzer)> {
+    let base = || {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(40))
+            .filter(LowerCaser)
+    };
+    Ok(match analyzer {
+        TextSearch::English => {
+            let stop_words = StopWordFilter::new(Language::English)
+                .ok_or_else(|| text_error("tantivy has no English stop words"))?;
+            (
+                "chronolog_english",
+                base()
+                    .filter(stop_words)
+                    .filter(Stemmer::new(Language::English))
+                    .build(),
+            )
+        }
+        TextSearch::Simple | TextSearch::Off => ("chronolog_simple", base().build()),
+    })
+}
+
 fn text_error(e: impl std::fmt::Display) -> Error {
     Error::Retrieval(format!("text index: {e}"))
 }
 
 impl TextIndex {
-    /// An empty index of the `search` columns `columns`.
-    pub(crate) fn new(columns: Vec<usize>) -> Result<TextIndex> {
+    /// An empty index of the `search` columns `columns`, whose text (and
+    /// the words searched for) `analyzer` cuts into words.
+    pub(crate) fn new(columns: Vec<usize>, analyzer: TextSearch) -> Result<TextIndex> {
         let mut schema = Schema::builder();
         let row_field =
             schema.add_u64_field("row", NumericOptions::default().set_indexed().set_fast());
-        let body = schema.add_text_field("body", TEXT);
+        let (name, tokenizer) = analyzer_of(analyzer)?;
+        let body = schema.add_text_field(
+            "body",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(name)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            ),
+        );
         let index = Index::create_in_ram(schema.build());
+        index.tokenizers().register(name, tokenizer);
         let writer = index
             .writer_with_num_threads(1, WRITER_BUDGET)
             .map_err(text_error)?;
@@ -289,7 +330,7 @@ mod tests {
                 vec![ColumnDef::new("text", ColumnType::Str)],
             ))
             .expect("create");
-        let index = TextIndex::new(vec![0]).expect("index");
+        let index = TextIndex::new(vec![0], TextSearch::English).expect("index");
         for batch in 0..5 {
             let mut txn = store.begin();
             for i in 0..20 {
@@ -318,5 +359,51 @@ mod tests {
         // Nothing new: nothing to do.
         index.compact(false).expect("compact again");
         assert_eq!(index.segments(), 1);
+    }
+
+    /// The rows of a one-column relation holding `texts`, indexed by
+    /// `analyzer`, that `query` finds.
+    fn found(analyzer: TextSearch, texts: &[&str], query: &str) -> Vec<RowId> {
+        let store = Store::in_memory();
+        let rel = store
+            .create_relation(Schema::new(
+                "doc",
+                vec![ColumnDef::new("text", ColumnType::Str)],
+            ))
+            .expect("create");
+        let mut txn = store.begin();
+        for text in texts {
+            txn.assert(rel, vec![Value::str(*text)], Interval::ALWAYS, None)
+                .expect("assert");
+        }
+        txn.commit().expect("commit");
+        let index = TextIndex::new(vec![0], analyzer).expect("index");
+        index.catch_up(&store.snapshot(), rel).expect("catch up");
+        let live = Arc::new((0..texts.len() as u32).collect::<RoaringBitmap>());
+        let mut rows: Vec<RowId> = index
+            .search(query, 10, live)
+            .expect("search")
+            .iter()
+            .map(|h| h.row)
+            .collect();
+        rows.sort_unstable();
+        rows
+    }
+
+    #[test]
+    fn english_stems_words_and_drops_stop_words() {
+        let texts = [
+            "I moved to Berlin last spring",
+            "We are moving the office",
+            "The cat is on the mat",
+        ];
+        assert_eq!(found(TextSearch::English, &texts, "move"), [0, 1]);
+        assert_eq!(found(TextSearch::English, &texts, "cats"), [2]);
+        // Only stop words: nothing to search for.
+        assert!(found(TextSearch::English, &texts, "the is on").is_empty());
+        // Simple keeps words as written (lower-cased).
+        assert!(found(TextSearch::Simple, &texts, "move").is_empty());
+        assert_eq!(found(TextSearch::Simple, &texts, "MOVED"), [0]);
+        assert_eq!(found(TextSearch::Simple, &texts, "the"), [1, 2]);
     }
 }
