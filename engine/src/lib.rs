@@ -39,6 +39,12 @@ mod stored_cache;
 mod val;
 
 pub use chronolog_ql::plan::{Metric, RankedPlan};
+/// The storage types the engine's API takes and returns, so a program (the
+/// shell, the C ABI, the memory layer) depends on the engine alone.
+pub use chronolog_storage::{
+    ColumnDef, ColumnType, CommitInfo, Durability, Interval, Options, RelationId, Replaced,
+    RowVersion, Schema, Store, Symbol, TextSearch, Timestamp, Value, WriteTxn,
+};
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use eval::{Limits, Strategy, default_query_memory};

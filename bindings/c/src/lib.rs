@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use chronolog_engine::{Error, Limits, Session};
-use chronolog_storage::{Store, Timestamp};
+use chronolog_engine::{Store, Timestamp};
 use serde_json::json;
 
 /// A database handle: a number, never dereferenced, so a stale or made-up

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use chronolog_engine::Session;
-use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Timestamp, Value, WriteTxn};
+use chronolog_engine::{ColumnDef, ColumnType, Interval, Schema, Timestamp, Value, WriteTxn};
 use serde_json::Value as Json;
 
 /// A field as read: CSV gives text, JSON Lines gives JSON values.

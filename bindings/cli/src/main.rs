@@ -93,11 +93,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
     let store = if cli.recover {
-        let options = chronolog_storage::Options {
+        let options = chronolog_engine::Options {
             recover: true,
-            ..chronolog_storage::Options::default()
+            ..chronolog_engine::Options::default()
         };
-        let store = chronolog_storage::Store::open_with(&dir, options)
+        let store = chronolog_engine::Store::open_with(&dir, options)
             .with_context(|| format!("cannot recover the database at {}", dir.display()))?;
         match store.damage() {
             Some(damage) => eprintln!("opened read-only for recovery: {damage}"),
@@ -109,7 +109,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     } else {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
-        chronolog_storage::Store::open(&dir)
+        chronolog_engine::Store::open(&dir)
             .with_context(|| format!("cannot open the database at {}", dir.display()))?
     };
     let db = Session::with_embedder(store, embedder);
@@ -175,7 +175,7 @@ fn demo(no_repl: bool, cancel: Arc<AtomicBool>) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (embedder, _) = chronolog_engine::default_embedder_with_notice();
-    let store = chronolog_storage::Store::open(dir.path())?;
+    let store = chronolog_engine::Store::open(dir.path())?;
     let mut shell = Shell::new(
         Session::with_embedder(store, embedder),
         cancel,

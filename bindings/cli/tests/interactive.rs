@@ -1,6 +1,7 @@
 //! The shell on a real pseudo-terminal: a multi-line rule typed line by
 //! line, a query, Ctrl-C during a runaway recursive query (the query stops,
-//! the shell stays), tab completion, and Ctrl-D to leave.
+//! the shell stays), tab completion, pasted statements, and Ctrl-D to
+//! leave.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -51,6 +52,21 @@ fn the_shell_survives_ctrl_c_and_leaves_on_ctrl_d() {
     shell.send("\t").expect("tab");
     shell.send_line("(A, B), A > 0.").expect("send");
     shell.expect("(1 row)").expect("completed query ran");
+
+    // Several statements pasted at once all run, in order: as raw bytes,
+    // and as a bracketed paste (what terminals send when the editor asks).
+    shell
+        .send("?- edge(A, B), A = 1.\n?- edge(A, B), A = 7.\n")
+        .expect("paste");
+    shell.expect("(1 row)").expect("the first pasted query");
+    shell.expect("(0 rows)").expect("the second pasted query");
+    shell
+        .send("\x1b[200~?- edge(A, B), B = 2.\n?- edge(A, B), B = 9.\x1b[201~\n")
+        .expect("bracketed paste");
+    shell.expect("(1 row)").expect("the first bracketed query");
+    shell
+        .expect("(0 rows)")
+        .expect("the second bracketed query");
 
     shell.expect("chronolog> ").expect("prompt again");
     shell.send(ControlCode::EndOfTransmission).expect("ctrl-d");
