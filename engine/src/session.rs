@@ -177,6 +177,30 @@ impl Embedder for DefaultEmbedder {
     }
 }
 
+/// Why the default embedder would be the hashing stand-in, found without
+/// loading the model (a look for its files): `None` when the model is
+/// installed. For a way in to warn before any text is embedded.
+pub fn stand_in_reason() -> Option<String> {
+    #[cfg(feature = "minilm")]
+    {
+        use crate::retrieval::minilm::MiniLm;
+        let dir = MiniLm::default_dir();
+        let missing = ["config.json", "tokenizer.json", "model.safetensors"]
+            .iter()
+            .find(|f| !dir.join(f).is_file())?;
+        Some(format!(
+            "the all-MiniLM-L6-v2 model is not installed ({} is missing; run scripts/install-model.sh or set CHRONOLOG_MODEL_DIR): text is embedded with the hashing stand-in, whose search quality is far lower",
+            dir.join(missing).display()
+        ))
+    }
+    #[cfg(not(feature = "minilm"))]
+    {
+        Some(
+            "built without the `minilm` feature: text is embedded with the hashing stand-in".into(),
+        )
+    }
+}
+
 /// The default embedder, and when it is the hashing fallback, a sentence
 /// saying why and how to install the model (for the REPL and the demo to
 /// print). The model is loaded once per process.

@@ -65,6 +65,14 @@ extern "C" {
 // storage for one handle.
 enum ChronologStatus chronolog_open(const char *path, ChronologDb *out_db);
 
+// Writes `{"embedder": NAME, "stand_in": BOOL}` to `out_json`: which
+// sentence embedder `db` embeds text with (`all-MiniLM-L6-v2`, or the
+// hashing stand-in, `hashing-384`, when the model is not installed).
+//
+// # Safety
+// `out_json` points to writable storage for one pointer.
+enum ChronologStatus chronolog_embedder(ChronologDb db, char **out_json);
+
 // Closes a database. Calls already running on it from other threads
 // finish first. Closing twice is `INVALID_HANDLE`.
 enum ChronologStatus chronolog_close(ChronologDb db);

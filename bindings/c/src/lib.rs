@@ -324,6 +324,7 @@ pub unsafe extern "C" fn chronolog_open(
                 })?
             }
         };
+        warn_once_if_stand_in();
         let db = Session::with_embedder(store, chronolog_engine::default_embedder());
         let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         let entry = Handle {
@@ -335,6 +336,47 @@ pub unsafe extern "C" fn chronolog_open(
         // SAFETY: checked above.
         unsafe { *out_db = handle };
         Ok(())
+    })
+}
+
+/// Says on standard error, once per process, that text will be embedded
+/// with the hashing stand-in: search quality drops sharply without the
+/// model, and a program started from an unexpected directory must not lose
+/// it silently. `CHRONOLOG_QUIET=1` keeps it quiet.
+fn warn_once_if_stand_in() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        if std::env::var_os("CHRONOLOG_QUIET").is_some_and(|v| v == "1") {
+            return;
+        }
+        if let Some(reason) = chronolog_engine::stand_in_reason() {
+            eprintln!("chronolog: warning: {reason}");
+        }
+    });
+}
+
+/// Writes `{"embedder": NAME, "stand_in": BOOL}` to `out_json`: which
+/// sentence embedder `db` embeds text with (`all-MiniLM-L6-v2`, or the
+/// hashing stand-in, `hashing-384`, when the model is not installed).
+///
+/// # Safety
+/// `out_json` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_embedder(
+    db: ChronologDb,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let handle = database(db)?;
+        let name = lock(&handle.db).embedder_name();
+        let json = json!({
+            "embedder": name,
+            "stand_in": name.starts_with("hashing"),
+        });
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, json.to_string()) }
     })
 }
 

@@ -77,9 +77,17 @@ fn a_python_program_uses_it_through_ctypes() {
     no_model(&mut run, tmp.path());
     let out = run.output().expect("run python3");
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stdout.contains("all Python checks passed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "{stdout}\n{stderr}"
+    );
+    // Without the model, the library said so, once.
+    assert_eq!(
+        stderr
+            .matches("chronolog: warning: the all-MiniLM-L6-v2 model is not installed")
+            .count(),
+        1,
+        "{stderr}"
     );
 }

@@ -18,8 +18,10 @@ use crate::error::{Error, Result};
 /// Tokens per text at most (the model was trained with 256).
 const MAX_TOKENS: usize = 256;
 
-/// Where the model is looked for when `CHRONOLOG_MODEL_DIR` is not set.
-pub const DEFAULT_MODEL_DIR: &str = "models/all-MiniLM-L6-v2";
+/// The model's directory below a data directory: the per-user install
+/// (`~/.local/share/chronolog/models/all-MiniLM-L6-v2`), and, relative to
+/// the working directory, a repository checkout's `models/`.
+const MODEL_SUBDIR: &str = "all-MiniLM-L6-v2";
 
 /// The files the model needs.
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
@@ -38,11 +40,35 @@ fn model_error(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 impl MiniLm {
-    /// The model directory: `CHRONOLOG_MODEL_DIR`, else `DEFAULT_MODEL_DIR`.
+    /// Where the model is looked for: `CHRONOLOG_MODEL_DIR` when set; else
+    /// the per-user install ([`MiniLm::user_dir`], where
+    /// `scripts/install-model.sh` puts it), so a program finds it whatever
+    /// directory it was started from; else `models/all-MiniLM-L6-v2` under
+    /// the working directory (a checkout with an older install).
     pub fn default_dir() -> PathBuf {
-        std::env::var_os("CHRONOLOG_MODEL_DIR")
+        if let Some(dir) = std::env::var_os("CHRONOLOG_MODEL_DIR") {
+            return PathBuf::from(dir);
+        }
+        let local = Path::new("models").join(MODEL_SUBDIR);
+        match MiniLm::user_dir() {
+            Some(user) if user.join(FILES[2]).is_file() || !local.join(FILES[2]).is_file() => user,
+            _ => local,
+        }
+    }
+
+    /// The per-user model directory: `$XDG_DATA_HOME/chronolog/models/
+    /// all-MiniLM-L6-v2`, else `~/.local/share/chronolog/models/...`.
+    /// `None` when neither variable is set.
+    pub fn user_dir() -> Option<PathBuf> {
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .filter(|d| !d.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_MODEL_DIR))
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".local/share"))
+            })?;
+        Some(data.join("chronolog/models").join(MODEL_SUBDIR))
     }
 
     /// Loads the model from `dir` (its `config.json`, `tokenizer.json` and

@@ -42,6 +42,12 @@ int main(int argc, char **argv) {
   CHECK(chronolog_open(argv[1], &db) == CHRONOLOG_STATUS_OK && db != 0, "open");
   CHECK(chronolog_last_error() == NULL, "no error after success");
 
+  /* Which embedder: the test runs without the model. */
+  char *embedder = NULL;
+  CHECK(chronolog_embedder(db, &embedder) == CHRONOLOG_STATUS_OK, "embedder");
+  CHECK(embedder && strstr(embedder, "\"stand_in\":true"), "the stand-in says so");
+  chronolog_free_string(embedder);
+
   /* A script: one object per statement. */
   char *json = NULL;
   ChronologStatus st = chronolog_execute(

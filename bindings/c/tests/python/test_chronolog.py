@@ -26,10 +26,11 @@ class Chronolog:
         lib.chronolog_free_string.argtypes = [ctypes.c_void_p]
         lib.chronolog_cancel.argtypes = [ctypes.c_uint64]
         lib.chronolog_set_timeout.argtypes = [ctypes.c_uint64, ctypes.c_uint64]
+        lib.chronolog_embedder.argtypes = [ctypes.c_uint64, out_str]
         lib.chronolog_last_error.restype = c_str
         lib.chronolog_version.restype = c_str
         for name in ("open", "close", "execute", "add_message", "search", "free_string", "cancel",
-                     "set_timeout"):
+                     "set_timeout", "embedder"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
         self.lib = lib
 
@@ -79,6 +80,12 @@ def main(lib_path, db_dir):
     assert c.lib.chronolog_version().decode().count(".") == 2
 
     db = c.open(db_dir)
+    # The test runs without the model: the handle says which embedder it
+    # uses (and the library warned on standard error, checked by the caller).
+    out = ctypes.c_void_p()
+    status, text = c.take(c.lib.chronolog_embedder(db, ctypes.byref(out)), out)
+    assert status == OK, text
+    assert json.loads(text) == {"embedder": "hashing-384", "stand_in": True}, text
     status, out = c.execute(db, """
         :create works_at(person: sym key, company: sym).
         works_at(alice, tencent) valid 2021-03-01.
