@@ -15,6 +15,9 @@ use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 use super::embed::Embedder;
 use crate::error::{Error, Result};
 
+/// Texts run through the model together at most.
+const BATCH: usize = 32;
+
 /// Tokens per text at most (the model was trained with 256).
 const MAX_TOKENS: usize = 256;
 
@@ -154,10 +157,18 @@ impl Embedder for MiniLm {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        // Batches of similar length pad less; 32 keeps memory small.
-        let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(32) {
-            out.extend(self.run(batch)?);
+        // A batch is padded to its longest text, and the model's cost grows
+        // with the padded length: texts go through in order of length (a
+        // byte count stands in for the token count), 32 at a time to keep
+        // memory small, and come back in the caller's order.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(BATCH) {
+            let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            for (&i, vector) in batch.iter().zip(self.run(&batch_texts)?) {
+                out[i] = vector;
+            }
         }
         Ok(out)
     }
