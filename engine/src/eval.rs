@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use chronolog_ql::ast::{Aggregate, CompareOp};
-use chronolog_ql::plan::{Arg, Constant, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
+use chronolog_ql::plan::{Arg, Constant, Count, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 use chronolog_storage::{ColumnType, RelationId, Snapshot, Timestamp, Value};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -326,7 +326,7 @@ impl<'a> Executor<'a> {
             cells,
             len,
             &plan.order_by,
-            plan.limit,
+            resolve_limit(plan.limit.as_ref(), self.params)?,
             &symbols,
         ))
     }
@@ -612,6 +612,7 @@ impl<'a> Executor<'a> {
                             snapshot: self.snapshot,
                             valid: self.valid,
                             known: self.known,
+                            params: self.params,
                         };
                         self.retrieval.rank(op, &at, &mut inputs.into_iter())?
                     };
@@ -1032,7 +1033,8 @@ impl<'a> Executor<'a> {
         let columns = history_columns(plan);
         if plan.order_by.is_empty() {
             // Versions in the order they were written, the first `limit`.
-            rows.truncate(plan.limit.map_or(usize::MAX, |l| l as usize));
+            let limit = resolve_limit(plan.limit.as_ref(), self.params)?;
+            rows.truncate(limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)));
             return Ok(Rows::from_rows(columns, rows));
         }
         let len = rows.len();
@@ -1043,7 +1045,7 @@ impl<'a> Executor<'a> {
             cells,
             len,
             &plan.order_by,
-            plan.limit,
+            resolve_limit(plan.limit.as_ref(), self.params)?,
             &symbols,
         ))
     }
@@ -1240,4 +1242,19 @@ fn history_columns(plan: &Plan) -> Vec<String> {
         .map(|s| s.to_string()),
     );
     columns
+}
+
+/// A query's `limit`, its `$parameter` looked up: a non-negative integer.
+fn resolve_limit(limit: Option<&Count>, params: &FxHashMap<String, Val>) -> Result<Option<u64>> {
+    match limit {
+        None => Ok(None),
+        Some(Count::Fixed(n)) => Ok(Some(*n)),
+        Some(Count::Param(name)) => match params.get(name) {
+            None => Err(Error::MissingParam(name.clone())),
+            Some(Val::Int(n)) if *n >= 0 => Ok(Some(*n as u64)),
+            Some(other) => Err(Error::Runtime(format!(
+                "`limit ${name}` needs a row count (an integer >= 0), got {other:?}"
+            ))),
+        },
+    }
 }

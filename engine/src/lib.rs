@@ -19,7 +19,6 @@
 //! ```
 
 mod batch;
-pub mod demo;
 mod distinct;
 mod engine;
 mod error;

@@ -5,6 +5,7 @@
 
 use chronolog_ql::plan::{Metric, RankedPlan, Term};
 use chronolog_storage::{AsOf, ColumnType};
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::retrieval::vector::{self, Column, LiveBits};
@@ -105,10 +106,12 @@ impl Session {
             options.precision,
             options.threads,
         )?;
+        let no_params = FxHashMap::default();
         let at = At {
             snapshot: &snapshot,
             valid: at.valid,
             known: at.known,
+            params: &no_params,
         };
         at.ids(
             id,
@@ -135,10 +138,12 @@ impl Session {
             column,
         };
         let batches = vector::top_k_batch(&source, &live, queries, k, metric)?;
+        let no_params = FxHashMap::default();
         let at = At {
             snapshot: &snapshot,
             valid: at.valid,
             known: at.known,
+            params: &no_params,
         };
         batches
             .iter()
@@ -167,10 +172,12 @@ impl Session {
                 }
             });
         }
+        let no_params = FxHashMap::default();
         let at = At {
             snapshot: &snapshot,
             valid: at.valid,
             known: at.known,
+            params: &no_params,
         };
         self.retrieval().rank(op, &at, &mut inputs.into_iter())
     }

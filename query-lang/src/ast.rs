@@ -215,6 +215,16 @@ pub enum Literal {
     Ranked(Ranked, Option<Vec<Expr>>, Span),
 }
 
+/// A count written as a number or as a `$parameter` (a ranked operator's
+/// `k`, a query's `limit`), so a caller prepares a query once and varies it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Count {
+    /// `5`
+    Fixed(u64),
+    /// `$k`
+    Param(Name),
+}
+
 /// A retrieval operator: yields `(id, score, rank)` rows, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ranked {
@@ -226,7 +236,7 @@ pub enum Ranked {
         /// A vector, or text.
         query: Expr,
         /// How many rows.
-        k: u64,
+        k: Count,
         /// `cosine` (default), `dot` or `l2`.
         metric: Option<Name>,
         /// The whole call.
@@ -239,7 +249,7 @@ pub enum Ranked {
         /// The words.
         query: Expr,
         /// How many rows.
-        k: u64,
+        k: Count,
         /// The whole call.
         span: Span,
     },
@@ -383,8 +393,8 @@ pub struct Query {
     pub known_at: Option<Expr>,
     /// `order by X desc, Y`.
     pub order_by: Vec<(Name, bool)>,
-    /// `limit N`.
-    pub limit: Option<u64>,
+    /// `limit N` or `limit $n`.
+    pub limit: Option<Count>,
     /// The whole query.
     pub span: Span,
 }

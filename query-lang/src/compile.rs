@@ -171,7 +171,10 @@ pub fn compile_query(
         known_at,
         history: query.history,
         order_by,
-        limit: query.limit,
+        limit: query.limit.as_ref().map(|l| match l {
+            ast::Count::Fixed(n) => Count::Fixed(*n),
+            ast::Count::Param(name) => Count::Param(name.text.clone()),
+        }),
     })
 }
 
@@ -361,7 +364,7 @@ impl<'a> Compiler<'a> {
                 metric,
                 span,
             } => {
-                check_k(*k, *span)?;
+                let k = count(k, *span)?;
                 let cols = columns(rel)?;
                 let vector_column = cols
                     .iter()
@@ -398,7 +401,7 @@ impl<'a> Compiler<'a> {
                         "text or a vector `$parameter`",
                         |c| matches!(c, Constant::Str(_)),
                     )?,
-                    k: *k,
+                    k,
                     metric,
                 }
             }
@@ -408,7 +411,7 @@ impl<'a> Compiler<'a> {
                 k,
                 span,
             } => {
-                check_k(*k, *span)?;
+                let k = count(k, *span)?;
                 let columns: Vec<usize> = columns(rel)?
                     .iter()
                     .enumerate()
@@ -427,7 +430,7 @@ impl<'a> Compiler<'a> {
                     query: self.ranked_input(query, slots, "text to search for", |c| {
                         matches!(c, Constant::Str(_))
                     })?,
-                    k: *k,
+                    k,
                 }
             }
             ast::Ranked::Hops {
@@ -901,6 +904,18 @@ fn check_arity(name: &str, arity: usize, atom: &ast::Atom) -> Result<(), Compile
 /// never allocate more than the live rows, whatever `k` says; this bound
 /// turns a typo or an overflowed number into an error instead of "all".
 pub const MAX_RANKED_K: u64 = 10_000_000;
+
+/// A ranked operator's `k` for the plan: a number is checked now, a
+/// `$parameter` when the plan runs (against the same bounds).
+fn count(k: &ast::Count, span: Span) -> Result<Count, CompileError> {
+    match k {
+        ast::Count::Fixed(n) => {
+            check_k(*n, span)?;
+            Ok(Count::Fixed(*n))
+        }
+        ast::Count::Param(name) => Ok(Count::Param(name.text.clone())),
+    }
+}
 
 fn check_k(k: u64, span: Span) -> Result<(), CompileError> {
     if k == 0 || k > MAX_RANKED_K {

@@ -13,10 +13,10 @@
 //! column    = name ":" type ["?"] ("key" | "search" ["(" ("english" | "simple") ")"] | "embed")*
 //! body      = literal ("," literal)*
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
-//! ranked    = ("near" | "bm25") "(" name "," expr "," int ["," name] ")"
+//! ranked    = ("near" | "bm25") "(" name "," expr "," (int | $param) ["," name] ")"
 //!           | "hops" "(" expr "," int ["," "[" name ("," name)* "]"] ")"
 //!           | "rrf" "(" [number "*"] ranked ("," [number "*"] ranked)* ["," "k" "=" int] ")"
-//! modifier  = "as_of" expr | "known_at" expr | "limit" int | "order" "by" var ["asc"|"desc"] ("," ...)*
+//! modifier  = "as_of" expr | "known_at" expr | "limit" (int | $param) | "order" "by" var ["asc"|"desc"] ("," ...)*
 //! expr      = mul (("+" | "-") mul)* ;  mul = unary (("*" | "/") unary)*
 //! unary     = "-" unary | primary ;  primary = var | "_" | name | $param | literal | "(" expr ")"
 //! ```
@@ -409,13 +409,8 @@ impl Parser {
             } else if self.eat_keyword("known_at") {
                 query.known_at = Some(self.expr()?);
             } else if self.eat_keyword("limit") {
-                match self.peek().tok {
-                    Tok::Int(n) if n >= 0 => {
-                        self.bump();
-                        query.limit = Some(n as u64);
-                    }
-                    _ => return self.error("a row count after `limit`"),
-                }
+                query.limit =
+                    Some(self.count_or_param("a row count or a `$parameter` after `limit`")?);
             } else if self.eat_keyword("order") {
                 if !self.eat_keyword("by") {
                     return self.error("`by` after `order`");
@@ -520,6 +515,19 @@ impl Parser {
         }
     }
 
+    /// A count or a `$parameter` standing for one.
+    fn count_or_param(&mut self, what: &str) -> PResult<Count> {
+        if let Tok::Param(name) = &self.peek().tok {
+            let name = Name {
+                text: name.clone(),
+                span: self.peek().span,
+            };
+            self.bump();
+            return Ok(Count::Param(name));
+        }
+        self.count(what).map(Count::Fixed)
+    }
+
     /// `near(...)`, `bm25(...)`, `hops(...)` or `rrf(...)`.
     fn ranked(&mut self) -> PResult<Ranked> {
         let op = self.name("`near`, `bm25`, `hops` or `rrf`")?;
@@ -530,7 +538,7 @@ impl Parser {
                 self.expect_punct(",")?;
                 let query = self.expr()?;
                 self.expect_punct(",")?;
-                let k = self.count("a row count")?;
+                let k = self.count_or_param("a row count or a `$parameter`")?;
                 let metric = if op.text == "near" && self.eat_punct(",") {
                     Some(self.name("a metric: `cosine`, `dot` or `l2`")?)
                 } else {

@@ -148,7 +148,7 @@ pub enum RankedPlan {
         /// The query vector or text.
         query: Term,
         /// How many rows.
-        k: u64,
+        k: Count,
         /// How vectors compare.
         metric: Metric,
     },
@@ -161,7 +161,7 @@ pub enum RankedPlan {
         /// The words.
         query: Term,
         /// How many rows.
-        k: u64,
+        k: Count,
     },
     /// Nodes within `depth` links of `start`.
     Hops {
@@ -180,6 +180,25 @@ pub enum RankedPlan {
         /// The rank offset.
         k: u64,
     },
+}
+
+/// A count fixed in the text or given as a `$parameter` when the plan runs
+/// (a ranked operator's `k`, a query's `limit`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Count {
+    /// A number written in the query (checked when it was compiled).
+    Fixed(u64),
+    /// A parameter's name, without the `$`.
+    Param(String),
+}
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Count::Fixed(n) => write!(f, "{n}"),
+            Count::Param(name) => write!(f, "${name}"),
+        }
+    }
 }
 
 /// The default `k` of `rrf` (Cormack et al. 2009).
@@ -301,7 +320,7 @@ pub struct Plan {
     /// `(output column, descending)`.
     pub order_by: Vec<(usize, bool)>,
     /// Row limit.
-    pub limit: Option<u64>,
+    pub limit: Option<Count>,
 }
 
 /// A declared column type for the catalog (mirrors storage's types without
@@ -439,7 +458,7 @@ impl fmt::Display for Plan {
                 .collect();
             header += &format!(" order by {}", keys.join(", "));
         }
-        if let Some(n) = self.limit {
+        if let Some(n) = &self.limit {
             header += &format!(" limit {n}");
         }
         writeln!(f, "{header}")?;

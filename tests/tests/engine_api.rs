@@ -287,3 +287,55 @@ fn joins_wider_than_a_batch_lose_and_repeat_nothing() {
         ]
     );
 }
+
+#[test]
+fn k_and_limit_take_parameters_so_a_ranked_query_is_prepared_once() {
+    let mut db = Session::with_embedder(
+        chronolog_storage::Store::in_memory(),
+        Arc::new(chronolog_engine::HashingEmbedder::new(64)),
+    );
+    let mut script = String::from(":create note(id: int key, text: str search).\n");
+    for i in 0..20 {
+        script.push_str(&format!("note({i}, \"tea note number {i}\").\n"));
+    }
+    db.run(&script).expect("notes");
+    let ranked = db
+        .prepare("?- bm25(note, $q, $k) as (I, S, R) order by R limit $n.")
+        .expect("prepare");
+    assert_eq!(
+        db.explain("?- bm25(note, $q, $k) limit $n.")
+            .expect("explain")
+            .lines()
+            .filter(|l| l.contains("$k") || l.contains("limit $n"))
+            .count(),
+        2,
+        "the plan shows the parameters"
+    );
+    let run = |db: &mut Session, k: i64, n: i64| {
+        let params = HashMap::from([
+            ("q".to_string(), Value::str("tea")),
+            ("k".to_string(), Value::Int(k)),
+            ("n".to_string(), Value::Int(n)),
+        ]);
+        db.execute(&ranked, &params, &Limits::default())
+    };
+    assert_eq!(run(&mut db, 5, 100).expect("k 5").len(), 5);
+    assert_eq!(run(&mut db, 12, 100).expect("k 12").len(), 12);
+    assert_eq!(run(&mut db, 12, 3).expect("limit 3").len(), 3);
+    // Held to the bounds a written k or limit is held to.
+    let err = run(&mut db, 0, 3).expect_err("k 0");
+    assert!(err.to_string().contains("k must be between 1"), "{err}");
+    let err = run(&mut db, 5, -1).expect_err("limit -1");
+    assert!(err.to_string().contains("limit $n"), "{err}");
+    let err = db
+        .execute(
+            &ranked,
+            &HashMap::from([("q".to_string(), Value::str("tea"))]),
+            &Limits::default(),
+        )
+        .expect_err("no k");
+    assert!(
+        matches!(err, Error::MissingParam(ref p) if p == "k" || p == "n"),
+        "{err}"
+    );
+}

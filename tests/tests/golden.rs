@@ -1,6 +1,6 @@
 //! Golden tests for the language: each `tests/golden/*.dl` script runs in a
 //! fresh in-memory database and its output must equal the `.out` file beside
-//! it. A script is split into cases by lines holding only `---`; each case
+//! it, each statement's output under the statement, as the shell shows it. A script is split into cases by lines holding only `---`; each case
 //! runs in the same session (like lines typed into the REPL), and an error
 //! is printed the way the REPL shows it (line:column and a caret, relative
 //! to the case). A case starting with `%% explain` prints the plan of the
@@ -13,80 +13,120 @@ use std::path::{Path, PathBuf};
 
 use chronolog_engine::{Output, Session, Val};
 
+/// Appends what one statement (or run of facts) produced.
+fn render_output(db: &Session, output: Output, tx_labels: &mut Vec<i64>, out: &mut String) {
+    match output {
+        Output::Created(name) => {
+            let _ = writeln!(out, "created {name}");
+        }
+        Output::Bound(name) => {
+            let _ = writeln!(out, "let {name}");
+        }
+        Output::Schemas(schemas) => {
+            for schema in schemas {
+                let _ = writeln!(out, "{}", schema.describe());
+            }
+        }
+        Output::RuleAdded(name) => {
+            let _ = writeln!(out, "rule {name}");
+        }
+        Output::Committed(info) => {
+            let _ = writeln!(
+                out,
+                "committed: {} added, {} cut, {} closed",
+                info.rows_added, info.rows_cut, info.rows_closed
+            );
+            for replaced in &info.replaced {
+                let _ = writeln!(
+                    out,
+                    "replaced: {} (row {})",
+                    db.render_replaced(replaced),
+                    replaced.row
+                );
+            }
+        }
+        Output::Rows(rows) => {
+            let _ = writeln!(out, "{}", rows.columns.join(" | "));
+            for row in &rows {
+                let cells: Vec<String> = row
+                    .iter()
+                    .zip(&rows.columns)
+                    .map(|(v, col)| match v {
+                        // Transaction times are wall-clock; show them as t1, t2, ...
+                        Val::Time(t) if col.starts_with("tx_") && *t != i64::MAX => {
+                            let at = tx_labels.iter().position(|x| x == t).unwrap_or_else(|| {
+                                tx_labels.push(*t);
+                                tx_labels.len() - 1
+                            });
+                            format!("tx{}", at + 1)
+                        }
+                        other => db.render_display(other),
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}", cells.join(" | "));
+            }
+            let n = rows.len();
+            let _ = writeln!(out, "({n} {})", if n == 1 { "row" } else { "rows" });
+        }
+    }
+}
+
+/// Echoes the case's lines up to byte `end` (from `*echoed` on), as the
+/// shell echoes what was typed.
+fn echo(case: &str, echoed: &mut usize, end: usize, out: &mut String) {
+    if end <= *echoed {
+        return;
+    }
+    // Whole lines: through the end of the line `end` falls in.
+    let stop = case[end..].find('\n').map_or(case.len(), |n| end + n + 1);
+    for line in case[*echoed..stop].lines() {
+        if !line.trim().is_empty() {
+            let _ = writeln!(out, "> {line}");
+        }
+    }
+    *echoed = stop;
+}
+
+/// A case's statements, each echoed with its output under it. A case that
+/// does not parse runs nothing (it is echoed whole, then its error); a
+/// runtime error stops the case, as `Session::run` does.
 fn render_case(db: &mut Session, case: &str, tx_labels: &mut Vec<i64>) -> String {
     let mut out = String::new();
+    let mut echoed = 0;
     if let Some(query) = case.trim_start().strip_prefix("%% explain") {
+        echo(case, &mut echoed, case.len(), &mut out);
         match db.explain(query.trim()) {
             Ok(plan) => out.push_str(&plan),
             Err(e) => writeln!(out, "{}", e.render(query.trim())).unwrap_or(()),
         }
         return out;
     }
-    match db.run(case) {
-        Err(e) => {
-            let _ = writeln!(out, "{}", e.render(case));
-        }
-        Ok(outputs) => {
-            for output in outputs {
-                match output {
-                    Output::Created(name) => {
-                        let _ = writeln!(out, "created {name}");
-                    }
-                    Output::Bound(name) => {
-                        let _ = writeln!(out, "let {name}");
-                    }
-                    Output::Schemas(schemas) => {
-                        for schema in schemas {
-                            let _ = writeln!(out, "{}", schema.describe());
-                        }
-                    }
-                    Output::RuleAdded(name) => {
-                        let _ = writeln!(out, "rule {name}");
-                    }
-                    Output::Committed(info) => {
-                        let _ = writeln!(
-                            out,
-                            "committed: {} added, {} cut, {} closed",
-                            info.rows_added, info.rows_cut, info.rows_closed
-                        );
-                        for replaced in &info.replaced {
-                            let _ = writeln!(
-                                out,
-                                "replaced: {} (row {})",
-                                db.render_replaced(replaced),
-                                replaced.row
-                            );
-                        }
-                    }
-                    Output::Rows(rows) => {
-                        let _ = writeln!(out, "{}", rows.columns.join(" | "));
-                        for row in &rows {
-                            let cells: Vec<String> = row
-                                .iter()
-                                .zip(&rows.columns)
-                                .map(|(v, col)| match v {
-                                    // Transaction times are wall-clock; show them as t1, t2, ...
-                                    Val::Time(t) if col.starts_with("tx_") && *t != i64::MAX => {
-                                        let at = tx_labels
-                                            .iter()
-                                            .position(|x| x == t)
-                                            .unwrap_or_else(|| {
-                                                tx_labels.push(*t);
-                                                tx_labels.len() - 1
-                                            });
-                                        format!("tx{}", at + 1)
-                                    }
-                                    other => db.render_display(other),
-                                })
-                                .collect();
-                            let _ = writeln!(out, "{}", cells.join(" | "));
-                        }
-                        let n = rows.len();
-                        let _ = writeln!(out, "({n} {})", if n == 1 { "row" } else { "rows" });
-                    }
+    if let Err(e) = chronolog_ql::parse(case) {
+        echo(case, &mut echoed, case.len(), &mut out);
+        let _ = writeln!(out, "{}", chronolog_engine::Error::from(e).render(case));
+        return out;
+    }
+    let mut failed = None;
+    let ran = db.run_each(
+        case,
+        &Default::default(),
+        &Default::default(),
+        |db, span, result| {
+            echo(case, &mut echoed, span.end, &mut out);
+            match result {
+                Ok(output) => {
+                    render_output(db, output, tx_labels, &mut out);
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
                 }
             }
-        }
+        },
+    );
+    if let Some(e) = failed.or(ran.err()) {
+        let _ = writeln!(out, "{}", e.render(case));
     }
     out
 }
@@ -103,9 +143,6 @@ fn run_script(script: &str) -> String {
     for case in script.split("\n---\n") {
         if case.trim().is_empty() {
             continue;
-        }
-        for line in case.trim().lines() {
-            let _ = writeln!(out, "> {line}");
         }
         out.push_str(&render_case(&mut db, case, &mut tx_labels));
         out.push('\n');

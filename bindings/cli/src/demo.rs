@@ -1,10 +1,10 @@
-//! The bundled demo: the design card's story in the language, on a database
-//! directory, each query printed before its answer. The `demo` example (the
-//! README's first command) and, later, `chronolog demo` run it.
+//! The bundled demo (`chronolog demo`, the README's main job): the design
+//! card's story in the language, on a database directory, each query
+//! printed before its answer.
 
 use std::io::Write;
 
-use crate::{Output, Session};
+use chronolog_engine::{Output, Session};
 
 const STORY: &str = "
 :create works_at(person: sym key, company: sym).
@@ -105,8 +105,8 @@ headcount(C, count(P)) :- works_at(P, C).
 /// Writes the story into the database at `dir` (unless it is already
 /// there), then asks its questions, printing each before its answer.
 pub fn run(dir: &std::path::Path, out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
-    let (embedder, notice) = crate::default_embedder_with_notice();
-    let mut db = Session::with_embedder(chronolog_storage::Store::open(dir)?, embedder);
+    let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+    let mut db = Session::with_embedder(chronolog_engine::Store::open(dir)?, embedder);
     writeln!(out, "database: {}", dir.display())?;
     writeln!(out, "embedder: {}", db.embedder_name())?;
     if let Some(notice) = notice {

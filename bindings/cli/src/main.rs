@@ -2,6 +2,7 @@
 //! terminal; runs `-e` text, `-f` files or a script on standard input
 //! otherwise; `chronolog demo` tells the bundled story.
 
+mod demo;
 mod import;
 mod input;
 mod interactive;
@@ -167,8 +168,7 @@ fn demo(no_repl: bool, cancel: Arc<AtomicBool>) -> Result<ExitCode> {
         .context("cannot create a temporary directory")?;
     {
         let mut out = std::io::stdout().lock();
-        chronolog_engine::demo::run(dir.path(), &mut out)
-            .map_err(|e| anyhow::anyhow!("the demo failed: {e}"))?;
+        demo::run(dir.path(), &mut out).map_err(|e| anyhow::anyhow!("the demo failed: {e}"))?;
         out.flush()?;
     }
     if no_repl {

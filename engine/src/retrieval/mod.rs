@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use chronolog_ql::plan::{Metric, RankedPlan, Term};
+use chronolog_ql::MAX_RANKED_K;
+use chronolog_ql::plan::{Count, Metric, RankedPlan, Term};
 use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Timestamp};
 use rustc_hash::FxHashMap;
 
@@ -80,14 +81,39 @@ impl Retrieval {
     }
 }
 
-/// Where a ranked operator runs: the query's snapshot and instants.
+/// Where a ranked operator runs: the query's snapshot and instants, and
+/// its parameters (a `k` may be one).
 pub(crate) struct At<'a> {
     pub snapshot: &'a Snapshot,
     pub valid: Timestamp,
     pub known: Timestamp,
+    pub params: &'a FxHashMap<String, Val>,
 }
 
 impl At<'_> {
+    /// A ranked operator's `k`, its `$parameter` looked up and held to the
+    /// bounds a written `k` is held to at compile time.
+    fn k(&self, k: &Count) -> Result<usize> {
+        let n = match k {
+            Count::Fixed(n) => return Ok(usize::try_from(*n).unwrap_or(usize::MAX)),
+            Count::Param(name) => match self.params.get(name) {
+                None => return Err(Error::MissingParam(name.clone())),
+                Some(Val::Int(n)) => *n,
+                Some(other) => {
+                    return Err(Error::Retrieval(format!(
+                        "k (`${name}`) must be an integer, got {other:?}"
+                    )));
+                }
+            },
+        };
+        match u64::try_from(n) {
+            Ok(k) if (1..=MAX_RANKED_K).contains(&k) => Ok(k as usize),
+            _ => Err(Error::Retrieval(format!(
+                "k must be between 1 and {MAX_RANKED_K}, got {n}"
+            ))),
+        }
+    }
+
     fn live(&self, rel: RelationId) -> Result<Arc<roaring::RoaringBitmap>> {
         Ok(self
             .snapshot
@@ -170,7 +196,7 @@ impl Retrieval {
                     *vector_column,
                     *text_column,
                     &query,
-                    *k as usize,
+                    at.k(k)?,
                     *metric,
                 )
             }
@@ -193,7 +219,7 @@ impl Retrieval {
                     let hits = index.search(&text, want, live.clone())?;
                     Ok(hits.iter().map(|h| (h.row, h.score)).collect())
                 };
-                at.top_ids(id, *k as usize, live_rows, &mut search)
+                at.top_ids(id, at.k(k)?, live_rows, &mut search)
             }
             RankedPlan::Hops { depth, edges, .. } => {
                 let start = match next()? {
