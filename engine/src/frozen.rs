@@ -1,7 +1,7 @@
 //! Stored relations copied for a query: columnar, typed, grouped by key.
 //!
 //! A join or a recursion over a stored relation reads it in full once (see
-//! `eval.rs`) and then looks rows up by the values of its bound columns.
+//! `exec/stored.rs`) and then looks rows up by the values of its bound columns.
 //! The copy keeps the storage's column types: a bool, int, symbol or time
 //! column without nulls is a vector of `u64` bits (8 bytes a value, hashed
 //! and compared as integers, turned back into a [`Val`] only when a row is

@@ -22,7 +22,7 @@ mod batch;
 mod distinct;
 mod engine;
 mod error;
-mod eval;
+mod exec;
 mod frozen;
 mod json;
 mod messages;
@@ -46,7 +46,7 @@ pub use chronolog_storage::{
 };
 pub use engine::Engine;
 pub use error::{Error, Result};
-pub use eval::{Limits, Strategy, default_query_memory};
+pub use exec::{Limits, Strategy, default_query_memory};
 pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use chronolog_storage::{Interval, Timestamp, Value};
 
 use crate::error::{Error, Result};
-use crate::eval::Limits;
+use crate::exec::Limits;
 use crate::session::Session;
 use crate::val::Val;
 

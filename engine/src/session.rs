@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::eval::{Executor, Limits};
+use crate::exec::{Executor, Limits};
 use crate::retrieval::Retrieval;
 use crate::retrieval::embed::{Embedder, HashingEmbedder};
 use crate::rows::Rows;

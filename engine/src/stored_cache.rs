@@ -1,7 +1,7 @@
 //! Stored relations materialized by earlier queries, kept for the next.
 //!
 //! A join or a recursion over a stored relation reads it in full and hashes
-//! it (see `eval.rs`); an analyst or an agent then asks the next question
+//! it (see `exec/stored.rs`); an analyst or an agent then asks the next question
 //! over the same data. The copy is reusable exactly when the same rows are
 //! live: stored rows are immutable once appended (a purge erases a row from
 //! every read, so it leaves the live set too), so a relation's live set of

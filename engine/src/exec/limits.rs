@@ -1,0 +1,148 @@
+//! What stops a query: its row, memory and time limits and its cancel
+//! flag, polled as it runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::*;
+use crate::error::{Error, Result};
+use crate::relation::Relation;
+
+/// How recursive strata are evaluated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// Each round joins only against the previous round's new tuples.
+    #[default]
+    SemiNaive,
+    /// Each round re-evaluates every rule over everything: slow, obviously
+    /// correct, and kept to check semi-naive evaluation against.
+    Naive,
+}
+
+/// Bounds on one query's work, so a runaway recursion can be stopped, and
+/// how to evaluate it. The default bounds memory (see
+/// [`default_query_memory`]) and nothing else.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Evaluation strategy for recursive strata.
+    pub strategy: Strategy,
+    /// Stop after deriving this many tuples in total.
+    pub max_derived: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop when this flag is set (Ctrl-C in the REPL).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Stop when the query's derived relations hold more than this many
+    /// bytes, with an error naming the largest, before the operating
+    /// system's out-of-memory killer ends the whole process.
+    pub max_memory: Option<usize>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            strategy: Strategy::default(),
+            max_derived: None,
+            deadline: None,
+            cancel: None,
+            max_memory: Some(default_query_memory()),
+        }
+    }
+}
+
+/// The memory one query may fill with derived tuples by default: a quarter
+/// of the machine's RAM (read once from `/proc/meminfo`), at least 256 MiB;
+/// 4 GiB where the RAM cannot be read.
+pub fn default_query_memory() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|text| {
+                let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+                let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+                kib.checked_mul(1024)
+            });
+        match total {
+            Some(bytes) => (bytes / 4).max(256 << 20),
+            None => 4 << 30,
+        }
+    })
+}
+
+/// Derived tuples between two measurements of the query's memory.
+pub(super) const MEMORY_CHECK_EVERY: u64 = 16_384;
+
+impl Executor<'_> {
+    pub(super) fn check_limits(&mut self) -> Result<()> {
+        if let Some(max) = self.limits.max_derived
+            && self.derived_count > max
+        {
+            return Err(Error::LimitExceeded(format!(
+                "more than {max} derived tuples"
+            )));
+        }
+        if self.derived_count >= self.next_memory_check {
+            self.next_memory_check = self.derived_count + MEMORY_CHECK_EVERY;
+            self.check_memory()?;
+        }
+        Ok(())
+    }
+
+    /// Measures the derived relations against the memory budget.
+    pub(super) fn check_memory(&self) -> Result<()> {
+        let Some(budget) = self.limits.max_memory else {
+            return Ok(());
+        };
+        let sizes = self.derived.iter().map(Relation::heap_bytes);
+        let total: usize = sizes.clone().sum();
+        if total <= budget {
+            return Ok(());
+        }
+        let (largest, bytes) = sizes
+            .enumerate()
+            .max_by_key(|&(_, b)| b)
+            .map(|(i, b)| (self.derived_names.get(i).map_or("?", String::as_str), b))
+            .unwrap_or(("?", 0));
+        let mib = |b: usize| b >> 20;
+        let largest = match largest {
+            chronolog_ql::OUTPUT => "the answer".to_string(),
+            rule => format!("`{rule}`"),
+        };
+        Err(Error::LimitExceeded(format!(
+            "the memory budget of {} MiB: the derived relations hold {} MiB, most of it in {largest} ({} MiB)",
+            mib(budget),
+            mib(total),
+            mib(bytes)
+        )))
+    }
+
+    /// Cancel (Ctrl-C) and the deadline: an atomic load and, rarely, a
+    /// clock read. Polled every 4,096 steps and at every round of a
+    /// fixpoint, so a runaway query stops within milliseconds.
+    pub(super) fn check_interrupts(&self) -> Result<()> {
+        if let Some(flag) = &self.limits.cancel
+            && flag.load(Ordering::Relaxed)
+        {
+            return Err(Error::Cancelled);
+        }
+        if let Some(deadline) = self.limits.deadline
+            && Instant::now() >= deadline
+        {
+            return Err(Error::LimitExceeded("the time limit".into()));
+        }
+        Ok(())
+    }
+
+    /// Counts `rows` steps taken and polls cancel and the deadline every
+    /// 4,096 of them.
+    pub(super) fn tick(&mut self, rows: usize) -> Result<()> {
+        self.ticks += rows as u64;
+        if self.ticks >= self.next_poll {
+            self.next_poll = self.ticks + 4096;
+            self.check_interrupts()?;
+        }
+        Ok(())
+    }
+}

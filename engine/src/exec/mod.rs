@@ -1,0 +1,378 @@
+//! The executor: runs a [`Plan`] against one storage snapshot.
+//!
+//! Strata run in order. A non-recursive stratum runs each rule once; a
+//! recursive one runs semi-naively: after a first full round, each round
+//! evaluates every rule once per recursive atom, with that atom reading only
+//! the tuples new in the previous round (`delta`) and the others reading
+//! everything so far, until a round adds nothing. A rule's steps run a
+//! batch of bindings at a time (`batch.rs`). Derived relations are sets of
+//! tuples with hash indexes built on demand per bound-column pattern
+//! (`relation.rs`); stored relations are read through the storage scan API
+//! (value indexes for bound columns, the validity bitmap for the as-of
+//! filter), one lookup per binding, until a query has looked one up often
+//! enough to copy it whole into a grouped, columnar form (`frozen.rs`). No
+//! storage lock is held across a step.
+//!
+//! The executor, file by file: `limits.rs` (what stops a query),
+//! `steps.rs` (a rule's steps over batches of bindings), `stored.rs`
+//! (reading stored relations), `aggregate.rs`, `history.rs`, `terms.rs`
+//! (values of terms, comparisons).
+
+mod aggregate;
+mod history;
+mod limits;
+mod steps;
+mod stored;
+mod terms;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use chronolog_ql::plan::{Arg, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
+use chronolog_storage::{Snapshot, Timestamp};
+use rustc_hash::FxHashMap;
+
+use crate::batch::{Batch, Shape};
+use crate::distinct::head_is_distinct;
+use crate::error::{Error, Result};
+use crate::order::SymbolOrder;
+use crate::relation::Relation;
+use crate::retrieval::Retrieval;
+use crate::rows::Rows;
+use crate::stored_cache::StoredCache;
+use crate::val::{Tuple, Val};
+
+use limits::MEMORY_CHECK_EVERY;
+pub use limits::{Limits, Strategy, default_query_memory};
+use steps::{RuleRun, Sink, Source};
+use stored::StoredReads;
+use stored::coerce_key;
+use terms::resolve_limit;
+
+/// Runs plans against one snapshot.
+pub(crate) struct Executor<'a> {
+    pub snapshot: &'a Snapshot,
+    pub params: &'a FxHashMap<String, Val>,
+    pub limits: &'a Limits,
+    /// Symbols named by the query: interned id, or a virtual one.
+    pub symbols: &'a mut crate::session::SymbolResolver,
+    valid: Timestamp,
+    known: Timestamp,
+    derived: Vec<Relation>,
+    /// The derived relations' names, for errors.
+    derived_names: Vec<String>,
+    derived_count: u64,
+    /// `derived_count` at the next measurement of memory.
+    next_memory_check: u64,
+    /// Steps taken, so that cancel and deadline are polled every few
+    /// thousand steps whether or not anything new is derived.
+    ticks: u64,
+    /// `ticks` at the next poll.
+    next_poll: u64,
+    /// Batches done with, kept for their buffers.
+    spare: Vec<Batch>,
+    /// Stored relations read by this query, materialized once they are read
+    /// often (a join or a recursion) so later lookups hit a hash index.
+    stored: Vec<StoredReads>,
+    /// Materialized relations kept between queries.
+    cache: &'a StoredCache,
+    /// Retrieval indexes and caches.
+    retrieval: &'a Retrieval,
+    /// Symbols in name order, once a query needs it.
+    symbol_order: Option<Arc<SymbolOrder>>,
+}
+
+impl<'a> Executor<'a> {
+    pub(crate) fn new(
+        snapshot: &'a Snapshot,
+        params: &'a FxHashMap<String, Val>,
+        limits: &'a Limits,
+        symbols: &'a mut crate::session::SymbolResolver,
+        cache: &'a StoredCache,
+        retrieval: &'a Retrieval,
+    ) -> Executor<'a> {
+        Executor {
+            snapshot,
+            params,
+            limits,
+            symbols,
+            valid: snapshot.now(),
+            known: snapshot.tx(),
+            derived: Vec::new(),
+            derived_names: Vec::new(),
+            derived_count: 0,
+            next_memory_check: MEMORY_CHECK_EVERY,
+            ticks: 0,
+            next_poll: 4096,
+            spare: Vec::new(),
+            stored: Vec::new(),
+            cache,
+            retrieval,
+            symbol_order: None,
+        }
+    }
+}
+
+impl Executor<'_> {
+    /// Hands the stored relations this query materialized to the cache.
+    pub(crate) fn finish(self) {
+        for reads in self.stored {
+            if let Some(m) = reads.materialized {
+                self.cache.put(m);
+            }
+        }
+    }
+
+    pub(crate) fn run(&mut self, plan: &Plan) -> Result<Rows> {
+        if let Some(t) = &plan.as_of {
+            self.valid = self.time_of(t, "as_of")?;
+        }
+        if let Some(t) = &plan.known_at {
+            let known = self.time_of(t, "known_at")?;
+            // Every later commit gets a transaction time after both the last
+            // one and the wall clock, so up to there an answer is final;
+            // past it, the next write would change it.
+            let horizon = self.snapshot.tx().max(self.snapshot.now());
+            if known > horizon {
+                return Err(Error::Runtime(format!(
+                    "known_at {known} is in the future (the last commit is {}): what will be known then is not known yet",
+                    self.snapshot.tx()
+                )));
+            }
+            self.known = known;
+        }
+        if plan.history {
+            return self.history(plan);
+        }
+        self.derived = plan
+            .derived
+            .iter()
+            .map(|d| Relation::new(d.arity))
+            .collect();
+        self.derived_names = plan.derived.iter().map(|d| d.name.clone()).collect();
+        let output = plan.derived.len() - 1;
+        let mut rules_per_head = vec![0usize; plan.derived.len()];
+        for rule in plan.strata.iter().flat_map(|s| &s.rules) {
+            rules_per_head[rule.head] += 1;
+        }
+        let passthrough = plan.strata.last().and_then(|s| passthrough(&s.rules));
+        for (i, stratum) in plan.strata.iter().enumerate() {
+            if i + 1 == plan.strata.len() && passthrough.is_some() {
+                continue;
+            }
+            if stratum.recursive && self.limits.strategy == Strategy::Naive {
+                self.naive_fixpoint(&stratum.rules)?;
+            } else if stratum.recursive {
+                self.fixpoint(&stratum.rules, &stratum.relations)?;
+            } else {
+                for rule in &stratum.rules {
+                    let distinct = rules_per_head[rule.head] == 1
+                        && self.derived[rule.head].len() == 0
+                        && head_is_distinct(rule, self.snapshot.store());
+                    self.eval_rule_with(rule, None, distinct)?;
+                }
+            }
+        }
+        let (cells, len) = match passthrough {
+            // `?- rel(X, Y).` over a derived relation: its rows are the answer.
+            Some((rel, order)) => {
+                let relation = std::mem::replace(&mut self.derived[rel], Relation::new(0));
+                let identity = order.len() == relation.arity()
+                    && order.iter().enumerate().all(|(i, &c)| i == c);
+                let len = relation.len() as usize;
+                let arity = relation.arity();
+                let cells = relation.into_cells();
+                if identity {
+                    (cells, len)
+                } else {
+                    let mut out = Vec::with_capacity(len * order.len());
+                    for at in 0..len {
+                        let row = &cells[at * arity..(at + 1) * arity];
+                        out.extend(order.iter().map(|&c| row[c].clone()));
+                    }
+                    (out, len)
+                }
+            }
+            None => {
+                let relation = std::mem::replace(&mut self.derived[output], Relation::new(0));
+                let len = relation.len() as usize;
+                (relation.into_cells(), len)
+            }
+        };
+        let symbols = self.symbol_order();
+        Ok(Rows::sorted(
+            plan.columns.clone(),
+            cells,
+            len,
+            &plan.order_by,
+            resolve_limit(plan.limit.as_ref(), self.params)?,
+            &symbols,
+        ))
+    }
+
+    pub(super) fn add(&mut self, rel: usize, tuple: Tuple) -> Result<bool> {
+        let added = self.derived[rel].insert(&tuple);
+        if added {
+            self.derived_count += 1;
+            self.check_limits()?;
+        }
+        Ok(added)
+    }
+
+    /// Naive evaluation: every rule over everything, until nothing changes.
+    pub(super) fn naive_fixpoint(&mut self, rules: &[RulePlan]) -> Result<()> {
+        loop {
+            self.check_interrupts()?;
+            let mut changed = false;
+            for rule in rules {
+                changed |= self.eval_rule(rule, None)?;
+            }
+            if !changed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Semi-naive evaluation of one recursive stratum. The delta of a
+    /// relation is the range of rows it gained in the previous round.
+    pub(super) fn fixpoint(&mut self, rules: &[RulePlan], members: &[usize]) -> Result<()> {
+        let lens = |this: &Self| -> FxHashMap<usize, u32> {
+            members
+                .iter()
+                .map(|&r| (r, this.derived[r].len()))
+                .collect()
+        };
+        let before = lens(self);
+        for rule in rules {
+            self.eval_rule(rule, None)?;
+        }
+        let mut delta: FxHashMap<usize, std::ops::Range<u32>> = FxHashMap::default();
+        let mut mark = lens(self);
+        for &r in members {
+            delta.insert(r, before[&r]..mark[&r]);
+        }
+        while delta.values().any(|d| !d.is_empty()) {
+            self.check_interrupts()?;
+            for rule in rules {
+                for (at, step) in rule.steps.iter().enumerate() {
+                    let Step::Atom {
+                        rel: RelRef::Derived(r),
+                        negated: false,
+                        ..
+                    } = step
+                    else {
+                        continue;
+                    };
+                    let Some(range) = delta.get(r).filter(|d| !d.is_empty()).cloned() else {
+                        continue;
+                    };
+                    self.eval_rule(rule, Some((at, range)))?;
+                }
+            }
+            let now = lens(self);
+            for &r in members {
+                delta.insert(r, mark[&r]..now[&r]);
+            }
+            mark = now;
+        }
+        Ok(())
+    }
+
+    /// Evaluates a rule's body and adds the head tuples it derives to the
+    /// head relation as it goes (appending is safe mid-evaluation: lookups
+    /// copy row positions, and new rows land past every delta range). Says
+    /// whether anything new was added. With `delta = (step, range)`, the atom
+    /// at that step reads only the rows of its relation in `range`.
+    pub(super) fn eval_rule(
+        &mut self,
+        rule: &RulePlan,
+        delta: Option<(usize, Range<u32>)>,
+    ) -> Result<bool> {
+        self.eval_rule_with(rule, delta, false)
+    }
+
+    /// [`Executor::eval_rule`], appending without the set probe when
+    /// `distinct` (the head relation is empty, no other rule adds to it,
+    /// and `head_is_distinct` holds).
+    pub(super) fn eval_rule_with(
+        &mut self,
+        rule: &RulePlan,
+        delta: Option<(usize, Range<u32>)>,
+        distinct: bool,
+    ) -> Result<bool> {
+        let shape = Shape::of(rule)?;
+        let width = rule.slots.len();
+        let mut sink = if rule.aggregates() {
+            Sink::Bindings(Batch::new(width))
+        } else if distinct {
+            Sink::Append(false)
+        } else {
+            Sink::Insert(false)
+        };
+        let mut start = Batch::start(width);
+        let run = RuleRun {
+            rule,
+            shape: &shape,
+            delta: &delta,
+        };
+        self.run_steps(&run, 0, &mut start, &mut sink)?;
+        match sink {
+            Sink::Insert(added) | Sink::Append(added) => Ok(added),
+            Sink::Bindings(all) => {
+                let mut added = false;
+                for t in self.aggregate(rule, &all)? {
+                    added |= self.add(rule.head, t)?;
+                }
+                Ok(added)
+            }
+        }
+    }
+
+    /// An empty batch, reusing the buffer of an earlier one (each step of
+    /// a recursion would otherwise grow a fresh one per hand-off).
+    pub(super) fn spare_batch(&mut self, width: usize) -> Batch {
+        match self.spare.pop() {
+            Some(mut b) if b.width() == width => {
+                b.clear();
+                b
+            }
+            // Small at first: a point query needs a row or two, and a
+            // batch that grows is kept for the next step.
+            _ => Batch::with_capacity(width, 16),
+        }
+    }
+}
+
+/// When the query's own rule is a single atom over a derived relation with
+/// distinct variables, its answer is that relation (in `order` of columns),
+/// and copying it into the output relation can be skipped.
+fn passthrough(rules: &[RulePlan]) -> Option<(usize, Vec<usize>)> {
+    let [rule] = rules else { return None };
+    let [
+        Step::Atom {
+            rel: RelRef::Derived(rel),
+            args,
+            negated: false,
+        },
+    ] = rule.steps.as_slice()
+    else {
+        return None;
+    };
+    // Column of the atom that binds each slot.
+    let mut column_of = vec![usize::MAX; rule.slots.len()];
+    for (c, arg) in args.iter().enumerate() {
+        match arg {
+            Arg::Bind(slot) if column_of[*slot] == usize::MAX => column_of[*slot] = c,
+            _ => return None,
+        }
+    }
+    let order = rule
+        .head_terms
+        .iter()
+        .map(|h| match h {
+            HeadTerm::Value(Term::Slot(s)) => Some(column_of[*s]),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    Some((*rel, order))
+}

@@ -1,0 +1,305 @@
+//! A rule's steps, run over batches of bindings: where an atom's matches
+//! come from, how each step extends or filters the batch, and what the
+//! rule's head receives.
+
+use std::ops::Range;
+
+use chronolog_ql::plan::{Arg, HeadTerm, RelRef, RulePlan, Step, Term};
+use smallvec::SmallVec;
+
+use super::*;
+use crate::batch::{BATCH_ROWS, Batch, Bind, Shape};
+use crate::error::{Error, Result};
+use crate::frozen::Run;
+use crate::relation::Positions;
+use crate::retrieval::{At, input_terms};
+use crate::val::{Tuple, Val};
+
+/// Where an atom's matches come from.
+pub(super) enum Source {
+    /// Every row of a derived relation in a range (no bound column).
+    DerivedRange(usize, Range<u32>),
+    /// Positions in a derived relation.
+    Derived(usize, Positions),
+    /// A run of rows of a stored relation materialized for this query (an
+    /// index into `Executor::stored`).
+    Stored(usize, Run),
+    /// Rows read through the storage API.
+    Read(Vec<Tuple>),
+}
+
+impl Source {
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Source::DerivedRange(_, range) => range.len(),
+            Source::Derived(_, p) => p.len(),
+            Source::Stored(_, run) => run.rows.len(),
+            Source::Read(rows) => rows.len(),
+        }
+    }
+}
+
+/// What a rule evaluation collects at its leaves.
+pub(super) enum Sink {
+    /// Add head tuples to the head relation at once (rules without
+    /// aggregates); remembers whether any was new.
+    Insert(bool),
+    /// Append head tuples known to be distinct (see `distinct.rs`) without
+    /// the set probe; remembers whether any was appended.
+    Append(bool),
+    /// Whole bindings, to aggregate afterwards.
+    Bindings(Batch),
+}
+
+/// One evaluation of a rule: the rule, its shape, and which atom (if any)
+/// reads only a delta.
+pub(super) struct RuleRun<'r> {
+    pub(super) rule: &'r RulePlan,
+    pub(super) shape: &'r Shape,
+    pub(super) delta: &'r Option<(usize, Range<u32>)>,
+}
+
+impl Executor<'_> {
+    /// Runs step `i` and the steps after it on the bindings in `input`
+    /// (which it may reorder, filter or overwrite).
+    pub(super) fn run_steps(
+        &mut self,
+        run: &RuleRun<'_>,
+        i: usize,
+        input: &mut Batch,
+        sink: &mut Sink,
+    ) -> Result<()> {
+        if input.len() == 0 {
+            return Ok(());
+        }
+        self.tick(input.len())?;
+        let Some(step) = run.rule.steps.get(i) else {
+            return self.emit(run, input, sink);
+        };
+        match step {
+            Step::Filter(a, op, b) => {
+                let mut keep = Vec::with_capacity(input.len());
+                for r in 0..input.len() {
+                    let row = input.row(r);
+                    let (a, b) = (self.eval(a, row)?, self.eval(b, row)?);
+                    keep.push(self.compare(&a, *op, &b)?);
+                }
+                input.retain(&keep);
+                self.run_steps(run, i + 1, input, sink)
+            }
+            Step::Assign(slot, term) => {
+                for r in 0..input.len() {
+                    let v = self.eval(term, input.row(r))?;
+                    input.set(r, *slot, v);
+                }
+                self.run_steps(run, i + 1, input, sink)
+            }
+            Step::Atom {
+                rel,
+                args,
+                negated: true,
+            } => {
+                let mut keep = Vec::with_capacity(input.len());
+                for r in 0..input.len() {
+                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    keep.push(source.is_empty());
+                }
+                input.retain(&keep);
+                self.run_steps(run, i + 1, input, sink)
+            }
+            Step::Atom { rel, args, .. } => {
+                let binds = &run.shape.binds[i];
+                let mut out = self.spare_batch(input.width());
+                for r in 0..input.len() {
+                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    let n = source.len();
+                    let mut k = 0;
+                    while k < n {
+                        let end = n.min(k + BATCH_ROWS.saturating_sub(out.len()).max(1));
+                        self.extend(&source, k..end, input.row(r), binds, &mut out);
+                        k = end;
+                        if out.len() >= BATCH_ROWS {
+                            self.run_steps(run, i + 1, &mut out, sink)?;
+                            out.clear();
+                        }
+                    }
+                }
+                let done = self.run_steps(run, i + 1, &mut out, sink);
+                self.spare.push(out);
+                done
+            }
+            Step::Ranked { op, args } => {
+                let binds = &run.shape.binds[i];
+                let mut out = Batch::new(input.width());
+                for r in 0..input.len() {
+                    let parent = input.row(r);
+                    let ranking = {
+                        let mut inputs = Vec::new();
+                        for term in input_terms(op) {
+                            inputs.push(self.eval(term, parent)?);
+                        }
+                        let at = At {
+                            snapshot: self.snapshot,
+                            valid: self.valid,
+                            known: self.known,
+                            params: self.params,
+                        };
+                        self.retrieval.rank(op, &at, &mut inputs.into_iter())?
+                    };
+                    // A ranked row is (id, score, rank); the plan names
+                    // at most those three columns.
+                    let column =
+                        |values: &[Val; 3], c: usize| values.get(c).cloned().unwrap_or(Val::Null);
+                    'ranks: for (rank, (id, score)) in ranking.into_iter().enumerate() {
+                        let values = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
+                        for (c, a) in args.iter().enumerate() {
+                            if let Arg::Bound(t) = a
+                                && self.eval(t, parent)? != column(&values, c)
+                            {
+                                continue 'ranks;
+                            }
+                        }
+                        out.push_match(parent, binds, |c| column(&values, c));
+                    }
+                    if out.len() >= BATCH_ROWS {
+                        self.run_steps(run, i + 1, &mut out, sink)?;
+                        out.clear();
+                    }
+                }
+                self.run_steps(run, i + 1, &mut out, sink)
+            }
+        }
+    }
+
+    /// The matches of the atom at step `i` for the bindings in `row`.
+    pub(super) fn source(
+        &mut self,
+        run: &RuleRun<'_>,
+        i: usize,
+        rel: &RelRef,
+        args: &[Arg],
+        row: &[Val],
+    ) -> Result<Source> {
+        let cols = &run.shape.key_columns[i];
+        let mut key: SmallVec<[Val; 4]> = SmallVec::with_capacity(cols.len());
+        for &c in cols {
+            key.push(match &args[c] {
+                Arg::Bound(Term::Slot(s)) => row[*s].clone(),
+                Arg::Bound(other) => self.eval(other, row)?,
+                Arg::Bind(_) | Arg::Any => {
+                    return Err(Error::Runtime("a key column without a term".into()));
+                }
+            });
+        }
+        Ok(match rel {
+            RelRef::Derived(r) => {
+                let range = match run.delta {
+                    Some((at, range)) if *at == i => range.clone(),
+                    _ => 0..self.derived[*r].len(),
+                };
+                if cols.is_empty() {
+                    Source::DerivedRange(*r, range)
+                } else {
+                    Source::Derived(*r, self.derived[*r].positions(cols, &key, range))
+                }
+            }
+            RelRef::Stored(name) => self.scan_stored(name, cols, &key)?,
+        })
+    }
+
+    /// Appends `parent` extended by each match `span` of `source` to `out`.
+    pub(super) fn extend(
+        &self,
+        source: &Source,
+        span: Range<usize>,
+        parent: &[Val],
+        binds: &[Bind],
+        out: &mut Batch,
+    ) {
+        match source {
+            Source::DerivedRange(r, range) => {
+                let rel = &self.derived[*r];
+                for k in span {
+                    let row = rel.row(range.start + k as u32);
+                    out.push_match(parent, binds, |c| row[c].clone());
+                }
+            }
+            Source::Derived(r, positions) => {
+                let rel = &self.derived[*r];
+                for &p in &positions[span] {
+                    let row = rel.row(p);
+                    out.push_match(parent, binds, |c| row[c].clone());
+                }
+            }
+            Source::Stored(id, run) => {
+                let Some(m) = &self.stored[*id].materialized else {
+                    return;
+                };
+                let columns = m.relation.columns(run.pattern);
+                for k in span {
+                    let row = run.rows.start + k as u32;
+                    out.push_match(parent, binds, |c| columns[c].get(row));
+                }
+            }
+            Source::Read(rows) => {
+                for row in &rows[span] {
+                    out.push_match(parent, binds, |c| row[c].clone());
+                }
+            }
+        }
+    }
+
+    /// Adds the head tuple of each binding in `batch` (or, for a rule that
+    /// aggregates, keeps the bindings).
+    pub(super) fn emit(&mut self, run: &RuleRun<'_>, batch: &Batch, sink: &mut Sink) -> Result<()> {
+        let rule = run.rule;
+        let append = matches!(sink, Sink::Append(_));
+        match sink {
+            Sink::Bindings(all) => {
+                for r in 0..batch.len() {
+                    all.push_match(batch.row(r), &[], |_| Val::Null);
+                }
+            }
+            Sink::Insert(added) | Sink::Append(added) => {
+                let mut tuple: SmallVec<[Val; 4]> = SmallVec::new();
+                for r in 0..batch.len() {
+                    let row = batch.row(r);
+                    // Most derivations in a recursion rediscover known
+                    // tuples: probe before copying one.
+                    let new = match &run.shape.head_slots {
+                        Some(slots) if !append => {
+                            self.derived[rule.head].insert_projected(row, slots)
+                        }
+                        _ => {
+                            tuple.clear();
+                            for h in &rule.head_terms {
+                                if let HeadTerm::Value(term) = h {
+                                    tuple.push(match term {
+                                        Term::Slot(s) => row[*s].clone(),
+                                        other => self.eval(other, row)?,
+                                    });
+                                }
+                            }
+                            if append {
+                                self.derived[rule.head].push_distinct(tuple.drain(..));
+                                true
+                            } else {
+                                self.derived[rule.head].insert(&tuple)
+                            }
+                        }
+                    };
+                    if new {
+                        *added = true;
+                        self.derived_count += 1;
+                        self.check_limits()?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
