@@ -170,7 +170,7 @@ impl Shape {
             if term_is_bound(t, bound) {
                 Ok(())
             } else {
-                Err(Error::Runtime("unbound variable".into()))
+                Err(Error::Internal("unbound variable".into()))
             }
         };
         for step in &rule.steps {
@@ -233,7 +233,7 @@ impl Shape {
 }
 
 fn bad_slot() -> Error {
-    Error::Runtime("a plan names a slot its rule does not have".into())
+    Error::Internal("a plan names a slot its rule does not have".into())
 }
 
 /// Column `column` binds `slot`, or checks it if an earlier argument or

@@ -42,6 +42,11 @@ pub enum Error {
     /// The query was cancelled.
     #[error("query cancelled")]
     Cancelled,
+    /// An invariant of the engine broke: a bug in Chronolog, not in the
+    /// caller's input, reported instead of a panic (the C ABI's
+    /// `INTERNAL_ERROR`).
+    #[error("internal error (a bug in Chronolog, please report it): {0}")]
+    Internal(String),
     /// An evaluation error (`Runtime`, `Retrieval`, `MissingParam`) with
     /// the statement it happened in, so it shows with line:column and a
     /// caret like every other error. Its message is the inner error's.
@@ -114,12 +119,13 @@ impl Error {
                 source,
                 span: Some(span),
             },
-            e @ (Error::Runtime(_) | Error::Retrieval(_) | Error::MissingParam(_)) => {
-                Error::Located {
-                    error: Box::new(e),
-                    span,
-                }
-            }
+            e @ (Error::Runtime(_)
+            | Error::Retrieval(_)
+            | Error::MissingParam(_)
+            | Error::Internal(_)) => Error::Located {
+                error: Box::new(e),
+                span,
+            },
             other => other,
         }
     }

@@ -110,7 +110,7 @@ impl Session {
                         _ => 0,
                     },
                 }),
-                _ => Err(Error::Runtime("unexpected search row".into())),
+                _ => Err(Error::Internal("unexpected search row".into())),
             })
             .collect()
     }

@@ -39,7 +39,8 @@ typedef enum ChronologStatus {
   // The storage layer failed (the directory cannot be opened, a disk
   // error).
   CHRONOLOG_STATUS_STORAGE_ERROR = 6,
-  // A bug inside Chronolog, caught at the boundary.
+  // A bug inside Chronolog: a panic caught at the boundary, or an
+  // invariant the engine found broken (`Error::Internal`).
   CHRONOLOG_STATUS_INTERNAL_ERROR = 7,
   // The call was stopped by `chronolog_cancel`, or ran past the
   // handle's timeout (`chronolog_set_timeout`), or past its memory

@@ -58,7 +58,8 @@ pub enum ChronologStatus {
     /// The storage layer failed (the directory cannot be opened, a disk
     /// error).
     StorageError = 6,
-    /// A bug inside Chronolog, caught at the boundary.
+    /// A bug inside Chronolog: a panic caught at the boundary, or an
+    /// invariant the engine found broken (`Error::Internal`).
     InternalError = 7,
     /// The call was stopped by `chronolog_cancel`, or ran past the
     /// handle's timeout (`chronolog_set_timeout`), or past its memory
@@ -82,9 +83,10 @@ impl Failure {
 
     /// An engine error, shown against the text it is about.
     fn engine(e: Error, source: &str) -> Failure {
-        let status = match e {
+        let status = match e.kind() {
             Error::Storage { .. } => ChronologStatus::StorageError,
             Error::Cancelled | Error::LimitExceeded(_) => ChronologStatus::Stopped,
+            Error::Internal(_) => ChronologStatus::InternalError,
             _ => ChronologStatus::QueryError,
         };
         Failure::new(status, e.render(source))
@@ -615,4 +617,27 @@ pub extern "C" fn chronolog_version() -> *const c_char {
             Err(_) => c"unknown",
         };
     VERSION.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_bug_is_an_internal_error_and_bad_input_a_query_error() {
+        let bug = Error::Internal("an invariant broke".into());
+        assert_eq!(
+            Failure::engine(bug, "").status,
+            ChronologStatus::InternalError
+        );
+        let runtime = Error::Runtime("division by zero".into());
+        assert_eq!(
+            Failure::engine(runtime, "").status,
+            ChronologStatus::QueryError
+        );
+        assert_eq!(
+            Failure::engine(Error::Cancelled, "").status,
+            ChronologStatus::Stopped
+        );
+    }
 }

@@ -60,7 +60,7 @@ impl Executor<'_> {
                             let v = bindings
                                 .row(at as usize)
                                 .get(*slot)
-                                .ok_or_else(|| Error::Runtime("unbound variable".into()))?;
+                                .ok_or_else(|| Error::Internal("unbound variable".into()))?;
                             inputs.push(v.clone());
                         }
                         tuple.push(apply_aggregate(*agg, &inputs, &symbols)?);

@@ -16,14 +16,14 @@ impl Executor<'_> {
             .strata
             .last()
             .and_then(|s| s.rules.first())
-            .ok_or_else(|| Error::Runtime("history plan without a rule".into()))?;
+            .ok_or_else(|| Error::Internal("history plan without a rule".into()))?;
         let Some(Step::Atom {
             rel: RelRef::Stored(name),
             args,
             ..
         }) = rule.steps.first()
         else {
-            return Err(Error::Runtime("history needs one stored atom".into()));
+            return Err(Error::Internal("history needs one stored atom".into()));
         };
         let store = self.snapshot.store();
         let rel = store.relation_id(name)?;

@@ -191,7 +191,7 @@ impl Executor<'_> {
                 Arg::Bound(Term::Slot(s)) => row[*s].clone(),
                 Arg::Bound(other) => self.eval(other, row)?,
                 Arg::Bind(_) | Arg::Any => {
-                    return Err(Error::Runtime("a key column without a term".into()));
+                    return Err(Error::Internal("a key column without a term".into()));
                 }
             });
         }

@@ -84,7 +84,7 @@ impl Executor<'_> {
             Term::Slot(s) => bindings
                 .get(*s)
                 .cloned()
-                .ok_or_else(|| Error::Runtime("unbound variable".into()))?,
+                .ok_or_else(|| Error::Internal("unbound variable".into()))?,
             Term::Const(c) => self.constant(c),
             Term::Param(p) => self
                 .params

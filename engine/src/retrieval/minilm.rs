@@ -115,7 +115,7 @@ impl MiniLm {
             let tokenizer = self
                 .tokenizer
                 .lock()
-                .map_err(|_| Error::Retrieval("embedding model: tokenizer poisoned".into()))?;
+                .map_err(|_| Error::Internal("embedding model: tokenizer poisoned".into()))?;
             tokenizer
                 .encode_batch(texts.to_vec(), true)
                 .map_err(|e| model_error("tokenize", e))?

@@ -178,7 +178,7 @@ impl Retrieval {
         let mut next = || {
             inputs
                 .next()
-                .ok_or_else(|| Error::Runtime("a retrieval input is missing".into()))
+                .ok_or_else(|| Error::Internal("a retrieval input is missing".into()))
         };
         match op {
             RankedPlan::Near {

@@ -410,7 +410,7 @@ pub(crate) fn top_k(
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        Err(Error::Runtime("a vector scan thread failed".into()))
+                        Err(Error::Internal("a vector scan thread failed".into()))
                     })
                 })
                 .collect()
