@@ -37,7 +37,9 @@ mod session;
 mod stored_cache;
 mod val;
 
-pub use chronolog_ql::plan::{Metric, RankedPlan};
+pub use chronolog_ql::plan::{
+    Bm25Plan, Count, HopsPlan, Metric, NearPlan, RankedPlan, RrfPlan, Term,
+};
 /// The storage types the engine's API takes and returns, so a program (the
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{

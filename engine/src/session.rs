@@ -143,9 +143,9 @@ fn searches_text(plan: &Plan) -> bool {
 /// or text), which may lag the store.
 pub(crate) fn op_searches_text(op: &RankedPlan) -> bool {
     match op {
-        RankedPlan::Near { .. } | RankedPlan::Bm25 { .. } => true,
-        RankedPlan::Hops { .. } => false,
-        RankedPlan::Rrf { inputs, .. } => inputs.iter().any(|(_, i)| op_searches_text(i)),
+        RankedPlan::Near(_) | RankedPlan::Bm25(_) => true,
+        RankedPlan::Hops(_) => false,
+        RankedPlan::Rrf(rrf) => rrf.inputs.iter().any(|(_, i)| op_searches_text(i)),
     }
 }
 

@@ -391,7 +391,7 @@ impl<'a> Compiler<'a> {
                         )
                     })?,
                 };
-                RankedPlan::Near {
+                RankedPlan::Near(NearPlan {
                     rel: rel.text.clone(),
                     vector_column,
                     text_column,
@@ -403,7 +403,7 @@ impl<'a> Compiler<'a> {
                     )?,
                     k,
                     metric,
-                }
+                })
             }
             ast::Ranked::Bm25 {
                 rel,
@@ -424,14 +424,14 @@ impl<'a> Compiler<'a> {
                         rel.span,
                     ));
                 }
-                RankedPlan::Bm25 {
+                RankedPlan::Bm25(Bm25Plan {
                     rel: rel.text.clone(),
                     columns,
                     query: self.ranked_input(query, slots, "text to search for", |c| {
                         matches!(c, Constant::Str(_))
                     })?,
                     k,
-                }
+                })
             }
             ast::Ranked::Hops {
                 start,
@@ -454,13 +454,13 @@ impl<'a> Compiler<'a> {
                     .ok()
                     .filter(|d| *d <= 64)
                     .ok_or_else(|| CompileError::new("at most 64 hops", *span))?;
-                RankedPlan::Hops {
+                RankedPlan::Hops(HopsPlan {
                     start: self.ranked_input(start, slots, "a symbol to start from", |c| {
                         matches!(c, Constant::Sym(_))
                     })?,
                     depth,
                     edges: edges.iter().map(|e| e.text.clone()).collect(),
-                }
+                })
             }
             ast::Ranked::Rrf { inputs, k, span } => {
                 let mut plans = Vec::with_capacity(inputs.len());
@@ -473,10 +473,10 @@ impl<'a> Compiler<'a> {
                     }
                     plans.push((*w, self.ranked_plan(input, slots)?));
                 }
-                RankedPlan::Rrf {
+                RankedPlan::Rrf(RrfPlan {
                     inputs: plans,
                     k: k.unwrap_or(RRF_K),
-                }
+                })
             }
         })
     }

@@ -133,53 +133,71 @@ impl Metric {
     }
 }
 
-/// A retrieval operator, resolved against the catalog.
+/// A retrieval operator, resolved against the catalog. Each kind's
+/// payload is its own struct, so an operator's plan travels whole (to
+/// the engine file that runs it, `engine/src/retrieval/<op>.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RankedPlan {
-    /// Nearest rows of `rel` to a vector (matched against `vector_column`)
-    /// or to text (embedded, matched against `text_column`'s embeddings).
-    Near {
-        /// The relation searched.
-        rel: String,
-        /// Its first vector column, if any.
-        vector_column: Option<usize>,
-        /// Its first `embed` column, if any.
-        text_column: Option<usize>,
-        /// The query vector or text.
-        query: Term,
-        /// How many rows.
-        k: Count,
-        /// How vectors compare.
-        metric: Metric,
-    },
-    /// Best BM25 matches of `rel`'s `search` columns.
-    Bm25 {
-        /// The relation searched.
-        rel: String,
-        /// Its `search` columns.
-        columns: Vec<usize>,
-        /// The words.
-        query: Term,
-        /// How many rows.
-        k: Count,
-    },
-    /// Nodes within `depth` links of `start`.
-    Hops {
-        /// The node walked from.
-        start: Term,
-        /// At most this many links.
-        depth: u32,
-        /// The linking relations (empty: every relation whose first two
-        /// columns are symbols).
-        edges: Vec<String>,
-    },
-    /// Reciprocal-rank fusion: score = sum of weight / (k + rank).
-    Rrf {
-        /// Weighted inputs.
-        inputs: Vec<(f64, RankedPlan)>,
-        /// The rank offset.
-        k: u64,
-    },
+    /// `near`
+    Near(NearPlan),
+    /// `bm25`
+    Bm25(Bm25Plan),
+    /// `hops`
+    Hops(HopsPlan),
+    /// `rrf`
+    Rrf(RrfPlan),
+}
+
+/// Nearest rows of `rel` to a vector (matched against `vector_column`) or
+/// to text (embedded, matched against `text_column`'s embeddings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NearPlan {
+    /// The relation searched.
+    pub rel: String,
+    /// Its first vector column, if any.
+    pub vector_column: Option<usize>,
+    /// Its first `embed` column, if any.
+    pub text_column: Option<usize>,
+    /// The query vector or text.
+    pub query: Term,
+    /// How many rows.
+    pub k: Count,
+    /// How vectors compare.
+    pub metric: Metric,
+}
+
+/// Best BM25 matches of `rel`'s `search` columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bm25Plan {
+    /// The relation searched.
+    pub rel: String,
+    /// Its `search` columns.
+    pub columns: Vec<usize>,
+    /// The words.
+    pub query: Term,
+    /// How many rows.
+    pub k: Count,
+}
+
+/// Nodes within `depth` links of `start`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HopsPlan {
+    /// The node walked from.
+    pub start: Term,
+    /// At most this many links.
+    pub depth: u32,
+    /// The linking relations (empty: every relation whose first two
+    /// columns are symbols).
+    pub edges: Vec<String>,
+}
+
+/// Reciprocal-rank fusion: score = sum of weight / (k + rank).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RrfPlan {
+    /// Weighted inputs.
+    pub inputs: Vec<(f64, RankedPlan)>,
+    /// The rank offset.
+    pub k: u64,
 }
 
 /// A count fixed in the text or given as a `$parameter` when the plan runs
@@ -210,33 +228,33 @@ impl fmt::Display for ShowRanked<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let slots = self.1;
         match self.0 {
-            RankedPlan::Near {
+            RankedPlan::Near(NearPlan {
                 rel,
                 query,
                 k,
                 metric,
                 ..
-            } => write!(
+            }) => write!(
                 f,
                 "near({rel}, {}, {k}, {})",
                 ShowTerm(query, slots),
                 metric.name()
             ),
-            RankedPlan::Bm25 { rel, query, k, .. } => {
+            RankedPlan::Bm25(Bm25Plan { rel, query, k, .. }) => {
                 write!(f, "bm25({rel}, {}, {k})", ShowTerm(query, slots))
             }
-            RankedPlan::Hops {
+            RankedPlan::Hops(HopsPlan {
                 start,
                 depth,
                 edges,
-            } => {
+            }) => {
                 write!(f, "hops({}, {depth}", ShowTerm(start, slots))?;
                 if !edges.is_empty() {
                     write!(f, ", [{}]", edges.join(", "))?;
                 }
                 f.write_str(")")
             }
-            RankedPlan::Rrf { inputs, k } => {
+            RankedPlan::Rrf(RrfPlan { inputs, k }) => {
                 write!(f, "rrf(k={k}")?;
                 for (w, input) in inputs {
                     if *w == 1.0 {

@@ -677,12 +677,12 @@ fn a_session_opened_on_stored_text_searches_all_of_it_at_once() {
     let mut api = hashing_db(store);
     let ranking = api
         .rank(
-            &RankedPlan::Bm25 {
+            &RankedPlan::Bm25(chronolog_engine::Bm25Plan {
                 rel: "episode".into(),
                 columns: vec![1],
                 query: Term::Const(Constant::Str("lighthouse".into())),
-                k: chronolog_ql::plan::Count::Fixed(1),
-            },
+                k: chronolog_engine::Count::Fixed(1),
+            }),
             None,
         )
         .expect("rank");

@@ -6,6 +6,10 @@
 //! A row's id is its first column's value (an episode's id, a person), so
 //! different operators' results over the same things fuse by equality, and
 //! a ranked relation joins back to its relation (`episode(Id, Text)`).
+//!
+//! One file per operator (`near.rs`, `bm25.rs`, `hops.rs`, `rrf.rs`), each
+//! with one `run`; a new operator is a new `RankedPlan` variant with its
+//! own plan struct and a new file here.
 
 pub mod embed;
 pub(crate) mod graph;
@@ -15,27 +19,27 @@ pub mod minilm;
 pub(crate) mod text;
 pub(crate) mod vector;
 
-use crate::order::SymbolOrder;
+mod bm25;
+mod hops;
+mod near;
+mod rrf;
+
+pub use rrf::rrf;
+
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use chronolog_ql::MAX_RANKED_K;
-use chronolog_ql::plan::{Count, Metric, RankedPlan, Term};
-use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Timestamp};
+use chronolog_ql::plan::{Bm25Plan, Count, HopsPlan, NearPlan, RankedPlan, RrfPlan, Term};
+use chronolog_storage::{RelationId, RowId, Snapshot, Timestamp};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::val::Val;
 use graph::GraphCache;
 use indexes::Indexes;
-use vector::{Column, Hit, LiveBits, Precision};
-
-/// Live rows above which `near` scans a smaller code first: the sign
-/// codes for text embedded by the session's embedder (whose recall with
-/// them is measured), the int8 copy for vectors callers store (whose
-/// distribution is unknown, and int8 keeps magnitudes).
-const FIRST_PASS_AFTER_ROWS: u64 = 50_000;
+use vector::LiveBits;
 
 /// One ranked row: an id and its score (higher is better); its rank is its
 /// position in the list, from 1.
@@ -181,189 +185,12 @@ impl Retrieval {
                 .ok_or_else(|| Error::Internal("a retrieval input is missing".into()))
         };
         match op {
-            RankedPlan::Near {
-                rel,
-                vector_column,
-                text_column,
-                k,
-                metric,
-                ..
-            } => {
-                let query = next()?;
-                self.near(
-                    at,
-                    rel,
-                    *vector_column,
-                    *text_column,
-                    &query,
-                    at.k(k)?,
-                    *metric,
-                )
-            }
-            RankedPlan::Bm25 { rel, k, .. } => {
-                let text = match next()? {
-                    Val::Str(s) => s,
-                    other => {
-                        return Err(Error::Retrieval(format!(
-                            "bm25 needs text to search for, got {other:?}"
-                        )));
-                    }
-                };
-                let id = at.snapshot.store().relation_id(rel)?;
-                let Some(index) = self.indexes.text(id) else {
-                    return Ok(Vec::new());
-                };
-                let live = at.live(id)?;
-                let live_rows = live.len() as usize;
-                let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
-                    let hits = index.search(&text, want, live.clone())?;
-                    Ok(hits.iter().map(|h| (h.row, h.score)).collect())
-                };
-                at.top_ids(id, at.k(k)?, live_rows, &mut search)
-            }
-            RankedPlan::Hops { depth, edges, .. } => {
-                let start = match next()? {
-                    Val::Sym(s) => s,
-                    other => {
-                        return Err(Error::Retrieval(format!(
-                            "hops starts from a symbol, got {other:?}"
-                        )));
-                    }
-                };
-                self.hops(at, start, *depth, edges)
-            }
-            RankedPlan::Rrf { inputs: ops, k } => {
-                let mut lists = Vec::with_capacity(ops.len());
-                for (w, input) in ops {
-                    lists.push((*w, self.rank(input, at, inputs)?));
-                }
-                let mut fused = rrf(&lists, *k as f64);
-                // Ties in name order, as every ordering of symbols is.
-                if fused.iter().any(|(id, _)| matches!(id, Val::Sym(_))) {
-                    let names = SymbolOrder::new(at.snapshot.store(), &[]);
-                    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| names.cmp(&a.0, &b.0)));
-                }
-                Ok(fused)
-            }
+            RankedPlan::Near(plan) => near::run(self, at, plan, &next()?),
+            RankedPlan::Bm25(plan) => bm25::run(self, at, plan, next()?),
+            RankedPlan::Hops(plan) => hops::run(self, at, plan, next()?),
+            RankedPlan::Rrf(plan) => rrf::run(self, at, plan, inputs),
         }
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn near(
-        &self,
-        at: &At<'_>,
-        rel: &str,
-        vector_column: Option<usize>,
-        text_column: Option<usize>,
-        query: &Val,
-        k: usize,
-        metric: Metric,
-    ) -> Result<Ranking> {
-        let id = at.snapshot.store().relation_id(rel)?;
-        let live = self.live_bits(id, at.live(id)?);
-        let large = live.count() > FIRST_PASS_AFTER_ROWS;
-        let precision = match (large, query) {
-            (false, _) => Precision::Exact,
-            (true, Val::Str(_)) => Precision::Sign,
-            (true, _) => Precision::Int8,
-        };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // Text is embedded once, however many rounds `top_ids` takes.
-        let embedded: Option<Vec<f32>> = match (query, vector_column, text_column) {
-            (Val::Vector(_), Some(_), _) => None,
-            (Val::Str(text), _, Some(_)) => {
-                let embedder = self.indexes.embedder().clone();
-                embedder.embed(&[text])?.pop()
-            }
-            _ => None,
-        };
-        let live_rows = live.count() as usize;
-        let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
-            let hits: Vec<Hit> = match (query, vector_column, text_column) {
-                (Val::Vector(v), Some(column), _) => {
-                    let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
-                        ColumnType::Vector(d) => d as usize,
-                        _ => 0,
-                    };
-                    if v.len() != dim {
-                        return Err(Error::Retrieval(format!(
-                            "near({rel}, ...) needs a vector of {dim} floats, got {}",
-                            v.len()
-                        )));
-                    }
-                    let source = Column {
-                        snapshot: at.snapshot,
-                        rel: id,
-                        column,
-                    };
-                    vector::top_k(&source, &live, v, want, metric, precision, threads)?
-                }
-                (Val::Str(_), _, Some(column)) => {
-                    let v = embedded.as_deref().unwrap_or_default();
-                    let Some(index) = self.indexes.embeddings(id, column) else {
-                        return Ok(Vec::new());
-                    };
-                    let index = index.read();
-                    vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
-                }
-                (Val::Str(_), _, None) => {
-                    return Err(Error::Retrieval(format!(
-                        "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
-                    )));
-                }
-                (Val::Vector(_), None, _) => {
-                    return Err(Error::Retrieval(format!(
-                        "`{rel}` has no vector column; give near text to embed"
-                    )));
-                }
-                (other, _, _) => {
-                    return Err(Error::Retrieval(format!(
-                        "near needs a vector or text, got {other:?}"
-                    )));
-                }
-            };
-            Ok(hits.iter().map(|h| (h.row, h.score)).collect())
-        };
-        at.top_ids(id, k, live_rows, &mut search)
-    }
-
-    fn hops(&self, at: &At<'_>, start: u32, depth: u32, edges: &[String]) -> Result<Ranking> {
-        let store = at.snapshot.store();
-        let names: Vec<String> = if edges.is_empty() {
-            store
-                .relations()
-                .into_iter()
-                .filter(links)
-                .map(|s| s.name)
-                .collect()
-        } else {
-            edges.to_vec()
-        };
-        let mut graphs = Vec::with_capacity(names.len());
-        for name in &names {
-            let rel = store.relation_id(name)?;
-            if !links(&store.schema(rel)?) {
-                return Err(Error::Retrieval(format!(
-                    "hops walks relations whose first two columns are symbols; `{name}` is not one"
-                )));
-            }
-            graphs.push(
-                self.graphs
-                    .adjacency(at.snapshot, rel, at.valid, at.known)?,
-            );
-        }
-        Ok(graph::walk(&graphs, start, depth)
-            .into_iter()
-            .map(|(node, distance)| (Val::Sym(node), 1.0 / f64::from(distance)))
-            .collect())
-    }
-}
-
-/// Whether a relation links nodes: its first two columns are symbols.
-fn links(schema: &chronolog_storage::Schema) -> bool {
-    schema.columns.len() >= 2
-        && schema.columns[0].ty == ColumnType::Sym
-        && schema.columns[1].ty == ColumnType::Sym
 }
 
 /// The terms a retrieval operator needs evaluated, in the order
@@ -371,52 +198,16 @@ fn links(schema: &chronolog_storage::Schema) -> bool {
 pub(crate) fn input_terms(op: &RankedPlan) -> Vec<&Term> {
     fn walk<'p>(op: &'p RankedPlan, out: &mut Vec<&'p Term>) {
         match op {
-            RankedPlan::Near { query, .. } | RankedPlan::Bm25 { query, .. } => out.push(query),
-            RankedPlan::Hops { start, .. } => out.push(start),
-            RankedPlan::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| walk(i, out)),
+            RankedPlan::Near(NearPlan { query, .. }) | RankedPlan::Bm25(Bm25Plan { query, .. }) => {
+                out.push(query)
+            }
+            RankedPlan::Hops(HopsPlan { start, .. }) => out.push(start),
+            RankedPlan::Rrf(RrfPlan { inputs, .. }) => {
+                inputs.iter().for_each(|(_, i)| walk(i, out))
+            }
         }
     }
     let mut out = Vec::new();
     walk(op, &mut out);
     out
-}
-
-/// Reciprocal-rank fusion: an id's score is the sum, over the lists it is
-/// in, of `weight / (k + rank)` (ranks from 1). Best first; equal scores
-/// in value order (symbols by id here, with no names at hand; the
-/// language's `rrf` operator orders tied symbols by name).
-pub fn rrf(lists: &[(f64, Ranking)], k: f64) -> Ranking {
-    let mut scores: FxHashMap<Val, f64> = FxHashMap::default();
-    for (weight, list) in lists {
-        for (rank, (id, _)) in list.iter().enumerate() {
-            *scores.entry(id.clone()).or_insert(0.0) += weight / (k + (rank + 1) as f64);
-        }
-    }
-    let mut fused: Ranking = scores.into_iter().collect();
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    fused
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rrf_follows_the_formula_and_breaks_ties_by_id() {
-        let list = |ids: &[u32]| ids.iter().map(|&i| (Val::Sym(i), 0.0)).collect::<Ranking>();
-        let fused = rrf(&[(1.0, list(&[1, 2, 3])), (2.0, list(&[3, 4]))], 60.0);
-        let score = |id: u32| fused.iter().find(|(v, _)| *v == Val::Sym(id)).map(|x| x.1);
-        assert_eq!(score(1), Some(1.0 / 61.0));
-        assert_eq!(score(2), Some(1.0 / 62.0));
-        assert_eq!(score(3), Some(1.0 / 63.0 + 2.0 / 61.0));
-        assert_eq!(score(4), Some(2.0 / 62.0));
-        let order: Vec<Val> = fused.iter().map(|x| x.0.clone()).collect();
-        assert_eq!(
-            order,
-            vec![Val::Sym(3), Val::Sym(4), Val::Sym(1), Val::Sym(2)]
-        );
-        // Equal scores: ascending ids.
-        let tie = rrf(&[(1.0, list(&[9])), (1.0, list(&[5]))], 60.0);
-        assert_eq!(tie[0].0, Val::Sym(5));
-    }
 }

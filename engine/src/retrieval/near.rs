@@ -1,0 +1,104 @@
+//! `near(rel, query, k [, metric])`: the rows nearest a vector, or text
+//! embedded by the engine's embedder, among the rows live at the query's
+//! instants. Exact under `FIRST_PASS_AFTER_ROWS` live rows; above, a first
+//! pass over a smaller code (sign codes for text, int8 for vectors) picks
+//! candidates that are then scored exactly.
+
+use chronolog_ql::plan::NearPlan;
+use chronolog_storage::{ColumnType, RowId};
+
+use super::vector::{self, Column, Hit, Precision};
+use super::{At, Ranking, Retrieval};
+use crate::error::{Error, Result};
+use crate::val::Val;
+
+/// Live rows above which `near` scans a smaller code first: the sign
+/// codes for text embedded by the session's embedder (whose recall with
+/// them is measured), the int8 copy for vectors callers store (whose
+/// distribution is unknown, and int8 keeps magnitudes).
+const FIRST_PASS_AFTER_ROWS: u64 = 50_000;
+
+/// The best `plan.k` ids of `plan.rel` for `query` (a vector, or text to
+/// embed).
+pub(super) fn run(
+    retrieval: &Retrieval,
+    at: &At<'_>,
+    plan: &NearPlan,
+    query: &Val,
+) -> Result<Ranking> {
+    let NearPlan {
+        rel,
+        vector_column,
+        text_column,
+        metric,
+        ..
+    } = plan;
+    let (vector_column, text_column, metric) = (*vector_column, *text_column, *metric);
+    let k = at.k(&plan.k)?;
+    let id = at.snapshot.store().relation_id(rel)?;
+    let live = retrieval.live_bits(id, at.live(id)?);
+    let large = live.count() > FIRST_PASS_AFTER_ROWS;
+    let precision = match (large, query) {
+        (false, _) => Precision::Exact,
+        (true, Val::Str(_)) => Precision::Sign,
+        (true, _) => Precision::Int8,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Text is embedded once, however many rounds `top_ids` takes.
+    let embedded: Option<Vec<f32>> = match (query, vector_column, text_column) {
+        (Val::Vector(_), Some(_), _) => None,
+        (Val::Str(text), _, Some(_)) => {
+            let embedder = retrieval.indexes.embedder().clone();
+            embedder.embed(&[text])?.pop()
+        }
+        _ => None,
+    };
+    let live_rows = live.count() as usize;
+    let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
+        let hits: Vec<Hit> = match (query, vector_column, text_column) {
+            (Val::Vector(v), Some(column), _) => {
+                let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
+                    ColumnType::Vector(d) => d as usize,
+                    _ => 0,
+                };
+                if v.len() != dim {
+                    return Err(Error::Retrieval(format!(
+                        "near({rel}, ...) needs a vector of {dim} floats, got {}",
+                        v.len()
+                    )));
+                }
+                let source = Column {
+                    snapshot: at.snapshot,
+                    rel: id,
+                    column,
+                };
+                vector::top_k(&source, &live, v, want, metric, precision, threads)?
+            }
+            (Val::Str(_), _, Some(column)) => {
+                let v = embedded.as_deref().unwrap_or_default();
+                let Some(index) = retrieval.indexes.embeddings(id, column) else {
+                    return Ok(Vec::new());
+                };
+                let index = index.read();
+                vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
+            }
+            (Val::Str(_), _, None) => {
+                return Err(Error::Retrieval(format!(
+                    "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
+                )));
+            }
+            (Val::Vector(_), None, _) => {
+                return Err(Error::Retrieval(format!(
+                    "`{rel}` has no vector column; give near text to embed"
+                )));
+            }
+            (other, _, _) => {
+                return Err(Error::Retrieval(format!(
+                    "near needs a vector or text, got {other:?}"
+                )));
+            }
+        };
+        Ok(hits.iter().map(|h| (h.row, h.score)).collect())
+    };
+    at.top_ids(id, k, live_rows, &mut search)
+}
