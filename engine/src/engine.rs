@@ -5,7 +5,8 @@
 //! program holds one engine per store and hands a session to each reader,
 //! writer or worker (the memory layer's consolidation worker, its
 //! searchers, each C ABI call): they share one indexer, one set of indexes
-//! and one set of caches.
+//! and one set of caches. `Engine::session` lives with `Session`
+//! (`session.rs`), so this file does not import the session.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,9 +15,9 @@ use chronolog_storage::Store;
 
 use crate::error::Result;
 use crate::retrieval::Retrieval;
+use crate::retrieval::default_embedder::default_embedder;
 use crate::retrieval::embed::Embedder;
 use crate::retrieval::indexes::Indexes;
-use crate::session::{Session, default_embedder};
 use crate::stored_cache::StoredCache;
 
 /// The shared engine over one store: `Send + Sync`, and cheap to clone (a
@@ -62,13 +63,6 @@ impl Engine {
     /// An engine over a store in memory only.
     pub fn in_memory() -> Engine {
         Engine::new(Store::in_memory())
-    }
-
-    /// A new session: no rules, no `let`s, sharing this engine's indexes
-    /// and caches. Its first `near` or `bm25` waits until the rows stored
-    /// when it opened are indexed.
-    pub fn session(&self) -> Session {
-        Session::over(self.clone())
     }
 
     /// The underlying store.
@@ -119,6 +113,6 @@ mod tests {
     fn an_engine_is_shared_across_threads_and_a_session_moves_to_one() {
         send_sync::<Engine>();
         fn send<T: Send>() {}
-        send::<Session>();
+        send::<crate::Session>();
     }
 }

@@ -35,6 +35,7 @@ mod rows;
 mod search;
 mod session;
 mod stored_cache;
+mod symbols;
 mod val;
 
 pub use chronolog_ql::plan::{
@@ -50,12 +51,15 @@ pub use engine::Engine;
 pub use error::{Error, Result};
 pub use exec::{Limits, Strategy, default_query_memory};
 pub use messages::{MESSAGE_RELATION, MessageHit};
+pub use retrieval::default_embedder::{
+    default_embedder, default_embedder_with_notice, stand_in_reason,
+};
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};
-pub use session::{Output, Prepared, ScriptRun, Session, SymbolResolver};
-pub use session::{default_embedder, default_embedder_with_notice, stand_in_reason};
+pub use session::{Output, Prepared, ScriptRun, Session};
+pub use symbols::SymbolResolver;
 pub use val::{Tuple, Val};

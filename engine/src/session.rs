@@ -26,8 +26,9 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Limits};
 use crate::retrieval::Retrieval;
-use crate::retrieval::embed::{Embedder, HashingEmbedder};
+use crate::retrieval::embed::Embedder;
 use crate::rows::Rows;
+use crate::symbols::SymbolResolver;
 use crate::val::Val;
 
 /// What one statement produced.
@@ -60,50 +61,12 @@ impl Prepared {
     }
 }
 
-/// Symbols named by queries: interned ids, or virtual ids for names the
-/// store has never seen (they compare and print, but match no stored row).
-#[derive(Default, Debug, Clone)]
-pub struct SymbolResolver {
-    virtual_names: Vec<String>,
-    virtual_ids: HashMap<String, u32>,
-}
-
-impl SymbolResolver {
-    pub(crate) fn resolve(&mut self, store: &Store, name: &str) -> u32 {
-        if let Some(sym) = store.symbol(name) {
-            return sym.0;
-        }
-        if let Some(&id) = self.virtual_ids.get(name) {
-            return id;
-        }
-        let id = u32::MAX - 1 - self.virtual_names.len() as u32;
-        self.virtual_names.push(name.to_string());
-        self.virtual_ids.insert(name.to_string(), id);
-        id
-    }
-
-    pub(crate) fn is_virtual(&self, id: u32) -> bool {
-        id < u32::MAX && (u32::MAX - 1 - id) < self.virtual_names.len() as u32
-    }
-
-    /// Every query-only symbol, as `(id, name)`.
-    pub(crate) fn virtual_names(&self) -> Vec<(u32, &str)> {
-        self.virtual_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (u32::MAX - 1 - i as u32, n.as_str()))
-            .collect()
-    }
-
-    /// The name of a query-only symbol (one the store does not know).
-    pub(crate) fn virtual_name(&self, id: u32) -> Option<&str> {
-        if self.is_virtual(id) {
-            self.virtual_names
-                .get((u32::MAX - 1 - id) as usize)
-                .map(String::as_str)
-        } else {
-            None
-        }
+impl Engine {
+    /// A new session: no rules, no `let`s, sharing this engine's indexes
+    /// and caches. Its first `near` or `bm25` waits until the rows stored
+    /// when it opened are indexed.
+    pub fn session(&self) -> Session {
+        Session::over(self.clone())
     }
 }
 
@@ -146,89 +109,6 @@ pub(crate) fn op_searches_text(op: &RankedPlan) -> bool {
         RankedPlan::Near(_) | RankedPlan::Bm25(_) => true,
         RankedPlan::Hops(_) => false,
         RankedPlan::Rrf(rrf) => rrf.inputs.iter().any(|(_, i)| op_searches_text(i)),
-    }
-}
-
-/// The embedder a new session uses: all-MiniLM-L6-v2 when its files are
-/// installed (see [`default_embedder_with_notice`]), else 384-dimension
-/// feature hashing (the same dimension, so stored vectors fit either).
-///
-/// The model is loaded on first use, not here: a session that never embeds
-/// text (most tests, the crash test's writer) never reads its 90 MB.
-pub fn default_embedder() -> Arc<dyn Embedder> {
-    Arc::new(DefaultEmbedder)
-}
-
-/// Resolves to [`default_embedder_with_notice`] when first asked to embed.
-struct DefaultEmbedder;
-
-impl Embedder for DefaultEmbedder {
-    fn dim(&self) -> usize {
-        // Both candidates embed into 384 floats.
-        384
-    }
-
-    fn name(&self) -> String {
-        default_embedder_with_notice().0.name()
-    }
-
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        default_embedder_with_notice().0.embed(texts)
-    }
-}
-
-/// Why the default embedder would be the hashing stand-in, found without
-/// loading the model (a look for its files): `None` when the model is
-/// installed. For a way in to warn before any text is embedded.
-pub fn stand_in_reason() -> Option<String> {
-    #[cfg(feature = "minilm")]
-    {
-        use crate::retrieval::minilm::MiniLm;
-        let dir = MiniLm::default_dir();
-        let missing = ["config.json", "tokenizer.json", "model.safetensors"]
-            .iter()
-            .find(|f| !dir.join(f).is_file())?;
-        Some(format!(
-            "the all-MiniLM-L6-v2 model is not installed ({} is missing; run scripts/install-model.sh or set CHRONOLOG_MODEL_DIR): text is embedded with the hashing stand-in, whose search quality is far lower",
-            dir.join(missing).display()
-        ))
-    }
-    #[cfg(not(feature = "minilm"))]
-    {
-        Some(
-            "built without the `minilm` feature: text is embedded with the hashing stand-in".into(),
-        )
-    }
-}
-
-/// The default embedder, and when it is the hashing fallback, a sentence
-/// saying why and how to install the model (for the REPL and the demo to
-/// print). The model is loaded once per process.
-pub fn default_embedder_with_notice() -> (Arc<dyn Embedder>, Option<String>) {
-    #[cfg(feature = "minilm")]
-    {
-        use crate::retrieval::minilm::MiniLm;
-        static MODEL: std::sync::OnceLock<std::result::Result<Arc<MiniLm>, String>> =
-            std::sync::OnceLock::new();
-        let loaded = MODEL.get_or_init(|| {
-            MiniLm::load(&MiniLm::default_dir())
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        });
-        match loaded {
-            Ok(model) => (model.clone(), None),
-            Err(why) => (
-                Arc::new(HashingEmbedder::new(384)),
-                Some(format!("{why}; using the hashing embedder instead")),
-            ),
-        }
-    }
-    #[cfg(not(feature = "minilm"))]
-    {
-        (
-            Arc::new(HashingEmbedder::new(384)),
-            Some("built without the `minilm` feature; using the hashing embedder".into()),
-        )
     }
 }
 

@@ -8,9 +8,19 @@
 use roaring::RoaringBitmap;
 
 use crate::chunked::ChunkedVec;
-use crate::snapshot::Gathered;
-use crate::value::{ColumnType, Symbol, ValueRef};
+use crate::value::{ColumnType, Symbol, Value, ValueRef};
 use crate::vectors::VectorArena;
+
+/// One column's values for a set of rows, from `Snapshot::gather`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gathered {
+    /// A bool, int, symbol or time column (its type is given) with no null
+    /// among the rows: each value's bits (a bool as 0 or 1, an int or a
+    /// time as its `i64` bits, a symbol as its id).
+    Scalars(ColumnType, Vec<u64>),
+    /// Any other column: the values.
+    Values(Vec<Value>),
+}
 
 /// One column's values for every row of a relation.
 #[derive(Debug)]

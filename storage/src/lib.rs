@@ -49,11 +49,12 @@ mod value;
 mod value_index;
 mod vectors;
 
+pub use column::Gathered;
 pub use error::{Error, Result};
 pub use log::Durability;
 pub use relation::RowId;
 pub use schema::{ColumnDef, MAX_COLUMNS, Schema, TextSearch};
-pub use snapshot::{AsOf, Gathered, RowVersion, RowView, Scan, Selector, Snapshot};
+pub use snapshot::{AsOf, RowVersion, RowView, Scan, Selector, Snapshot};
 pub use store::{DEFAULT_MIN_FREE_BYTES, Options, PurgeRecord, RelationId, Store};
 pub use symbol_ranks::SymbolRanks;
 pub use symbols::MAX_SYMBOL_LEN;

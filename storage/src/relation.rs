@@ -26,6 +26,7 @@
 
 use crate::chunked::ChunkedVec;
 use crate::column::Column;
+use crate::log::NewRow;
 use crate::schema::Schema;
 use crate::time::{Interval, Timestamp};
 use crate::time_index::EventTimes;
@@ -38,18 +39,6 @@ pub type RowId = u32;
 
 /// Marks "no row" / "no symbol" / "no cut" in the `u32` link columns.
 pub(crate) const NONE: u32 = u32::MAX;
-
-/// A row as written by a commit (before it has a transaction time).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct NewRow {
-    pub values: Vec<Value>,
-    pub valid_from: i64,
-    pub valid_to: i64,
-    /// Row id this one supersedes, or [`NONE`].
-    pub supersedes: u32,
-    /// Provenance symbol id, or [`NONE`].
-    pub provenance: u32,
-}
 
 /// From transaction time `tx` on, `row`'s valid interval ends at `valid_to`.
 #[derive(Clone, Copy, Debug)]

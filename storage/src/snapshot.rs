@@ -12,11 +12,12 @@ use std::sync::Arc;
 use roaring::RoaringBitmap;
 use smallvec::SmallVec;
 
+use crate::column::Gathered;
 use crate::error::{Error, Result};
 use crate::relation::{Relation, RowId, Version};
 use crate::store::{RelationId, Store};
 use crate::time::{Interval, Timestamp};
-use crate::value::{ColumnType, Symbol, Value, ValueRef};
+use crate::value::{Symbol, Value, ValueRef};
 use crate::value_index::Posting;
 use crate::vectors::VectorBlock;
 
@@ -316,17 +317,6 @@ fn vector_arena(relation: &Relation, column: usize) -> Result<&crate::vectors::V
             relation: relation.schema.name.clone(),
             column,
         })
-}
-
-/// One column's values for a set of rows, from [`Snapshot::gather`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum Gathered {
-    /// A bool, int, symbol or time column (its type is given) with no null
-    /// among the rows: each value's bits (a bool as 0 or 1, an int or a
-    /// time as its `i64` bits, a symbol as its id).
-    Scalars(ColumnType, Vec<u64>),
-    /// Any other column: the values.
-    Values(Vec<Value>),
 }
 
 /// A scan being built: choose the selector and filters, then run it.
@@ -658,6 +648,7 @@ impl RowView<'_> {
 mod tests {
     use super::*;
     use crate::schema::{ColumnDef, Schema};
+    use crate::value::ColumnType;
 
     #[test]
     fn gather_reads_live_rows_column_by_column() -> Result<()> {

@@ -55,7 +55,7 @@ pub(crate) struct Executor<'a> {
     pub params: &'a FxHashMap<String, Val>,
     pub limits: &'a Limits,
     /// Symbols named by the query: interned id, or a virtual one.
-    pub symbols: &'a mut crate::session::SymbolResolver,
+    pub symbols: &'a mut crate::symbols::SymbolResolver,
     valid: Timestamp,
     known: Timestamp,
     derived: Vec<Relation>,
@@ -87,7 +87,7 @@ impl<'a> Executor<'a> {
         snapshot: &'a Snapshot,
         params: &'a FxHashMap<String, Val>,
         limits: &'a Limits,
-        symbols: &'a mut crate::session::SymbolResolver,
+        symbols: &'a mut crate::symbols::SymbolResolver,
         cache: &'a StoredCache,
         retrieval: &'a Retrieval,
     ) -> Executor<'a> {

@@ -11,6 +11,7 @@
 //! with one `run`; a new operator is a new `RankedPlan` variant with its
 //! own plan struct and a new file here.
 
+pub(crate) mod default_embedder;
 pub mod embed;
 pub(crate) mod graph;
 pub(crate) mod indexes;

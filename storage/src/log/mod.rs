@@ -33,9 +33,21 @@ pub(crate) use cache::DerivedCache;
 use head::Head;
 
 use crate::error::{Error, Result};
-use crate::relation::NewRow;
 use crate::schema::Schema;
 use crate::time::Timestamp;
+use crate::value::Value;
+
+/// A row as written by a commit (before it has a transaction time).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct NewRow {
+    pub values: Vec<Value>,
+    pub valid_from: i64,
+    pub valid_to: i64,
+    /// Row id this one supersedes, or `relation::NONE`.
+    pub supersedes: u32,
+    /// Provenance symbol id, or `relation::NONE`.
+    pub provenance: u32,
+}
 
 /// Bumped whenever the encoding of [`LogEntry`] changes incompatibly.
 /// 2: columns carry `search` and `embed` flags.
