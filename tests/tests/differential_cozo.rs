@@ -37,7 +37,8 @@ fn cozo_run(db: &DbInstance, script: &str) -> BTreeSet<Vec<i64>> {
         .collect()
 }
 
-fn ours(db: &mut Session, script: &str) -> BTreeSet<Vec<i64>> {
+/// The last statement's rows, in the engine's order.
+fn answer(db: &mut Session, script: &str) -> Vec<Vec<Val>> {
     let out = db
         .run_with(script, &HashMap::new(), &Limits::default())
         .unwrap_or_else(|e| panic!("chronolog failed on {script}: {}", e.render(script)));
@@ -45,6 +46,10 @@ fn ours(db: &mut Session, script: &str) -> BTreeSet<Vec<i64>> {
         panic!("no rows")
     };
     rows.to_vecs()
+}
+
+fn ours(db: &mut Session, script: &str) -> BTreeSet<Vec<i64>> {
+    answer(db, script)
         .into_iter()
         .map(|r| {
             r.into_iter()
@@ -280,13 +285,7 @@ fn number_text(x: f64) -> String {
 }
 
 fn ours_ordered(db: &mut Session, script: &str) -> Vec<Vec<String>> {
-    let out = db
-        .run_with(script, &HashMap::new(), &Limits::default())
-        .unwrap_or_else(|e| panic!("chronolog failed on {script}: {}", e.render(script)));
-    let Some(Output::Rows(rows)) = out.into_iter().last() else {
-        panic!("no rows")
-    };
-    rows.to_vecs()
+    answer(db, script)
         .into_iter()
         .map(|r| {
             r.into_iter()

@@ -321,8 +321,8 @@ mod tests {
     use super::*;
     use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
 
-    #[test]
-    fn compacting_merges_segments_and_keeps_every_answer() {
+    /// A store with a one-column text relation `doc`.
+    fn doc_store() -> (Store, RelationId) {
         let store = Store::in_memory();
         let rel = store
             .create_relation(Schema::new(
@@ -330,6 +330,12 @@ mod tests {
                 vec![ColumnDef::new("text", ColumnType::Str)],
             ))
             .expect("create");
+        (store, rel)
+    }
+
+    #[test]
+    fn compacting_merges_segments_and_keeps_every_answer() {
+        let (store, rel) = doc_store();
         let index = TextIndex::new(vec![0], TextSearch::English).expect("index");
         for batch in 0..5 {
             let mut txn = store.begin();
@@ -364,13 +370,7 @@ mod tests {
     /// The rows of a one-column relation holding `texts`, indexed by
     /// `analyzer`, that `query` finds.
     fn found(analyzer: TextSearch, texts: &[&str], query: &str) -> Vec<RowId> {
-        let store = Store::in_memory();
-        let rel = store
-            .create_relation(Schema::new(
-                "doc",
-                vec![ColumnDef::new("text", ColumnType::Str)],
-            ))
-            .expect("create");
+        let (store, rel) = doc_store();
         let mut txn = store.begin();
         for text in texts {
             txn.assert(rel, vec![Value::str(*text)], Interval::ALWAYS, None)
