@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use chronolog_ql::{CompileError, Span};
+use chronolog_ql::{CompileError, CompileErrorKind, Span};
 use chronolog_storage::{Schema, Symbol, Timestamp, Value};
 use serde_json::{Map, Value as Json, json};
 
@@ -78,7 +78,12 @@ impl Session {
     /// and [`Session::execute`]. A name the store has never seen still
     /// binds (it matches nothing). Plain strings are text, not symbols.
     pub fn params_from_json(&mut self, text: &str) -> Result<HashMap<String, Value>> {
-        let bad = |msg: String| Error::Compile(CompileError::new(msg, Span::new(0, text.len())));
+        let bad = |msg: String| {
+            Error::Compile(CompileError::new(
+                CompileErrorKind::BadParameters(msg),
+                Span::new(0, text.len()),
+            ))
+        };
         let parsed: Json = serde_json::from_str(text)
             .map_err(|e| bad(format!("parameters are not valid JSON: {e}")))?;
         let Json::Object(object) = parsed else {

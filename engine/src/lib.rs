@@ -41,6 +41,8 @@ mod val;
 pub use chronolog_ql::plan::{
     Bm25Plan, Count, HopsPlan, Metric, NearPlan, RankedPlan, RrfPlan, Term,
 };
+/// The language's errors, inside [`Error::Parse`] and [`Error::Compile`].
+pub use chronolog_ql::{CompileError, CompileErrorKind, ParseError, ParseErrorKind};
 /// The storage types the engine's API takes and returns, so a program (the
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{

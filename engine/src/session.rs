@@ -13,8 +13,8 @@ use std::sync::Arc;
 use chronolog_ql::ast::{self, Analyzer, Expr, FactKind, Statement, TypeName, ValidClause};
 use chronolog_ql::plan::{Constant, Plan, RankedPlan};
 use chronolog_ql::{
-    Catalog, ColumnInfo, CompileError, Lets, ParsedStatement, Span, compile_query, constant, parse,
-    parse_each,
+    Catalog, ColumnInfo, CompileError, CompileErrorKind, Lets, ParsedStatement, Span,
+    compile_query, constant, parse, parse_each,
 };
 use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Interval, Replaced, Schema, Store, TextSearch, Timestamp,
@@ -461,7 +461,10 @@ impl Session {
             Statement::Relations(_) => Output::Schemas(self.store.relations()),
             Statement::Describe(name) => {
                 let id = self.store.relation_id(&name.text).map_err(|_| {
-                    CompileError::new(format!("unknown relation `{}`", name.text), name.span)
+                    CompileError::new(
+                        CompileErrorKind::UnknownRelation(name.text.clone()),
+                        name.span,
+                    )
                 })?;
                 Output::Schemas(vec![self.store.schema(id)?])
             }
@@ -475,7 +478,7 @@ impl Session {
                         .unwrap_or(Constant::Sym(n.text.clone())),
                     other => {
                         return Err(CompileError::new(
-                            "`let` takes a constant: a date, a number, a string or a name",
+                            CompileErrorKind::LetNotConstant,
                             other.span(),
                         )
                         .into());
@@ -487,10 +490,7 @@ impl Session {
             Statement::Rule(rule) => {
                 if self.store.relation_id(&rule.head.name.text).is_ok() {
                     return Err(CompileError::new(
-                        format!(
-                            "`{}` is a stored relation; a rule cannot derive into it",
-                            rule.head.name.text
-                        ),
+                        CompileErrorKind::DerivesIntoStored(rule.head.name.text.clone()),
                         rule.head.span,
                     )
                     .into());
@@ -505,7 +505,7 @@ impl Session {
             }
             // `run_with` batches facts itself; they never reach here.
             Statement::Fact(f) => {
-                return Err(CompileError::new("a fact outside a batch", f.span).into());
+                return Err(CompileError::new(CompileErrorKind::FactOutsideBatch, f.span).into());
             }
         })
     }
@@ -543,7 +543,7 @@ impl Session {
                 e.into()
             } else {
                 CompileError::new(
-                    format!("{} (in a rule this query uses)", e.message),
+                    CompileErrorKind::InEarlierRule(Box::new(e.kind)),
                     query.span,
                 )
                 .into()
@@ -560,7 +560,7 @@ impl Session {
                 plan: self.compile(query, None)?,
             }),
             _ => Err(CompileError::new(
-                "expected exactly one query (`?- ...`)",
+                CompileErrorKind::ExpectedOneQuery,
                 chronolog_ql::Span::new(0, text.len()),
             )
             .into()),
@@ -679,17 +679,19 @@ impl Session {
     ) -> Result<()> {
         let name = &fact.atom.name;
         let rel = self.store.relation_id(&name.text).map_err(|_| {
-            CompileError::new(format!("unknown relation `{}`", name.text), name.span)
+            CompileError::new(
+                CompileErrorKind::UnknownRelation(name.text.clone()),
+                name.span,
+            )
         })?;
         let schema = self.store.schema(rel)?;
         if schema.arity() != fact.atom.args.len() {
             return Err(CompileError::new(
-                format!(
-                    "`{}` has {} columns, got {} arguments",
-                    name.text,
-                    schema.arity(),
-                    fact.atom.args.len()
-                ),
+                CompileErrorKind::Arity {
+                    relation: name.text.clone(),
+                    columns: schema.arity(),
+                    arguments: fact.atom.args.len(),
+                },
                 fact.atom.span,
             )
             .into());
@@ -704,12 +706,12 @@ impl Session {
                     col.ty.to_string()
                 };
                 return Err(CompileError::new(
-                    format!(
-                        "column `{}.{}` holds {expected}, got {}",
-                        schema.name,
-                        col.name,
-                        value.describe()
-                    ),
+                    CompileErrorKind::ColumnType {
+                        relation: schema.name.clone(),
+                        column: col.name.clone(),
+                        expected,
+                        got: value.describe(),
+                    },
                     arg.span(),
                 )
                 .into());
@@ -719,11 +721,7 @@ impl Session {
         let time = |e: &Expr| -> Result<Timestamp> {
             match self.const_of(e, params)? {
                 Constant::Time(t) => Ok(Timestamp(t)),
-                _ => Err(CompileError::new(
-                    "expected a time: a date, a `let` name or a `$parameter`",
-                    e.span(),
-                )
-                .into()),
+                _ => Err(CompileError::new(CompileErrorKind::ExpectedTime, e.span()).into()),
             }
         };
         // Without a clause a fact holds from its transaction on (XTDB's
@@ -772,21 +770,17 @@ impl Session {
                         .to_string(),
                 }),
                 Some(_) => {
-                    return Err(CompileError::new(
-                        "this parameter's type cannot be used in a fact",
-                        p.span,
-                    )
-                    .into());
+                    return Err(
+                        CompileError::new(CompileErrorKind::ParamNotStorable, p.span).into(),
+                    );
                 }
                 None => return Err(Error::MissingParam(p.text.clone())),
             },
             Expr::Var(_) | Expr::Wildcard(_) => {
-                return Err(CompileError::new("a fact cannot contain variables", e.span()).into());
+                return Err(CompileError::new(CompileErrorKind::VariableInFact, e.span()).into());
             }
             Expr::Neg(..) | Expr::Binary(..) => {
-                return Err(
-                    CompileError::new("a fact takes constants, not expressions", e.span()).into(),
-                );
+                return Err(CompileError::new(CompileErrorKind::ExpressionInFact, e.span()).into());
             }
         })
     }
@@ -800,7 +794,14 @@ impl Session {
     ) -> Result<Value> {
         let c = self.const_of(e, params)?;
         let mismatch = |what: &str| -> Error {
-            CompileError::new(format!("this column holds {ty}, got {what}"), e.span()).into()
+            CompileError::new(
+                CompileErrorKind::ValueType {
+                    expected: ty.to_string(),
+                    got: what.to_string(),
+                },
+                e.span(),
+            )
+            .into()
         };
         Ok(match (c, ty) {
             (Constant::Sym(name), ColumnType::Sym) | (Constant::Str(name), ColumnType::Sym) => {

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use crate::ast::{self, Expr, HeadArg, Literal, Rule, TypeName};
-use crate::error::CompileError;
+use crate::error::{CompileError, CompileErrorKind};
 use crate::plan::*;
 use crate::scc::tarjan;
 use crate::span::Span;
@@ -115,7 +115,7 @@ pub fn compile_query(
             [Literal::Atom(atom)] if catalog.stored(&atom.name.text).is_some() => {}
             _ => {
                 return Err(CompileError::new(
-                    "`history` takes exactly one atom of a stored relation",
+                    CompileErrorKind::HistoryNeedsOneAtom,
                     query.span,
                 ));
             }
@@ -124,7 +124,7 @@ pub fn compile_query(
         // modifier would silently change nothing, so it is refused.
         if let Some(t) = query.as_of.as_ref().or(query.known_at.as_ref()) {
             return Err(CompileError::new(
-                "`history` lists every version on both time axes and takes no `as_of` or `known_at`; each version's valid_from, valid_to, tx_from and tx_to say when it held",
+                CompileErrorKind::HistoryTakesNoTimeAxes,
                 t.span(),
             ));
         }
@@ -154,10 +154,7 @@ pub fn compile_query(
     for (var, desc) in &query.order_by {
         let Some(col) = columns.iter().position(|c| *c == var.text) else {
             return Err(CompileError::new(
-                format!(
-                    "cannot order by `{}`: it is not an output variable",
-                    var.text
-                ),
+                CompileErrorKind::OrderByNotOutput(var.text.clone()),
                 var.span,
             ));
         };
@@ -255,7 +252,7 @@ impl<'a> Compiler<'a> {
             if let Some(columns) = self.catalog.stored(name) {
                 if let Some(rules) = rules_of.get(name) {
                     return Err(CompileError::new(
-                        format!("`{name}` is a stored relation; a rule cannot derive into it"),
+                        CompileErrorKind::DerivesIntoStored(name.to_string()),
                         rules[0].head.span,
                     ));
                 }
@@ -268,7 +265,7 @@ impl<'a> Compiler<'a> {
             }
             let Some(rules) = rules_of.get(name) else {
                 return Err(CompileError::new(
-                    format!("unknown relation `{name}`"),
+                    CompileErrorKind::UnknownRelation(name.to_string()),
                     atom.name.span,
                 ));
             };
@@ -276,10 +273,11 @@ impl<'a> Compiler<'a> {
             for rule in rules {
                 if rule.head.args.len() != arity {
                     return Err(CompileError::new(
-                        format!(
-                            "rules for `{name}` disagree on arity ({arity} and {})",
-                            rule.head.args.len()
-                        ),
+                        CompileErrorKind::RuleArities {
+                            relation: name.to_string(),
+                            first: arity,
+                            other: rule.head.args.len(),
+                        },
                         rule.head.span,
                     ));
                 }
@@ -316,14 +314,11 @@ impl<'a> Compiler<'a> {
     ) -> Result<(), CompileError> {
         match binds {
             None => Err(CompileError::new(
-                "name the ranked columns, e.g. `as (Id, Score, Rank)`",
+                CompileErrorKind::RankedColumnsUnnamed,
                 span,
             )),
             Some(b) if b.is_empty() || b.len() > 3 => Err(CompileError::new(
-                format!(
-                    "a ranked relation has three columns (id, score, rank); got {} names",
-                    b.len()
-                ),
+                CompileErrorKind::RankedColumns(b.len()),
                 span,
             )),
             Some(_) => Ok(()),
@@ -336,13 +331,16 @@ impl<'a> Compiler<'a> {
         &self,
         e: &Expr,
         slots: &[String],
-        wanted: &str,
+        wanted: &'static str,
         fits: fn(&Constant) -> bool,
     ) -> Result<Term, CompileError> {
         let term = self.term(e, slots)?;
         match &term {
             Term::Const(c) if !fits(c) => Err(CompileError::new(
-                format!("expected {wanted}, got `{c}`"),
+                CompileErrorKind::RankedInput {
+                    wanted,
+                    got: c.to_string(),
+                },
                 e.span(),
             )),
             _ => Ok(term),
@@ -353,7 +351,10 @@ impl<'a> Compiler<'a> {
     fn ranked_plan(&self, r: &ast::Ranked, slots: &[String]) -> Result<RankedPlan, CompileError> {
         let columns = |rel: &ast::Name| {
             self.catalog.stored(&rel.text).ok_or_else(|| {
-                CompileError::new(format!("unknown stored relation `{}`", rel.text), rel.span)
+                CompileError::new(
+                    CompileErrorKind::UnknownStoredRelation(rel.text.clone()),
+                    rel.span,
+                )
             })
         };
         Ok(match r {
@@ -372,23 +373,14 @@ impl<'a> Compiler<'a> {
                 let text_column = cols.iter().position(|c| c.embed);
                 if vector_column.is_none() && text_column.is_none() {
                     return Err(CompileError::new(
-                        format!(
-                            "`{}` has no vector column and no `embed` column for `near`",
-                            rel.text
-                        ),
+                        CompileErrorKind::NothingToNear(rel.text.clone()),
                         rel.span,
                     ));
                 }
                 let metric = match metric {
                     None => Metric::Cosine,
                     Some(m) => Metric::from_name(&m.text).ok_or_else(|| {
-                        CompileError::new(
-                            format!(
-                                "unknown metric `{}`: expected `cosine`, `dot` or `l2`",
-                                m.text
-                            ),
-                            m.span,
-                        )
+                        CompileError::new(CompileErrorKind::UnknownMetric(m.text.clone()), m.span)
                     })?,
                 };
                 RankedPlan::Near(NearPlan {
@@ -420,7 +412,7 @@ impl<'a> Compiler<'a> {
                     .collect();
                 if columns.is_empty() {
                     return Err(CompileError::new(
-                        format!("`{}` has no `search` column for `bm25`", rel.text),
+                        CompileErrorKind::NoSearchColumn(rel.text.clone()),
                         rel.span,
                     ));
                 }
@@ -442,10 +434,7 @@ impl<'a> Compiler<'a> {
                 for e in edges {
                     if columns(e)?.len() < 2 {
                         return Err(CompileError::new(
-                            format!(
-                                "`{}` cannot link nodes: it has fewer than two columns",
-                                e.text
-                            ),
+                            CompileErrorKind::CannotLink(e.text.clone()),
                             e.span,
                         ));
                     }
@@ -453,7 +442,7 @@ impl<'a> Compiler<'a> {
                 let depth = u32::try_from(*depth)
                     .ok()
                     .filter(|d| *d <= 64)
-                    .ok_or_else(|| CompileError::new("at most 64 hops", *span))?;
+                    .ok_or_else(|| CompileError::new(CompileErrorKind::TooManyHops, *span))?;
                 RankedPlan::Hops(HopsPlan {
                     start: self.ranked_input(start, slots, "a symbol to start from", |c| {
                         matches!(c, Constant::Sym(_))
@@ -466,10 +455,7 @@ impl<'a> Compiler<'a> {
                 let mut plans = Vec::with_capacity(inputs.len());
                 for (w, input) in inputs {
                     if !w.is_finite() || *w < 0.0 {
-                        return Err(CompileError::new(
-                            "an rrf weight must be a finite number >= 0",
-                            *span,
-                        ));
+                        return Err(CompileError::new(CompileErrorKind::BadRrfWeight, *span));
                     }
                     plans.push((*w, self.ranked_plan(input, slots)?));
                 }
@@ -529,7 +515,7 @@ impl<'a> Compiler<'a> {
                         if strict {
                             let cycle = self.cycle_names(i, j, &edges, &members);
                             return Err(CompileError::new(
-                                format!("negation or aggregation through recursion: {cycle}"),
+                                CompileErrorKind::NegationThroughRecursion(cycle),
                                 span,
                             ));
                         }
@@ -562,7 +548,7 @@ impl<'a> Compiler<'a> {
         to: usize,
         edges: &[Vec<(usize, bool, Span)>],
         members: &std::collections::HashSet<usize>,
-    ) -> String {
+    ) -> Vec<String> {
         // Breadth-first path from `to` back to `from` within the component.
         let mut prev: HashMap<usize, usize> = HashMap::new();
         let mut queue = std::collections::VecDeque::from([to]);
@@ -595,7 +581,7 @@ impl<'a> Compiler<'a> {
             names.push(self.derived[from].name.as_str());
         }
         names.dedup();
-        names.join(" -> ")
+        names.into_iter().map(str::to_string).collect()
     }
 
     fn compile_query_rule(
@@ -633,10 +619,7 @@ impl<'a> Compiler<'a> {
             .any(|a| matches!(a, HeadArg::Aggregate(..)));
         let mut pending: Vec<&Literal> = body.iter().collect();
         if pending.is_empty() {
-            return Err(CompileError::new(
-                "a rule needs at least one condition",
-                span,
-            ));
+            return Err(CompileError::new(CompileErrorKind::EmptyBody, span));
         }
         while !pending.is_empty() {
             let bound = |name: &str, slots: &[String]| slots.iter().any(|s| s == name);
@@ -732,7 +715,7 @@ impl<'a> Compiler<'a> {
         for arg in head_args {
             head_terms.push(match arg {
                 HeadArg::Term(Expr::Wildcard(s)) => {
-                    return Err(CompileError::new("`_` cannot appear in a rule head", *s));
+                    return Err(CompileError::new(CompileErrorKind::WildcardInHead, *s));
                 }
                 HeadArg::Term(e) => {
                     let mut missing = None;
@@ -743,7 +726,7 @@ impl<'a> Compiler<'a> {
                     });
                     if let Some(v) = missing {
                         return Err(CompileError::new(
-                            format!("variable `{v}` in the head is not bound by the body"),
+                            CompileErrorKind::UnboundHeadVariable(v),
                             e.span(),
                         ));
                     }
@@ -754,10 +737,7 @@ impl<'a> Compiler<'a> {
                         Some(slot) => HeadTerm::Aggregate(*agg, slot),
                         None => {
                             return Err(CompileError::new(
-                                format!(
-                                    "variable `{}` in the head is not bound by the body",
-                                    var.text
-                                ),
+                                CompileErrorKind::UnboundHeadVariable(var.text.clone()),
                                 var.span,
                             ));
                         }
@@ -834,7 +814,10 @@ impl<'a> Compiler<'a> {
                 None => return Err(unsafe_in(e, slots)),
             },
             Expr::Wildcard(s) => {
-                return Err(CompileError::new("`_` cannot be used in an expression", *s));
+                return Err(CompileError::new(
+                    CompileErrorKind::WildcardInExpression,
+                    *s,
+                ));
             }
             Expr::Ident(n) => Term::Const(
                 self.lets
@@ -855,22 +838,16 @@ impl<'a> Compiler<'a> {
 
     /// An `as_of` / `known_at` argument: a constant, `let` name or parameter.
     fn time_term(&self, e: &Expr) -> Result<Term, CompileError> {
-        let term = self.term(e, &[]).map_err(|_| {
-            CompileError::new(
-                "expected a time: a date, a `let` name or a `$parameter`",
-                e.span(),
-            )
-        })?;
+        let term = self
+            .term(e, &[])
+            .map_err(|_| CompileError::new(CompileErrorKind::ExpectedTime, e.span()))?;
         match &term {
             Term::Const(Constant::Time(_)) | Term::Param(_) => Ok(term),
             Term::Const(Constant::Sym(name)) => Err(CompileError::new(
-                format!("`{name}` is not bound by `let`; expected a time"),
+                CompileErrorKind::UnboundTimeName(name.clone()),
                 e.span(),
             )),
-            _ => Err(CompileError::new(
-                "expected a time: a date, a `let` name or a `$parameter`",
-                e.span(),
-            )),
+            _ => Err(CompileError::new(CompileErrorKind::ExpectedTime, e.span())),
         }
     }
 }
@@ -890,10 +867,11 @@ pub fn constant(c: &ast::Const) -> Constant {
 fn check_arity(name: &str, arity: usize, atom: &ast::Atom) -> Result<(), CompileError> {
     if atom.args.len() != arity {
         return Err(CompileError::new(
-            format!(
-                "`{name}` has {arity} columns, got {} arguments",
-                atom.args.len()
-            ),
+            CompileErrorKind::Arity {
+                relation: name.to_string(),
+                columns: arity,
+                arguments: atom.args.len(),
+            },
             atom.span,
         ));
     }
@@ -920,7 +898,10 @@ fn count(k: &ast::Count, span: Span) -> Result<Count, CompileError> {
 fn check_k(k: u64, span: Span) -> Result<(), CompileError> {
     if k == 0 || k > MAX_RANKED_K {
         return Err(CompileError::new(
-            format!("k must be between 1 and {MAX_RANKED_K}, got {k}"),
+            CompileErrorKind::KOutOfRange {
+                max: MAX_RANKED_K,
+                got: k,
+            },
             span,
         ));
     }
@@ -935,12 +916,7 @@ fn unsafe_in(e: &Expr, slots: &[String]) -> CompileError {
         }
     });
     let (name, span) = found.unwrap_or_else(|| ("?".into(), e.span()));
-    CompileError::new(
-        format!(
-            "variable `{name}` is unsafe: it is not bound by a positive atom before it is used"
-        ),
-        span,
-    )
+    CompileError::new(CompileErrorKind::UnsafeVariable(name), span)
 }
 
 fn walk_vars_spanned(e: &Expr, f: &mut impl FnMut(&str, Span)) {
@@ -978,7 +954,7 @@ fn unsafe_error(lit: &Literal, slots: &[String]) -> CompileError {
                 hit
             })
             .map_or_else(
-                || CompileError::new("unsafe negation", a.span),
+                || CompileError::new(CompileErrorKind::Unsafe("negation"), a.span),
                 |e| unsafe_in(e, slots),
             ),
         Literal::Ranked(r, _, span) => {
@@ -992,11 +968,11 @@ fn unsafe_error(lit: &Literal, slots: &[String]) -> CompileError {
                     hit
                 })
                 .map_or_else(
-                    || CompileError::new("unsafe retrieval operator", *span),
+                    || CompileError::new(CompileErrorKind::Unsafe("retrieval operator"), *span),
                     |e| unsafe_in(e, slots),
                 )
         }
-        Literal::Atom(a) => CompileError::new("unsafe atom", a.span),
+        Literal::Atom(a) => CompileError::new(CompileErrorKind::Unsafe("atom"), a.span),
     }
 }
 
@@ -1129,7 +1105,7 @@ mod tests {
 
     #[test]
     fn rejects_what_cannot_run() {
-        let msg = |src: &str| compile(src).expect_err("should fail").message;
+        let msg = |src: &str| compile(src).expect_err("should fail").kind.to_string();
         assert_eq!(msg("?- lives_in(X, Y)."), "unknown relation `lives_in`");
         assert_eq!(
             msg("?- works_at(X)."),

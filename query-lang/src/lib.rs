@@ -14,7 +14,7 @@ mod scc;
 mod span;
 
 pub use compile::{Catalog, ColumnInfo, Lets, MAX_RANKED_K, OUTPUT, compile_query, constant};
-pub use error::{CompileError, ParseError, ParseErrorKind};
+pub use error::{CompileError, CompileErrorKind, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
 pub use parser::{MAX_NESTING, ParsedStatement, parse, parse_each};
 pub use span::{LineCol, Span, line_col, render};

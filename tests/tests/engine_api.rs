@@ -339,3 +339,36 @@ fn k_and_limit_take_parameters_so_a_ranked_query_is_prepared_once() {
         "{err}"
     );
 }
+
+#[test]
+fn compile_errors_are_typed_so_a_program_can_match_on_them() {
+    use chronolog_engine::CompileErrorKind;
+    let mut db = Session::in_memory();
+    db.run(":create knows(a: sym, b: sym).").expect("create");
+    let kind = |db: &mut Session, script: &str| match db.run(script) {
+        Err(Error::Compile(e)) => e.kind,
+        other => panic!("{script}: expected a compile error, got {other:?}"),
+    };
+    assert_eq!(
+        kind(&mut db, "?- nobody(X)."),
+        CompileErrorKind::UnknownRelation("nobody".into())
+    );
+    assert_eq!(
+        kind(&mut db, "?- knows(X)."),
+        CompileErrorKind::Arity {
+            relation: "knows".into(),
+            columns: 2,
+            arguments: 1
+        }
+    );
+    assert_eq!(
+        kind(
+            &mut db,
+            "p(X) :- knows(X, _), not q(X). q(X) :- knows(X, _), not p(X). ?- p(X)."
+        ),
+        CompileErrorKind::NegationThroughRecursion(vec!["p".into(), "q".into(), "p".into()])
+    );
+    // The message under the caret is the kind's text.
+    let err = db.run("?- knows(X, Y), Z > 1.").expect_err("unsafe");
+    assert!(err.to_string().contains("variable `Z` is unsafe"), "{err}");
+}
