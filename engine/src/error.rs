@@ -31,7 +31,7 @@ pub enum Error {
     MissingParam(String),
     /// Evaluation failed (division by zero, a type that cannot be compared).
     #[error("{0}")]
-    Runtime(String),
+    Runtime(RuntimeError),
     /// A retrieval operator could not run (a query of the wrong type or
     /// dimension, an embedding model that failed).
     #[error("{0}")]
@@ -57,6 +57,69 @@ pub enum Error {
         /// The statement it happened in.
         span: Span,
     },
+}
+
+/// Why evaluating a query failed on its values (not on its text).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// `/` by zero.
+    #[error("division by zero")]
+    DivisionByZero,
+    /// Integer arithmetic (`+ - * /`, negation, `sum`) past `i64`.
+    #[error("integer overflow: {0} does not fit in an int")]
+    Overflow(String),
+    /// Arithmetic on values it does not apply to (`"a" + 1`).
+    #[error("cannot compute {0}")]
+    CannotCompute(String),
+    /// `-` of something that is not a number.
+    #[error("cannot negate {0}")]
+    CannotNegate(String),
+    /// `sum` over something that is not a number.
+    #[error("cannot sum {0}")]
+    CannotSum(String),
+    /// A time compared with a number (`T > 2021-3-1`, the int 2017).
+    #[error("cannot compare a time with a number ({0} and {1}); write times as dates (2021-03-01)")]
+    TimeVersusNumber(String, String),
+    /// `as_of` / `known_at` given something that is not a time.
+    #[error("{what} needs a time, got {got}")]
+    NeedsTime {
+        /// `as_of` or `known_at`.
+        what: &'static str,
+        /// What it was given.
+        got: String,
+    },
+    /// `known_at` after both the last commit and the clock.
+    #[error(
+        "known_at {known} is in the future (the last commit is {last}): what will be known then is not known yet"
+    )]
+    KnownAtInFuture {
+        /// The instant asked for.
+        known: chronolog_storage::Timestamp,
+        /// The last commit's transaction time.
+        last: chronolog_storage::Timestamp,
+    },
+    /// `limit $n` given something that is not a row count.
+    #[error("`limit ${name}` needs a row count (an integer >= 0), got {got}")]
+    BadLimit {
+        /// The parameter.
+        name: String,
+        /// What it was given.
+        got: String,
+    },
+    /// A message without a role (`add_message`).
+    #[error("a message needs a role")]
+    MessageNeedsRole,
+    /// Input from outside the language that cannot be stored (an imported
+    /// file's line), with where it came from.
+    #[error("{0}")]
+    Input(String),
+}
+
+impl From<RuntimeError> for Error {
+    fn from(e: RuntimeError) -> Error {
+        Error::Runtime(e)
+    }
 }
 
 impl From<chronolog_storage::Error> for Error {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use chronolog_storage::{Interval, Timestamp, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RuntimeError};
 use crate::exec::Limits;
 use crate::session::Session;
 use crate::val::Val;
@@ -44,7 +44,7 @@ impl Session {
     /// for this session's own next search).
     pub fn add_message(&mut self, role: &str, text: &str, at: Option<Timestamp>) -> Result<String> {
         if role.trim().is_empty() {
-            return Err(Error::Runtime("a message needs a role".into()));
+            return Err(RuntimeError::MessageNeedsRole.into());
         }
         let rel = match self.store().relation_id(MESSAGE_RELATION) {
             Ok(rel) => rel,

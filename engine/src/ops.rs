@@ -3,7 +3,7 @@
 
 use chronolog_ql::ast::{Aggregate, ArithOp, CompareOp};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RuntimeError};
 use crate::order::SymbolOrder;
 use crate::val::Val;
 
@@ -20,12 +20,8 @@ pub(crate) fn compare(a: &Val, op: CompareOp, b: &Val) -> bool {
 }
 
 pub(crate) fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
-    let bad = || Error::Runtime(format!("cannot compute {a:?} {op:?} {b:?}"));
-    let overflow = || {
-        Error::Runtime(format!(
-            "integer overflow: {a:?} {op:?} {b:?} does not fit in an int"
-        ))
-    };
+    let bad = || Error::from(RuntimeError::CannotCompute(format!("{a:?} {op:?} {b:?}")));
+    let overflow = || Error::from(RuntimeError::Overflow(format!("{a:?} {op:?} {b:?}")));
     Ok(match (a, b) {
         (Val::Int(x), Val::Int(y)) => Val::Int(
             match op {
@@ -33,7 +29,7 @@ pub(crate) fn arith(a: &Val, op: ArithOp, b: &Val) -> Result<Val> {
                 ArithOp::Sub => x.checked_sub(*y),
                 ArithOp::Mul => x.checked_mul(*y),
                 ArithOp::Div if *y == 0 => {
-                    return Err(Error::Runtime("division by zero".into()));
+                    return Err(RuntimeError::DivisionByZero.into());
                 }
                 // i64::MIN / -1 is the one quotient that overflows.
                 ArithOp::Div => x.checked_div(*y),
@@ -104,14 +100,12 @@ pub(crate) fn apply_aggregate(
                         all_int = false;
                         float_sum += x;
                     }
-                    other => return Err(Error::Runtime(format!("cannot sum {other:?}"))),
+                    other => return Err(RuntimeError::CannotSum(format!("{other:?}")).into()),
                 }
             }
             match agg {
                 Aggregate::Sum if all_int && overflowed => {
-                    return Err(Error::Runtime(
-                        "integer overflow: the sum does not fit in an int".into(),
-                    ));
+                    return Err(RuntimeError::Overflow("the sum".into()).into());
                 }
                 Aggregate::Sum if all_int => Val::Int(int_sum),
                 Aggregate::Sum => Val::Float(float_sum),

@@ -372,3 +372,24 @@ fn compile_errors_are_typed_so_a_program_can_match_on_them() {
     let err = db.run("?- knows(X, Y), Z > 1.").expect_err("unsafe");
     assert!(err.to_string().contains("variable `Z` is unsafe"), "{err}");
 }
+
+#[test]
+fn runtime_errors_are_typed_and_located() {
+    use chronolog_engine::RuntimeError;
+    let mut db = Session::in_memory();
+    db.run(":create n(x: int). n(0) valid always.")
+        .expect("load");
+    let err = db.run("?- n(X), Y = 1 / X.").expect_err("division by zero");
+    assert!(
+        matches!(err.kind(), Error::Runtime(RuntimeError::DivisionByZero)),
+        "{err:?}"
+    );
+    assert!(err.render("?- n(X), Y = 1 / X.").contains("1:1"), "located");
+    let err = db
+        .run("?- n(X), Y = 9223372036854775807 + 1.")
+        .expect_err("overflow");
+    assert!(
+        matches!(err.kind(), Error::Runtime(RuntimeError::Overflow(_))),
+        "{err:?}"
+    );
+}

@@ -630,7 +630,7 @@ mod tests {
             Failure::engine(bug, "").status,
             ChronologStatus::InternalError
         );
-        let runtime = Error::Runtime("division by zero".into());
+        let runtime = Error::Runtime(chronolog_engine::RuntimeError::DivisionByZero);
         assert_eq!(
             Failure::engine(runtime, "").status,
             ChronologStatus::QueryError

@@ -52,9 +52,12 @@ pub fn import(db: &mut Session, path: &Path, relation: Option<&str>) -> Result<u
     let count = records.len();
     db.write(|txn| {
         for record in &records {
-            let at_line = |e: &dyn std::fmt::Display| {
-                chronolog_engine::Error::Runtime(format!("{}:{}: {e}", path.display(), record.line))
-            };
+            let at_line =
+                |e: &dyn std::fmt::Display| {
+                    chronolog_engine::Error::Runtime(chronolog_engine::RuntimeError::Input(
+                        format!("{}:{}: {e}", path.display(), record.line),
+                    ))
+                };
             let (values, valid) = row(txn, &schema, record).map_err(|e| at_line(&e))?;
             match valid {
                 Some(valid) => txn.assert(rel, values, valid, None),

@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 
 use crate::batch::{Batch, Shape};
 use crate::distinct::head_is_distinct;
-use crate::error::{Error, Result};
+use crate::error::{Result, RuntimeError};
 use crate::order::SymbolOrder;
 use crate::relation::Relation;
 use crate::retrieval::Retrieval;
@@ -134,10 +134,11 @@ impl Executor<'_> {
             // past it, the next write would change it.
             let horizon = self.snapshot.tx().max(self.snapshot.now());
             if known > horizon {
-                return Err(Error::Runtime(format!(
-                    "known_at {known} is in the future (the last commit is {}): what will be known then is not known yet",
-                    self.snapshot.tx()
-                )));
+                return Err(RuntimeError::KnownAtInFuture {
+                    known,
+                    last: self.snapshot.tx(),
+                }
+                .into());
             }
             self.known = known;
         }

@@ -9,18 +9,20 @@ use chronolog_storage::Timestamp;
 use rustc_hash::FxHashMap;
 
 use super::*;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RuntimeError};
 use crate::ops::{arith, compare};
 use crate::order::SymbolOrder;
 use crate::val::Val;
 
 impl Executor<'_> {
-    pub(super) fn time_of(&mut self, term: &Term, what: &str) -> Result<Timestamp> {
+    pub(super) fn time_of(&mut self, term: &Term, what: &'static str) -> Result<Timestamp> {
         match self.eval(term, &[])? {
             Val::Time(t) => Ok(Timestamp(t)),
-            other => Err(Error::Runtime(format!(
-                "{what} needs a time, got {other:?}"
-            ))),
+            other => Err(RuntimeError::NeedsTime {
+                what,
+                got: format!("{other:?}"),
+            }
+            .into()),
         }
     }
 
@@ -57,11 +59,11 @@ impl Executor<'_> {
             // typo to report, not a comparison every time passes.
             (Val::Time(_), Val::Int(_) | Val::Float(_), _)
             | (Val::Int(_) | Val::Float(_), Val::Time(_), _) => {
-                return Err(Error::Runtime(format!(
-                    "cannot compare a time with a number ({} and {}); write times as dates (2021-03-01)",
+                return Err(RuntimeError::TimeVersusNumber(
                     self.render_plain(a),
-                    self.render_plain(b)
-                )));
+                    self.render_plain(b),
+                )
+                .into());
             }
             _ => compare(a, op, b),
         })
@@ -92,11 +94,12 @@ impl Executor<'_> {
                 .cloned()
                 .ok_or_else(|| Error::MissingParam(p.clone()))?,
             Term::Neg(a) => match self.eval(a, bindings)? {
-                Val::Int(i) => Val::Int(i.checked_neg().ok_or_else(|| {
-                    Error::Runtime(format!("integer overflow: -({i}) does not fit in an int"))
-                })?),
+                Val::Int(i) => Val::Int(
+                    i.checked_neg()
+                        .ok_or_else(|| Error::from(RuntimeError::Overflow(format!("-({i})"))))?,
+                ),
                 Val::Float(x) => Val::Float(-x),
-                other => return Err(Error::Runtime(format!("cannot negate {other:?}"))),
+                other => return Err(RuntimeError::CannotNegate(format!("{other:?}")).into()),
             },
             Term::Arith(a, op, b) => {
                 let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
@@ -129,9 +132,11 @@ pub(super) fn resolve_limit(
         Some(Count::Param(name)) => match params.get(name) {
             None => Err(Error::MissingParam(name.clone())),
             Some(Val::Int(n)) if *n >= 0 => Ok(Some(*n as u64)),
-            Some(other) => Err(Error::Runtime(format!(
-                "`limit ${name}` needs a row count (an integer >= 0), got {other:?}"
-            ))),
+            Some(other) => Err(RuntimeError::BadLimit {
+                name: name.clone(),
+                got: format!("{other:?}"),
+            }
+            .into()),
         },
     }
 }
