@@ -18,11 +18,15 @@ fn cozo_exec(db: &DbInstance, script: &str) {
         .unwrap_or_else(|e| panic!("cozo failed on {script}: {e:?}"));
 }
 
+/// cozo's rows for `script`, in its order.
+fn cozo_rows(db: &DbInstance, script: &str) -> Vec<Vec<DataValue>> {
+    db.run_script(script, BTreeMap::new(), ScriptMutability::Mutable)
+        .unwrap_or_else(|e| panic!("cozo failed on {script}: {e:?}"))
+        .rows
+}
+
 fn cozo_run(db: &DbInstance, script: &str) -> BTreeSet<Vec<i64>> {
-    let rows = db
-        .run_script(script, BTreeMap::new(), ScriptMutability::Mutable)
-        .unwrap_or_else(|e| panic!("cozo failed on {script}: {e:?}"));
-    rows.rows
+    cozo_rows(db, script)
         .into_iter()
         .map(|r| {
             r.iter()
@@ -300,10 +304,7 @@ fn ours_ordered(db: &mut Session, script: &str) -> Vec<Vec<String>> {
 }
 
 fn cozo_ordered(db: &DbInstance, script: &str) -> Vec<Vec<String>> {
-    let rows = db
-        .run_script(script, BTreeMap::new(), ScriptMutability::Mutable)
-        .unwrap_or_else(|e| panic!("cozo failed on {script}: {e:?}"));
-    rows.rows
+    cozo_rows(db, script)
         .into_iter()
         .map(|r| {
             r.iter()
