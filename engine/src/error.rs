@@ -35,7 +35,7 @@ pub enum Error {
     /// A retrieval operator could not run (a query of the wrong type or
     /// dimension, an embedding model that failed).
     #[error("{0}")]
-    Retrieval(String),
+    Retrieval(RetrievalError),
     /// The query ran into its row or time limit.
     #[error("query stopped: it exceeded {0}")]
     LimitExceeded(String),
@@ -114,6 +114,99 @@ pub enum RuntimeError {
     /// file's line), with where it came from.
     #[error("{0}")]
     Input(String),
+}
+
+/// Why a retrieval operator (or the indexes behind it) could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RetrievalError {
+    /// `near` given a vector of the wrong dimension.
+    #[error("near({rel}, ...) needs a vector of {dim} floats, got {got}")]
+    NearDimension {
+        /// The relation.
+        rel: String,
+        /// Its vectors' dimension.
+        dim: usize,
+        /// The query's.
+        got: usize,
+    },
+    /// `near` given text over a relation with no `embed` column.
+    #[error("near({0}, \"text\", ...) needs an `embed` column in `{0}`; give it a vector instead")]
+    NoEmbedColumn(String),
+    /// `near` given a vector over a relation with no vector column.
+    #[error("`{0}` has no vector column; give near text to embed")]
+    NoVectorColumnForNear(String),
+    /// `near` given neither a vector nor text.
+    #[error("near needs a vector or text, got {0}")]
+    NearInput(String),
+    /// `bm25` given something that is not text.
+    #[error("bm25 needs text to search for, got {0}")]
+    Bm25Input(String),
+    /// `hops` started from something that is not a symbol.
+    #[error("hops starts from a symbol, got {0}")]
+    HopsInput(String),
+    /// `hops` over a relation whose first two columns are not symbols.
+    #[error("hops walks relations whose first two columns are symbols; `{0}` is not one")]
+    NotLinks(String),
+    /// A `k` parameter that is not an integer.
+    #[error("k (`${name}`) must be an integer, got {got}")]
+    KNotInteger {
+        /// The parameter.
+        name: String,
+        /// What it was given.
+        got: String,
+    },
+    /// A `k` out of bounds.
+    #[error("k must be between 1 and {max}, got {got}")]
+    KOutOfRange {
+        /// The largest `k`.
+        max: u64,
+        /// What was given.
+        got: i64,
+    },
+    /// A vector search (`Session::near_vector`) over a relation without
+    /// a vector column.
+    #[error("`{0}` has no vector column")]
+    NoVectorColumn(String),
+    /// A vector search with a query of the wrong dimension.
+    #[error("`{rel}` holds vectors of {dim} floats, the query has {got}")]
+    QueryDimension {
+        /// The relation.
+        rel: String,
+        /// Its vectors' dimension.
+        dim: usize,
+        /// The query's.
+        got: usize,
+    },
+    /// A batch of query vectors of different dimensions.
+    #[error("a batch of queries needs one dimension")]
+    MixedDimensions,
+    /// A batch of query vectors whose dimension is not the stored one.
+    #[error("queries have {queries} floats, the vectors {vectors}")]
+    BatchDimension {
+        /// The queries' dimension.
+        queries: usize,
+        /// The stored vectors'.
+        vectors: usize,
+    },
+    /// `Session::rank` given an input that is not a constant.
+    #[error("Session::rank takes constant inputs, got {0}")]
+    NotConstant(String),
+    /// The background indexer failed.
+    #[error("indexing failed: {0}")]
+    Indexing(String),
+    /// The embedding model is missing or failed.
+    #[error("embedding model: {0}")]
+    Model(String),
+    /// tantivy failed.
+    #[error("text index: {0}")]
+    TextIndex(String),
+}
+
+impl From<RetrievalError> for Error {
+    fn from(e: RetrievalError) -> Error {
+        Error::Retrieval(e)
+    }
 }
 
 impl From<RuntimeError> for Error {

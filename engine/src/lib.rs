@@ -50,7 +50,7 @@ pub use chronolog_storage::{
     RowVersion, Schema, Store, Symbol, TextSearch, Timestamp, Value, WriteTxn,
 };
 pub use engine::Engine;
-pub use error::{Error, Result, RuntimeError};
+pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
 pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::default_embedder::{

@@ -7,7 +7,7 @@ use chronolog_ql::plan::{Metric, RankedPlan, Term};
 use chronolog_storage::{AsOf, ColumnType};
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RetrievalError};
 use crate::retrieval::vector::{self, Column, LiveBits};
 use crate::retrieval::{At, Ranking};
 use crate::session::Session;
@@ -70,7 +70,7 @@ impl Session {
                 ColumnType::Vector(d) => Some((id, c, d as usize)),
                 _ => None,
             })
-            .ok_or_else(|| Error::Retrieval(format!("`{rel}` has no vector column")))
+            .ok_or_else(|| Error::from(RetrievalError::NoVectorColumn(rel.to_string())))
     }
 
     /// The `k` rows of `rel` whose vector column is closest to `query`,
@@ -85,10 +85,12 @@ impl Session {
     ) -> Result<Ranking> {
         let (id, column, dim) = self.vector_column(rel)?;
         if query.len() != dim {
-            return Err(Error::Retrieval(format!(
-                "`{rel}` holds vectors of {dim} floats, the query has {}",
-                query.len()
-            )));
+            return Err(RetrievalError::QueryDimension {
+                rel: rel.to_string(),
+                dim,
+                got: query.len(),
+            }
+            .into());
         }
         let (snapshot, at) = self.instant(at);
         let live = live_bits(&snapshot, id, at)?;
@@ -166,9 +168,7 @@ impl Session {
             inputs.push(match term {
                 Term::Const(c) => self.constant_value(c),
                 other => {
-                    return Err(Error::Retrieval(format!(
-                        "Session::rank takes constant inputs, got {other:?}"
-                    )));
+                    return Err(RetrievalError::NotConstant(format!("{other:?}")).into());
                 }
             });
         }

@@ -392,4 +392,18 @@ fn runtime_errors_are_typed_and_located() {
         matches!(err.kind(), Error::Runtime(RuntimeError::Overflow(_))),
         "{err:?}"
     );
+    // A retrieval operator given the wrong kind of input, by parameter.
+    db.run(":create note(id: int key, text: str search).")
+        .expect("note");
+    let params = HashMap::from([("q".to_string(), Value::Int(3))]);
+    let err = db
+        .run_with("?- bm25(note, $q, 3).", &params, &Limits::default())
+        .expect_err("not text");
+    assert!(
+        matches!(
+            err.kind(),
+            Error::Retrieval(chronolog_engine::RetrievalError::Bm25Input(_))
+        ),
+        "{err:?}"
+    );
 }

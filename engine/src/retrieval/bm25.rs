@@ -5,7 +5,7 @@ use chronolog_ql::plan::Bm25Plan;
 use chronolog_storage::RowId;
 
 use super::{At, Ranking, Retrieval};
-use crate::error::{Error, Result};
+use crate::error::{Result, RetrievalError};
 use crate::val::Val;
 
 /// The best `plan.k` ids of `plan.rel` for the words `text`.
@@ -18,9 +18,7 @@ pub(super) fn run(
     let text = match text {
         Val::Str(s) => s,
         other => {
-            return Err(Error::Retrieval(format!(
-                "bm25 needs text to search for, got {other:?}"
-            )));
+            return Err(RetrievalError::Bm25Input(format!("{other:?}")).into());
         }
     };
     let id = at.snapshot.store().relation_id(&plan.rel)?;

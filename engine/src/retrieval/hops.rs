@@ -7,7 +7,7 @@ use chronolog_storage::ColumnType;
 
 use super::graph;
 use super::{At, Ranking, Retrieval};
-use crate::error::{Error, Result};
+use crate::error::{Result, RetrievalError};
 use crate::val::Val;
 
 /// The nodes within `plan.depth` links of `start`, nearer first.
@@ -20,9 +20,7 @@ pub(super) fn run(
     let start = match start {
         Val::Sym(s) => s,
         other => {
-            return Err(Error::Retrieval(format!(
-                "hops starts from a symbol, got {other:?}"
-            )));
+            return Err(RetrievalError::HopsInput(format!("{other:?}")).into());
         }
     };
     let (depth, edges) = (plan.depth, &plan.edges);
@@ -41,9 +39,7 @@ pub(super) fn run(
     for name in &names {
         let rel = store.relation_id(name)?;
         if !links(&store.schema(rel)?) {
-            return Err(Error::Retrieval(format!(
-                "hops walks relations whose first two columns are symbols; `{name}` is not one"
-            )));
+            return Err(RetrievalError::NotLinks(name.clone()).into());
         }
         graphs.push(
             retrieval

@@ -34,7 +34,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::embed::Embedder;
 use super::text::TextIndex;
-use crate::error::{Error, Result};
+use crate::error::{Result, RetrievalError};
 
 /// How often the worker looks for rows written behind its back.
 const POLL: Duration = Duration::from_millis(100);
@@ -148,7 +148,7 @@ impl Indexes {
         }
         drop(finished);
         match self.shared.failure.lock().clone() {
-            Some(e) => Err(Error::Retrieval(format!("indexing failed: {e}"))),
+            Some(e) => Err(RetrievalError::Indexing(e).into()),
             None => Ok(()),
         }
     }

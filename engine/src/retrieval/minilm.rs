@@ -13,7 +13,7 @@ use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use super::embed::Embedder;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RetrievalError};
 
 /// Texts run through the model together at most.
 const BATCH: usize = 32;
@@ -39,7 +39,7 @@ pub struct MiniLm {
 }
 
 fn model_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Retrieval(format!("embedding model: {what}: {e}"))
+    Error::from(RetrievalError::Model(format!("{what}: {e}")))
 }
 
 impl MiniLm {
@@ -79,10 +79,11 @@ impl MiniLm {
     pub fn load(dir: &Path) -> Result<MiniLm> {
         for f in FILES {
             if !dir.join(f).is_file() {
-                return Err(Error::Retrieval(format!(
-                    "embedding model: {} is missing (run scripts/install-model.sh)",
+                return Err(RetrievalError::Model(format!(
+                    "{} is missing (run scripts/install-model.sh)",
                     dir.join(f).display()
-                )));
+                ))
+                .into());
             }
         }
         let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| model_error(f, e));

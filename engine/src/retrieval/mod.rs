@@ -36,7 +36,7 @@ use chronolog_ql::plan::{Bm25Plan, Count, HopsPlan, NearPlan, RankedPlan, RrfPla
 use chronolog_storage::{RelationId, RowId, Snapshot, Timestamp};
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RetrievalError};
 use crate::val::Val;
 use graph::GraphCache;
 use indexes::Indexes;
@@ -105,17 +105,21 @@ impl At<'_> {
                 None => return Err(Error::MissingParam(name.clone())),
                 Some(Val::Int(n)) => *n,
                 Some(other) => {
-                    return Err(Error::Retrieval(format!(
-                        "k (`${name}`) must be an integer, got {other:?}"
-                    )));
+                    return Err(RetrievalError::KNotInteger {
+                        name: name.clone(),
+                        got: format!("{other:?}"),
+                    }
+                    .into());
                 }
             },
         };
         match u64::try_from(n) {
             Ok(k) if (1..=MAX_RANKED_K).contains(&k) => Ok(k as usize),
-            _ => Err(Error::Retrieval(format!(
-                "k must be between 1 and {MAX_RANKED_K}, got {n}"
-            ))),
+            _ => Err(RetrievalError::KOutOfRange {
+                max: MAX_RANKED_K,
+                got: n,
+            }
+            .into()),
         }
     }
 

@@ -9,7 +9,7 @@ use chronolog_storage::{ColumnType, RowId};
 
 use super::vector::{self, Column, Hit, Precision};
 use super::{At, Ranking, Retrieval};
-use crate::error::{Error, Result};
+use crate::error::{Result, RetrievalError};
 use crate::val::Val;
 
 /// Live rows above which `near` scans a smaller code first: the sign
@@ -62,10 +62,12 @@ pub(super) fn run(
                     _ => 0,
                 };
                 if v.len() != dim {
-                    return Err(Error::Retrieval(format!(
-                        "near({rel}, ...) needs a vector of {dim} floats, got {}",
-                        v.len()
-                    )));
+                    return Err(RetrievalError::NearDimension {
+                        rel: rel.clone(),
+                        dim,
+                        got: v.len(),
+                    }
+                    .into());
                 }
                 let source = Column {
                     snapshot: at.snapshot,
@@ -83,19 +85,13 @@ pub(super) fn run(
                 vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
             }
             (Val::Str(_), _, None) => {
-                return Err(Error::Retrieval(format!(
-                    "near({rel}, \"text\", ...) needs an `embed` column in `{rel}`; give it a vector instead"
-                )));
+                return Err(RetrievalError::NoEmbedColumn(rel.clone()).into());
             }
             (Val::Vector(_), None, _) => {
-                return Err(Error::Retrieval(format!(
-                    "`{rel}` has no vector column; give near text to embed"
-                )));
+                return Err(RetrievalError::NoVectorColumnForNear(rel.clone()).into());
             }
             (other, _, _) => {
-                return Err(Error::Retrieval(format!(
-                    "near needs a vector or text, got {other:?}"
-                )));
+                return Err(RetrievalError::NearInput(format!("{other:?}")).into());
             }
         };
         Ok(hits.iter().map(|h| (h.row, h.score)).collect())

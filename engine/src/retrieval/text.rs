@@ -23,7 +23,7 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RetrievalError};
 use roaring::RoaringBitmap;
 
 /// Bytes tantivy may buffer before it writes a segment.
@@ -81,7 +81,7 @@ fn analyzer_of(analyzer: TextSearch) -> Result<(&'static str, TextAnalyzer)> {
 }
 
 fn text_error(e: impl std::fmt::Display) -> Error {
-    Error::Retrieval(format!("text index: {e}"))
+    Error::from(RetrievalError::TextIndex(e.to_string()))
 }
 
 impl TextIndex {

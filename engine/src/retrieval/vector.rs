@@ -27,7 +27,7 @@ use chronolog_storage::{
 use roaring::RoaringBitmap;
 use simsimd::SpatialSimilarity;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, RetrievalError};
 
 /// Candidates the int8 pass keeps per wanted row.
 pub const OVERSAMPLE: usize = 4;
@@ -616,9 +616,7 @@ pub(crate) fn top_k_batch(
         return Ok(Vec::new());
     };
     if queries.iter().any(|q| q.len() != dim) {
-        return Err(Error::Retrieval(
-            "a batch of queries needs one dimension".into(),
-        ));
+        return Err(Error::Retrieval(RetrievalError::MixedDimensions));
     }
     let prepared: Vec<Query<'_>> = queries.iter().map(|q| Query::new(q, metric)).collect();
     let flat: Vec<f32> = queries.iter().flatten().copied().collect();
@@ -628,10 +626,10 @@ pub(crate) fn top_k_batch(
     source.blocks(0..live.end(), &mut |block| {
         if block.dim != dim {
             failure.get_or_insert_with(|| {
-                Error::Retrieval(format!(
-                    "queries have {dim} floats, the vectors {}",
-                    block.dim
-                ))
+                Error::from(RetrievalError::BatchDimension {
+                    queries: dim,
+                    vectors: block.dim,
+                })
             });
             return;
         }
