@@ -44,6 +44,21 @@ pub(super) fn run(
         (true, _) => Precision::Int8,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Checked once, not in each round `top_ids` takes.
+    if let (Val::Vector(v), Some(column)) = (query, vector_column) {
+        let dim = match at.snapshot.store().column_types(id)?.get(column) {
+            Some(ColumnType::Vector(d)) => *d as usize,
+            _ => 0,
+        };
+        if v.len() != dim {
+            return Err(RetrievalError::NearDimension {
+                rel: rel.clone(),
+                dim,
+                got: v.len(),
+            }
+            .into());
+        }
+    }
     // Text is embedded once, however many rounds `top_ids` takes.
     let embedded: Option<Vec<f32>> = match (query, vector_column, text_column) {
         (Val::Vector(_), Some(_), _) => None,
@@ -57,18 +72,6 @@ pub(super) fn run(
     let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
         let hits: Vec<Hit> = match (query, vector_column, text_column) {
             (Val::Vector(v), Some(column), _) => {
-                let dim = match at.snapshot.store().schema(id)?.columns[column].ty {
-                    ColumnType::Vector(d) => d as usize,
-                    _ => 0,
-                };
-                if v.len() != dim {
-                    return Err(RetrievalError::NearDimension {
-                        rel: rel.clone(),
-                        dim,
-                        got: v.len(),
-                    }
-                    .into());
-                }
                 let source = Column {
                     snapshot: at.snapshot,
                     rel: id,
