@@ -228,7 +228,7 @@ pub enum Count {
 /// A retrieval operator: yields `(id, score, rank)` rows, best first.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ranked {
-    /// `near(rel, query, k [, metric])`: nearest vectors (the query is a
+    /// `near(rel, query, k [, metric] [, column = value]...)`: nearest vectors (the query is a
     /// vector, or text to embed).
     Near {
         /// The relation searched.
@@ -239,10 +239,13 @@ pub enum Ranked {
         k: Count,
         /// `cosine` (default), `dot` or `l2`.
         metric: Option<Name>,
+        /// `column = value` restrictions: only rows holding these values
+        /// are searched (filter first, so the search stays exact).
+        filters: Vec<(Name, Expr)>,
         /// The whole call.
         span: Span,
     },
-    /// `bm25(rel, text, k)`: best BM25 matches over the `search` columns.
+    /// `bm25(rel, text, k [, column = value]...)`: best BM25 matches over the `search` columns.
     Bm25 {
         /// The relation searched.
         rel: Name,
@@ -250,6 +253,8 @@ pub enum Ranked {
         query: Expr,
         /// How many rows.
         k: Count,
+        /// `column = value` restrictions, as for `near`.
+        filters: Vec<(Name, Expr)>,
         /// The whole call.
         span: Span,
     },

@@ -202,7 +202,10 @@ fn output_columns(body: &[Literal]) -> Vec<String> {
 /// The expressions a retrieval operator needs bound before it runs.
 fn ranked_inputs<'e>(r: &'e ast::Ranked, out: &mut Vec<&'e Expr>) {
     match r {
-        ast::Ranked::Near { query, .. } | ast::Ranked::Bm25 { query, .. } => out.push(query),
+        ast::Ranked::Near { query, filters, .. } | ast::Ranked::Bm25 { query, filters, .. } => {
+            out.push(query);
+            out.extend(filters.iter().map(|(_, value)| value));
+        }
         ast::Ranked::Hops { start, .. } => out.push(start),
         ast::Ranked::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| ranked_inputs(i, out)),
     }
@@ -325,6 +328,35 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// A ranked operator's `column = value` restrictions, each column
+    /// resolved to its position in `rel`.
+    fn ranked_filters(
+        &self,
+        rel: &ast::Name,
+        cols: &[ColumnInfo],
+        filters: &[(ast::Name, Expr)],
+        slots: &[String],
+    ) -> Result<Vec<(usize, Term)>, CompileError> {
+        filters
+            .iter()
+            .map(|(column, value)| {
+                let position =
+                    cols.iter()
+                        .position(|c| c.name == column.text)
+                        .ok_or_else(|| {
+                            CompileError::new(
+                                CompileErrorKind::UnknownColumn {
+                                    rel: rel.text.clone(),
+                                    column: column.text.clone(),
+                                },
+                                column.span,
+                            )
+                        })?;
+                Ok((position, self.term(value, slots)?))
+            })
+            .collect()
+    }
+
     /// A retrieval input that is a constant of the wrong kind is an error
     /// here, with its span, rather than at run time.
     fn ranked_input(
@@ -363,10 +395,12 @@ impl<'a> Compiler<'a> {
                 query,
                 k,
                 metric,
+                filters,
                 span,
             } => {
                 let k = count(k, *span)?;
                 let cols = columns(rel)?;
+                let filters = self.ranked_filters(rel, &cols, filters, slots)?;
                 let vector_column = cols
                     .iter()
                     .position(|c| matches!(c.ty, TypeName::Vector(_)));
@@ -395,16 +429,20 @@ impl<'a> Compiler<'a> {
                     )?,
                     k,
                     metric,
+                    filters,
                 })
             }
             ast::Ranked::Bm25 {
                 rel,
                 query,
                 k,
+                filters,
                 span,
             } => {
                 let k = count(k, *span)?;
-                let columns: Vec<usize> = columns(rel)?
+                let cols = columns(rel)?;
+                let filters = self.ranked_filters(rel, &cols, filters, slots)?;
+                let columns: Vec<usize> = cols
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| c.search)
@@ -423,6 +461,7 @@ impl<'a> Compiler<'a> {
                         matches!(c, Constant::Str(_))
                     })?,
                     k,
+                    filters,
                 })
             }
             ast::Ranked::Hops {

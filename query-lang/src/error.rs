@@ -153,6 +153,14 @@ pub enum CompileErrorKind {
     /// `near` over a relation with nothing to compare with.
     #[error("`{0}` has no vector column and no `embed` column for `near`")]
     NothingToNear(String),
+    /// A ranked operator's `column = value` names no column of its relation.
+    #[error("`{rel}` has no column `{column}`")]
+    UnknownColumn {
+        /// The relation searched.
+        rel: String,
+        /// The name given.
+        column: String,
+    },
     /// A metric `near` does not know.
     #[error("unknown metric `{0}`: expected `cosine`, `dot` or `l2`")]
     UnknownMetric(String),

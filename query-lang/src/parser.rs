@@ -13,7 +13,8 @@
 //! column    = name ":" type ["?"] ("key" | "search" ["(" ("english" | "simple") ")"] | "embed")*
 //! body      = literal ("," literal)*
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
-//! ranked    = ("near" | "bm25") "(" name "," expr "," (int | $param) ["," name] ")"
+//! ranked    = ("near" | "bm25") "(" name "," expr "," (int | $param) ["," name]
+//!             {"," name "=" expr} ")"
 //!           | "hops" "(" expr "," int ["," "[" name ("," name)* "]"] ")"
 //!           | "rrf" "(" [number "*"] ranked ("," [number "*"] ranked)* ["," "k" "=" int] ")"
 //! modifier  = "as_of" expr | "known_at" expr | "limit" (int | $param) | "order" "by" var ["asc"|"desc"] ("," ...)*
@@ -539,11 +540,23 @@ impl Parser {
                 let query = self.expr()?;
                 self.expect_punct(",")?;
                 let k = self.count_or_param("a row count or a `$parameter`")?;
-                let metric = if op.text == "near" && self.eat_punct(",") {
-                    Some(self.name("a metric: `cosine`, `dot` or `l2`")?)
-                } else {
-                    None
-                };
+                let mut metric = None;
+                let mut filters = Vec::new();
+                while self.eat_punct(",") {
+                    if matches!(self.peek().tok, Tok::Ident(_))
+                        && matches!(self.peek_at(1), Tok::Punct("="))
+                    {
+                        let column = self.name("a column name")?;
+                        self.bump();
+                        filters.push((column, self.expr()?));
+                    } else if op.text == "near" && metric.is_none() && filters.is_empty() {
+                        metric = Some(
+                            self.name("a metric: `cosine`, `dot` or `l2`, or `column = value`")?,
+                        );
+                    } else {
+                        return self.error("`column = value`");
+                    }
+                }
                 let span = op.span.to(self.expect_punct(")")?);
                 if op.text == "near" {
                     Ranked::Near {
@@ -551,6 +564,7 @@ impl Parser {
                         query,
                         k,
                         metric,
+                        filters,
                         span,
                     }
                 } else {
@@ -558,6 +572,7 @@ impl Parser {
                         rel,
                         query,
                         k,
+                        filters,
                         span,
                     }
                 }

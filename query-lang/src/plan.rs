@@ -164,6 +164,10 @@ pub struct NearPlan {
     pub k: Count,
     /// How vectors compare.
     pub metric: Metric,
+    /// Only rows whose column (by position) equals the term's value are
+    /// searched: the live rows are narrowed before any scoring, so the
+    /// search is exact within them (a tenant's rows, say).
+    pub filters: Vec<(usize, Term)>,
 }
 
 /// Best BM25 matches of `rel`'s `search` columns.
@@ -177,6 +181,8 @@ pub struct Bm25Plan {
     pub query: Term,
     /// How many rows.
     pub k: Count,
+    /// Restrictions on the rows searched, as in [`NearPlan::filters`].
+    pub filters: Vec<(usize, Term)>,
 }
 
 /// Nodes within `depth` links of `start`.

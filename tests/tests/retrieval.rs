@@ -682,6 +682,7 @@ fn a_session_opened_on_stored_text_searches_all_of_it_at_once() {
                 columns: vec![1],
                 query: Term::Const(Constant::Str("lighthouse".into())),
                 k: chronolog_engine::Count::Fixed(1),
+                filters: Vec::new(),
             }),
             None,
         )
@@ -894,4 +895,64 @@ fn without_model_files_the_default_embedder_falls_back_and_says_why() {
         }
         None => assert_eq!(embedder.name(), "all-MiniLM-L6-v2"),
     }
+}
+
+/// `near(rel, q, k, column = v)` searches exactly the rows holding `v`:
+/// the same ids and scores as `near` over a relation holding only those
+/// rows, whatever the other rows are; `bm25` likewise returns only them.
+#[test]
+fn a_filtered_search_sees_only_the_rows_holding_the_value() {
+    let mut db = hashing_db(Store::in_memory());
+    db.run(
+        ":create note(id: sym key, owner: sym, text: str search embed).
+         :create alone(id: sym key, text: str search embed).",
+    )
+    .expect("create");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let words = [
+        "dog", "park", "bread", "river", "train", "piano", "tea", "rain",
+    ];
+    let mut script = String::new();
+    for i in 0..300 {
+        let owner = ["ann", "ben", "cat"][i % 3];
+        let text: Vec<&str> = (0..5)
+            .map(|_| words[rng.gen_range(0..words.len())])
+            .collect();
+        let text = text.join(" ");
+        script.push_str(&format!("note(n{i}, {owner}, \"{text}\").\n"));
+        if owner == "ben" {
+            script.push_str(&format!("alone(n{i}, \"{text}\").\n"));
+        }
+    }
+    db.run(&script).expect("insert");
+    let filtered = rows(
+        db.run(r#"?- near(note, "dog in the rain", 20, owner = ben)."#)
+            .expect("near"),
+    );
+    let alone = rows(
+        db.run(r#"?- near(alone, "dog in the rain", 20)."#)
+            .expect("near"),
+    );
+    assert_eq!(filtered, alone);
+    let found = rows(
+        db.run(r#"?- bm25(note, "dog rain", 1000, owner = ben) as (N, _), note(N, O, _)."#)
+            .expect("bm25"),
+    );
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|r| db.render(&r[1]) == "ben"), "{found:?}");
+    // The value may be a parameter, and an unknown one finds nothing.
+    let mut params = HashMap::new();
+    params.insert("who".to_string(), Value::str("nobody"));
+    let prepared = db
+        .prepare(r#"?- bm25(note, "dog", 10, owner = $who)."#)
+        .expect("prepare");
+    let none = db
+        .execute(&prepared, &params, &Limits::default())
+        .expect("execute");
+    assert_eq!(none.len(), 0);
+    params.insert("who".to_string(), Value::str("ann"));
+    let some = db
+        .execute(&prepared, &params, &Limits::default())
+        .expect("execute");
+    assert_eq!(some.len(), 10);
 }

@@ -8,12 +8,14 @@ use super::{At, Ranking, Retrieval};
 use crate::error::{Result, RetrievalError};
 use crate::val::Val;
 
-/// The best `plan.k` ids of `plan.rel` for the words `text`.
+/// The best `plan.k` ids of `plan.rel` for the words `text`, among the
+/// live rows that pass `filters`.
 pub(super) fn run(
     retrieval: &Retrieval,
     at: &At<'_>,
     plan: &Bm25Plan,
     text: Val,
+    filters: &[(usize, Val)],
 ) -> Result<Ranking> {
     let text = match text {
         Val::Str(s) => s,
@@ -25,7 +27,7 @@ pub(super) fn run(
     let Some(index) = retrieval.indexes.text(id) else {
         return Ok(Vec::new());
     };
-    let live = at.live(id)?;
+    let live = at.live_where(id, filters)?;
     let live_rows = live.len() as usize;
     let mut search = |want: usize| -> Result<Vec<(RowId, f32)>> {
         let hits = index.search(&text, want, live.clone())?;

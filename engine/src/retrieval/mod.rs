@@ -33,7 +33,7 @@ use parking_lot::Mutex;
 
 use chronolog_ql::MAX_RANKED_K;
 use chronolog_ql::plan::{Bm25Plan, Count, HopsPlan, NearPlan, RankedPlan, RrfPlan, Term};
-use chronolog_storage::{RelationId, RowId, Snapshot, Timestamp};
+use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Symbol, Timestamp, Value};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result, RetrievalError};
@@ -123,6 +123,51 @@ impl At<'_> {
         }
     }
 
+    /// The rows a `near` or `bm25` searches: those live at the query's
+    /// instants and, when the operator names `column = value` filters,
+    /// holding those values (through the column postings: filter first).
+    /// A value no stored row can hold (an unknown symbol) leaves nothing.
+    fn live_where(
+        &self,
+        rel: RelationId,
+        filters: &[(usize, Val)],
+    ) -> Result<Arc<roaring::RoaringBitmap>> {
+        if filters.is_empty() {
+            return self.live(rel);
+        }
+        let store = self.snapshot.store();
+        let types = store.column_types(rel)?;
+        let mut scan = self
+            .snapshot
+            .scan(rel)
+            .as_of(self.valid)
+            .known_at(self.known);
+        for (column, value) in filters {
+            let value = match (types.get(*column), value) {
+                (Some(ColumnType::Sym), Val::Str(name)) => store.symbol(name).map(Value::Sym),
+                (Some(ColumnType::Sym), Val::Sym(s)) => store
+                    .symbol_name(Symbol(*s))
+                    .ok()
+                    .map(|_| Value::Sym(Symbol(*s))),
+                (Some(ColumnType::Str), Val::Sym(s)) => store
+                    .symbol_name(Symbol(*s))
+                    .ok()
+                    .map(|name| Value::str(name.as_ref())),
+                (Some(ColumnType::Float), Val::Int(i)) => Some(Value::Float(*i as f64)),
+                (Some(ColumnType::Int), Val::Float(x)) if x.fract() == 0.0 => {
+                    Some(Value::Int(*x as i64))
+                }
+                (Some(_), v) => v.to_value(),
+                (None, _) => None,
+            };
+            match value {
+                Some(value) => scan = scan.eq(*column, value),
+                None => return Ok(Arc::new(roaring::RoaringBitmap::new())),
+            }
+        }
+        Ok(Arc::new(scan.bitmap()?))
+    }
+
     fn live(&self, rel: RelationId) -> Result<Arc<roaring::RoaringBitmap>> {
         Ok(self
             .snapshot
@@ -190,12 +235,32 @@ impl Retrieval {
                 .ok_or_else(|| Error::Internal("a retrieval input is missing".into()))
         };
         match op {
-            RankedPlan::Near(plan) => near::run(self, at, plan, &next()?),
-            RankedPlan::Bm25(plan) => bm25::run(self, at, plan, next()?),
+            RankedPlan::Near(plan) => {
+                let query = next()?;
+                let filters = filter_values(&plan.filters, &mut next)?;
+                near::run(self, at, plan, &query, &filters)
+            }
+            RankedPlan::Bm25(plan) => {
+                let query = next()?;
+                let filters = filter_values(&plan.filters, &mut next)?;
+                bm25::run(self, at, plan, query, &filters)
+            }
             RankedPlan::Hops(plan) => hops::run(self, at, plan, next()?),
             RankedPlan::Rrf(plan) => rrf::run(self, at, plan, inputs),
         }
     }
+}
+
+/// The values of an operator's `column = value` filters, taken from its
+/// evaluated inputs.
+fn filter_values(
+    filters: &[(usize, Term)],
+    next: &mut impl FnMut() -> Result<Val>,
+) -> Result<Vec<(usize, Val)>> {
+    filters
+        .iter()
+        .map(|(column, _)| Ok((*column, next()?)))
+        .collect()
 }
 
 /// The terms a retrieval operator needs evaluated, in the order
@@ -203,8 +268,10 @@ impl Retrieval {
 pub(crate) fn input_terms(op: &RankedPlan) -> Vec<&Term> {
     fn walk<'p>(op: &'p RankedPlan, out: &mut Vec<&'p Term>) {
         match op {
-            RankedPlan::Near(NearPlan { query, .. }) | RankedPlan::Bm25(Bm25Plan { query, .. }) => {
-                out.push(query)
+            RankedPlan::Near(NearPlan { query, filters, .. })
+            | RankedPlan::Bm25(Bm25Plan { query, filters, .. }) => {
+                out.push(query);
+                out.extend(filters.iter().map(|(_, term)| term));
             }
             RankedPlan::Hops(HopsPlan { start, .. }) => out.push(start),
             RankedPlan::Rrf(RrfPlan { inputs, .. }) => {

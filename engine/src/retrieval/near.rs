@@ -19,12 +19,13 @@ use crate::val::Val;
 const FIRST_PASS_AFTER_ROWS: u64 = 50_000;
 
 /// The best `plan.k` ids of `plan.rel` for `query` (a vector, or text to
-/// embed).
+/// embed), among the live rows that pass `filters`.
 pub(super) fn run(
     retrieval: &Retrieval,
     at: &At<'_>,
     plan: &NearPlan,
     query: &Val,
+    filters: &[(usize, Val)],
 ) -> Result<Ranking> {
     let NearPlan {
         rel,
@@ -36,7 +37,12 @@ pub(super) fn run(
     let (vector_column, text_column, metric) = (*vector_column, *text_column, *metric);
     let k = at.k(&plan.k)?;
     let id = at.snapshot.store().relation_id(rel)?;
-    let live = retrieval.live_bits(id, at.live(id)?);
+    // Filtered rows are a fresh set each query: not worth caching bits for.
+    let live = if filters.is_empty() {
+        retrieval.live_bits(id, at.live(id)?)
+    } else {
+        std::sync::Arc::new(super::vector::LiveBits::new(&*at.live_where(id, filters)?))
+    };
     let large = live.count() > FIRST_PASS_AFTER_ROWS;
     let precision = match (large, query) {
         (false, _) => Precision::Exact,
