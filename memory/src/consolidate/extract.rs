@@ -1,0 +1,706 @@
+//! What a message claims, as (subject, predicate, object) with a valid
+//! time: the [`Extractor`] trait, and the rules that stand alone without a
+//! model. The rules read what people tell assistants about themselves and
+//! others: work, home, names and family, pets and possessions, likes and
+//! dislikes, plans and events with dates, and changes ("I moved to", "I
+//! quit", "I no longer", "I switched to", "I never joined").
+
+use std::sync::LazyLock;
+
+use chronolog_engine::Timestamp;
+use regex::{Captures, Regex};
+
+use super::when::{self, When};
+
+/// A message as an extractor sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct EpisodeView<'a> {
+    /// The episode's id.
+    pub id: &'a str,
+    /// Who said it ("user", "assistant", a name).
+    pub role: &'a str,
+    /// What was said.
+    pub text: &'a str,
+    /// When it was said: the anchor of every relative time in it.
+    pub at: Timestamp,
+}
+
+/// Who a claim is about.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Subject {
+    /// "I", "me", "my": whoever said the message.
+    Speaker,
+    /// A name as written ("Alice", "Mia").
+    Named(String),
+    /// "he", "she", "they": resolved to a recent entity of the session
+    /// where that is clear, dropped otherwise.
+    Pronoun(String),
+}
+
+/// What a claim says about its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimKind {
+    /// It holds from its valid time on (a job, a home, a taste).
+    Holds,
+    /// It happened during its valid time (an event, a trip).
+    Happened,
+    /// It stopped holding at its valid time ("I quit", "I no longer").
+    Ended,
+    /// It never held: an earlier claim was a mistake ("I never joined X").
+    Withdrawn,
+}
+
+/// One atomic claim found in a message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claim {
+    /// Who it is about.
+    pub subject: Subject,
+    /// The canonical predicate (`works_at`, `lives_in`, `likes`, ...).
+    pub predicate: String,
+    /// The object as said, articles dropped (`Tencent`, `sushi`).
+    pub object: String,
+    /// What kind of entity the object is, when it is one.
+    pub object_kind: Option<&'static str>,
+    /// Holds, happened, ended or withdrawn.
+    pub kind: ClaimKind,
+    /// When, from a time expression in the sentence; `None`: from the
+    /// message's own time.
+    pub valid: Option<When>,
+    /// The sentence it came from.
+    pub text: String,
+    /// How sure the rule is, 0 to 1.
+    pub confidence: f64,
+}
+
+/// Turns a message into claims. The rule extractor is the default; an LLM
+/// extractor can replace it or run beside it ([`Chain`]).
+pub trait Extractor: Send + Sync {
+    /// The claims `episode` makes (none is a fine answer).
+    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim>;
+}
+
+/// Several extractors' claims, in order (rules first, a model second).
+pub struct Chain(pub Vec<Box<dyn Extractor>>);
+
+impl Extractor for Chain {
+    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
+        self.0.iter().flat_map(|e| e.extract(episode)).collect()
+    }
+}
+
+/// Whether a predicate holds one value at a time for its subject (a new
+/// value invalidates the old) or many (each object its own slot).
+pub fn is_functional(predicate: &str) -> bool {
+    matches!(
+        predicate,
+        "works_at"
+            | "lives_in"
+            | "job_title"
+            | "age"
+            | "name"
+            | "from"
+            | "relationship_status"
+            | "partner"
+            | "wife"
+            | "husband"
+            | "boyfriend"
+            | "girlfriend"
+            | "fiance"
+            | "boss"
+    ) || predicate.starts_with("favorite_")
+}
+
+/// The slot group a predicate writes to: likes and dislikes of one object
+/// share a slot, so a changed taste replaces the old one.
+pub fn slot_predicate(predicate: &str) -> &str {
+    match predicate {
+        "likes" | "dislikes" => "feels_about",
+        other => other,
+    }
+}
+
+/// The default extractor: regular expressions over each sentence, tuned on
+/// the dev conversations only (never per question).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuleExtractor;
+
+/// How a rule's match becomes a claim.
+struct Rule {
+    re: Regex,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+}
+
+enum Predicate {
+    Fixed(&'static str),
+    /// The predicate is a named group's text, lower-cased (`my sister`).
+    FromGroup(&'static str),
+    /// `favorite_` and the group's text.
+    Favorite,
+    /// The verb group maps to the predicate (`went to` -> `went_to`).
+    Verb,
+    /// A withdrawn claim: the verb group says which slot.
+    WithdrawnVerb,
+}
+
+const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
+const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
+const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
+const FAMILY: &str = r"sister|brother|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|best friend|friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|boss|colleague|roommate|fiancee?|niece|nephew";
+const PETS: &str =
+    r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let rule = |re: &str, predicate, kind, object_kind, confidence| {
+        let re = re
+            .replace("{S}", SUBJECT)
+            .replace("{O}", OBJECT)
+            .replace("{NAME}", NAME)
+            .replace("{FAMILY}", FAMILY)
+            .replace("{PETS}", PETS);
+        Rule {
+            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+            predicate,
+            kind,
+            object_kind,
+            confidence,
+        }
+    };
+    use ClaimKind::*;
+    use Predicate::*;
+    vec![
+        // Withdrawals first: "I never worked at X" must not read as work.
+        rule(
+            r"{S} (?i:never|didn't|did not|don't|do not|doesn't|does not) (?i:actually |really )?(?P<v>(?i:join(?:ed)?|work(?:ed)?|live(?:d)?|move(?:d)?)) (?:(?i:at|for|in|to) )?{O}",
+            WithdrawnVerb,
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        // Work.
+        rule(
+            r"{S} (?i:no longer|don't|do not|doesn't|does not) (?i:work) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Ended,
+            Some("organisation"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:quit|left|resigned from) (?i:my job at |my job with |the job at |working at |working for |my position at )?{O}",
+            Fixed("works_at"),
+            Ended,
+            Some("organisation"),
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s{O}",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.75,
+        ),
+        rule(
+            r"(?i:my (?:new )?(?:job|employer|company) is (?:at |with )?){O}",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:work|works|am working|'m working|is working) as (?i:an?|the) {O}",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>(?:senior |junior |head |lead |chief )?[a-z]+(?:er|or|ist|ian|ant|ent|nurse|doctor|chef|manager|director|engineer))\b",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Home.
+        rule(
+            r"{S} (?i:no longer live|don't live|do not live|moved out of|moved away from)(?i: in)? {O}",
+            Fixed("lives_in"),
+            Ended,
+            Some("place"),
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|reside|resides) in {O}",
+            Fixed("lives_in"),
+            Holds,
+            Some("place"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:just |recently |finally )?(?i:moved|relocated|have moved|'ve moved|has moved) (?i:back )?to {O}",
+            Fixed("lives_in"),
+            Holds,
+            Some("place"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:am|'m|is|are|come|comes|was born|grew up) (?i:originally )?(?i:from|in) (?P<o>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)",
+            Fixed("from"),
+            Holds,
+            Some("place"),
+            0.6,
+        ),
+        // Names, identity, family.
+        rule(
+            r"(?i:my name is|call me|my name's) {NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.9,
+        ),
+        rule(
+            r"{S} (?i:am|'m|is|just turned|turned) (?P<o>\d{1,3}) (?i:years old|now|this year)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"(?:I'm|I am|[Ww]e're|[Ww]e are) (?i:now )?(?P<o>single|married|divorced|engaged|separated|widowed)\b",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"(?i:my) (?P<rel>(?i:{FAMILY}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
+            FromGroup("rel"),
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        // Pets and possessions.
+        rule(
+            r"(?i:my) (?P<rel>(?i:{PETS}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|two|three|another|a new) (?P<o>(?i:{PETS}))(?:s)?\b",
+            Fixed("has_pet"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:just |recently )?(?i:bought|purchased|own|owns|got myself) (?i:an?|a new|my first|my own) {O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Tastes: dislikes before likes ("don't like" contains "like").
+        rule(
+            r"{S} (?i:really |absolutely |just |also )?(?i:hate|hates|dislike|dislikes|can't stand|cannot stand|don't like|do not like|doesn't like|don't enjoy|no longer like|no longer enjoy|am not a fan of|'m not a fan of|stopped liking|am not into|'m not into|'m no longer into|am no longer into) {O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:really |absolutely |also |just |still )?(?i:love|loves|like|likes|enjoy|enjoys|adore|adores|am into|'m into|am a big fan of|'m a big fan of|am a fan of|'m a fan of|am passionate about|'m passionate about|am obsessed with|'m obsessed with) {O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.65,
+        ),
+        rule(
+            r"(?i:my) (?i:favou?rite) (?P<cat>[a-z]+(?: [a-z]+)?) (?i:is|are|has to be) {O}",
+            Favorite,
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:switched|changed) (?i:from (?P<from>[^,.;!?]+?) )?to {O}",
+            Fixed("uses"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Plans and events: the verb names the predicate.
+        rule(
+            r"{S} (?i:am|'m|is|are|'re) (?i:going|planning|hoping|about|excited) to (?P<o>[a-z][^,.;!?]+)",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.55,
+        ),
+        rule(
+            r"{S} (?i:just |recently |finally |also )?(?P<v>went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|had a|took a|took my|joined)\s{O}",
+            Verb,
+            Happened,
+            None,
+            0.5,
+        ),
+    ]
+});
+
+/// Words that start a sentence with a capital but name nobody.
+const NOT_NAMES: &[&str] = &[
+    "The",
+    "This",
+    "That",
+    "It",
+    "My",
+    "Our",
+    "Your",
+    "Their",
+    "His",
+    "Her",
+    "What",
+    "When",
+    "Where",
+    "Why",
+    "How",
+    "Who",
+    "Yes",
+    "No",
+    "Yeah",
+    "Oh",
+    "Wow",
+    "So",
+    "And",
+    "But",
+    "Also",
+    "Then",
+    "Now",
+    "There",
+    "Here",
+    "Well",
+    "Hey",
+    "Hi",
+    "Thanks",
+    "Thank",
+    "Just",
+    "Maybe",
+    "Actually",
+    "Really",
+    "Sure",
+    "Last",
+    "Next",
+    "Today",
+    "Yesterday",
+    "Tomorrow",
+    "They",
+    "You",
+    "If",
+    "As",
+    "At",
+    "In",
+    "On",
+    "Since",
+    "After",
+    "Before",
+    "Lately",
+    "Recently",
+    "Both",
+    "Everyone",
+    "Someone",
+    "Nobody",
+    "Anyone",
+    "Sounds",
+    "Glad",
+    "Sorry",
+    "Good",
+    "Great",
+];
+
+/// Where an object stops: a clause or a time expression after it.
+static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+impl Extractor for RuleExtractor {
+    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
+        let mut claims = Vec::new();
+        for sentence in sentences(episode.text) {
+            let future = looks_ahead(sentence);
+            let found = when::find(sentence, episode.at, future);
+            // Spans already read as one claim are not read again by a
+            // later, looser rule ("don't like X" is not also "like X").
+            let mut taken: Vec<(usize, usize)> = Vec::new();
+            for rule in RULES.iter() {
+                for caps in rule.re.captures_iter(sentence) {
+                    let Some(whole) = caps.get(0) else { continue };
+                    if taken
+                        .iter()
+                        .any(|&(s, e)| whole.start() < e && s < whole.end())
+                    {
+                        continue;
+                    }
+                    let mut found_claims = claims_of(rule, &caps, sentence, found);
+                    if !found_claims.is_empty() {
+                        taken.push((whole.start(), whole.end()));
+                        claims.append(&mut found_claims);
+                    }
+                }
+            }
+        }
+        claims
+    }
+}
+
+fn claims_of(
+    rule: &Rule,
+    caps: &Captures<'_>,
+    sentence: &str,
+    found: Option<when::Found>,
+) -> Vec<Claim> {
+    let subject = match caps.name("s").map(|m| m.as_str()) {
+        None | Some("I") => Subject::Speaker,
+        Some(s) if s.eq_ignore_ascii_case("we") => Subject::Speaker,
+        Some(s) if ["he", "she"].contains(&s.to_ascii_lowercase().as_str()) => {
+            Subject::Pronoun(s.to_ascii_lowercase())
+        }
+        Some(s) if NOT_NAMES.contains(&s) => return Vec::new(),
+        Some(s) => Subject::Named(s.to_string()),
+    };
+    let Some(object) = caps.name("o").and_then(|m| clean_object(m.as_str())) else {
+        // "I quit my job": ends whatever job there was.
+        if rule.kind == ClaimKind::Ended {
+            return vec![claim(
+                rule,
+                "works_at",
+                subject,
+                String::new(),
+                sentence,
+                found,
+            )];
+        }
+        return Vec::new();
+    };
+    let predicate = match &rule.predicate {
+        Predicate::Fixed(p) => (*p).to_string(),
+        Predicate::FromGroup(g) => caps.name(g).map_or(String::new(), |m| {
+            m.as_str().to_ascii_lowercase().replace(' ', "_")
+        }),
+        Predicate::Favorite => format!(
+            "favorite_{}",
+            caps.name("cat").map_or("thing".into(), |m| m
+                .as_str()
+                .to_ascii_lowercase()
+                .replace(' ', "_"))
+        ),
+        Predicate::Verb => caps.name("v").map_or(String::new(), |m| {
+            m.as_str().to_ascii_lowercase().replace(' ', "_")
+        }),
+        Predicate::WithdrawnVerb => {
+            let verb = caps
+                .name("v")
+                .map_or("", |m| m.as_str())
+                .to_ascii_lowercase();
+            if verb.starts_with("live") || verb.starts_with("move") {
+                "lives_in".into()
+            } else {
+                "works_at".into()
+            }
+        }
+    };
+    if predicate.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![claim(
+        rule,
+        &predicate,
+        subject.clone(),
+        object,
+        sentence,
+        found,
+    )];
+    // "switched from X to Y": X stopped when Y began.
+    if let Some(from) = caps.name("from").and_then(|m| clean_object(m.as_str())) {
+        out.push(Claim {
+            kind: ClaimKind::Ended,
+            ..claim(rule, &predicate, subject, from, sentence, found)
+        });
+    }
+    out
+}
+
+fn claim(
+    rule: &Rule,
+    predicate: &str,
+    subject: Subject,
+    object: String,
+    sentence: &str,
+    found: Option<when::Found>,
+) -> Claim {
+    let object_kind = match (rule.object_kind, predicate) {
+        (Some(kind), _) => Some(kind),
+        (None, "went_to" | "visited" | "traveled_to" | "travelled_to") => Some("place"),
+        _ => None,
+    };
+    Claim {
+        subject,
+        predicate: predicate.to_string(),
+        object,
+        object_kind,
+        kind: rule.kind,
+        valid: found.map(|f| f.when),
+        text: sentence.trim().to_string(),
+        confidence: rule.confidence,
+    }
+}
+
+/// The object as said, cut where its clause ends, articles and possessives
+/// dropped; `None` when nothing is left or it is too long to be one thing.
+fn clean_object(raw: &str) -> Option<String> {
+    let mut text = raw.trim();
+    if let Some(m) = OBJECT_END.find(text) {
+        text = &text[..m.start()];
+    }
+    let text = text.trim_end_matches(['\'', '"', ' ']);
+    let lower = text.to_ascii_lowercase();
+    let mut text = text;
+    for article in ["a ", "an ", "the ", "my ", "our ", "some ", "to "] {
+        if lower.starts_with(article) {
+            text = &text[article.len()..];
+            break;
+        }
+    }
+    let text = text.trim();
+    let words = text.split_whitespace().count();
+    let vague = [
+        "it", "that", "this", "them", "there", "here", "one", "so", "you",
+    ];
+    if words == 0 || words > 6 || vague.contains(&text.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    Some(text.to_string())
+}
+
+/// Sentences of a message, cut at `.`, `!`, `?` and new lines.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+fn looks_ahead(sentence: &str) -> bool {
+    AHEAD.is_match(sentence)
+}
+
+/// Whether a message asks to be remembered ("remember that", "don't
+/// forget"): such memories start more salient.
+pub fn emphasised(text: &str) -> bool {
+    static EMPHASIS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:remember that|please remember|don't forget|do not forget|important|never forget|keep in mind|note that)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    EMPHASIS.is_match(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claims(text: &str) -> Vec<String> {
+        let at = Timestamp::parse("2023-05-17").expect("time");
+        let episode = EpisodeView {
+            id: "e1",
+            role: "user",
+            text,
+            at,
+        };
+        RuleExtractor
+            .extract(&episode)
+            .into_iter()
+            .map(|c| {
+                let who = match c.subject {
+                    Subject::Speaker => "I".to_string(),
+                    Subject::Named(n) => n,
+                    Subject::Pronoun(p) => p,
+                };
+                let when = c
+                    .valid
+                    .and_then(|w| when::date_of(w.from))
+                    .map_or(String::new(), |d| format!(" @{d}"));
+                format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn work_home_and_changes() {
+        assert_eq!(
+            claims("I work at Tencent in Shenzhen."),
+            ["Holds I works_at Tencent"]
+        );
+        assert_eq!(
+            claims("I just joined Moonshot AI last month!"),
+            ["Holds I works_at Moonshot AI @2023-04-01"]
+        );
+        assert_eq!(
+            claims("I quit my job at Google."),
+            ["Ended I works_at Google"]
+        );
+        assert_eq!(
+            claims("I moved to Berlin in 2021."),
+            ["Holds I lives_in Berlin @2021-01-01"]
+        );
+        assert_eq!(
+            claims("Alice works for Acme now"),
+            ["Holds Alice works_at Acme"]
+        );
+        assert_eq!(
+            claims("Actually I never joined OpenAI, that was a rumour."),
+            ["Withdrawn I works_at OpenAI"]
+        );
+    }
+
+    #[test]
+    fn people_pets_and_tastes() {
+        assert_eq!(claims("My sister Mia is visiting"), ["Holds I sister Mia"]);
+        assert_eq!(claims("my dog's name is Max"), ["Holds I has_pet Max"]);
+        assert_eq!(claims("I love sushi"), ["Holds I likes sushi"]);
+        assert_eq!(
+            claims("I don't like sushi anymore"),
+            ["Holds I dislikes sushi"]
+        );
+        assert_eq!(
+            claims("My favorite color is green"),
+            ["Holds I favorite_color green"]
+        );
+        assert_eq!(
+            claims("I switched from Android to an iPhone"),
+            ["Holds I uses iPhone", "Ended I uses Android"]
+        );
+    }
+
+    #[test]
+    fn events_take_their_dates() {
+        assert_eq!(
+            claims("I went to a LGBTQ support group yesterday."),
+            ["Happened I went_to LGBTQ support group @2023-05-16"]
+        );
+        assert!(claims("The weather is nice").is_empty());
+        assert!(claims("It was great").is_empty());
+    }
+}

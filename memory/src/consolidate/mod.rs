@@ -1,0 +1,573 @@
+//! System 2: reads the episodes not consolidated yet, in order, and turns
+//! each into facts. One transaction per episode holds its facts, entities,
+//! links and the cursor past it, so a crash in the middle loses nothing and
+//! a rerun duplicates nothing.
+//!
+//! Conflicts are settled cheapest first (the Engram ladder): a new value
+//! of a one-valued slot cuts the old one where it starts (the store's key
+//! rule: `old.valid_to = new.valid_from`, and the new row supersedes it); a
+//! value learned out of order is bounded by the next one already known, so
+//! it never cuts a newer fact; a restatement reinforces rather than
+//! duplicates; a withdrawal is a `correct`, which gives the fact it had cut
+//! its time back; and two values claiming the same instant go to the
+//! [`Adjudicator`].
+
+pub mod entities;
+pub mod extract;
+pub mod salience;
+pub mod when;
+
+use std::collections::HashMap;
+
+use chronolog_engine::{
+    Interval, RelationId, RowVersion, Session, Symbol, Timestamp, Value, WriteTxn,
+};
+
+use crate::error::Result;
+use crate::schema;
+use crate::view::normalize;
+use entities::{Entities, Resolved};
+use extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
+
+/// What a consolidation pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Episodes read.
+    pub episodes: usize,
+    /// Claims the extractor found.
+    pub claims: usize,
+    /// New fact versions written.
+    pub facts: usize,
+    /// Claims that restated a fact (reinforced, not duplicated).
+    pub restated: usize,
+    /// Facts ended ("I quit").
+    pub ended: usize,
+    /// Facts withdrawn as mistakes ("I never joined").
+    pub withdrawn: usize,
+    /// Pairs left contested by the adjudicator.
+    pub contested: usize,
+    /// Claims dropped (a pronoun with no clear referent, nothing to end).
+    pub dropped: usize,
+}
+
+/// Two values of a one-valued slot that claim the same start: which wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The new value replaces the old from its start.
+    Replace,
+    /// Both stay, marked contested.
+    KeepBoth,
+}
+
+/// Settles what the rules cannot: two values of one slot from the same
+/// instant. An LLM can stand here; the default keeps both.
+pub trait Adjudicator: Send + Sync {
+    /// `old` is believed now; `new` is claimed by `claim`.
+    fn decide(&self, old: &str, new: &Claim) -> Decision;
+}
+
+/// The default adjudicator: keeps both values, marked contested.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeepBoth;
+
+impl Adjudicator for KeepBoth {
+    fn decide(&self, _old: &str, _new: &Claim) -> Decision {
+        Decision::KeepBoth
+    }
+}
+
+/// Episodes read per batch before the cursor's next look.
+const BATCH: usize = 256;
+/// The cursor's row key.
+const CURSOR_NAME: &str = "consolidated";
+
+/// The worker's state: a session of its own, the extractor, the entity
+/// cache, and the recent entities of each conversation.
+pub(crate) struct Consolidator {
+    session: Session,
+    extractor: Box<dyn Extractor>,
+    adjudicator: Box<dyn Adjudicator>,
+    half_life_days: f64,
+    entities: Entities,
+    rel: Relations,
+}
+
+#[derive(Clone, Copy)]
+struct Relations {
+    episode: RelationId,
+    fact: RelationId,
+    source: RelationId,
+    about: RelationId,
+    salience: RelationId,
+    contested: RelationId,
+    cursor: RelationId,
+}
+
+/// An episode as read back for consolidation.
+struct Episode {
+    id: String,
+    tenant: String,
+    session: String,
+    role: String,
+    seq: u64,
+    at: Timestamp,
+    text: String,
+}
+
+impl Consolidator {
+    pub(crate) fn new(
+        session: Session,
+        extractor: Box<dyn Extractor>,
+        adjudicator: Box<dyn Adjudicator>,
+        half_life_days: f64,
+    ) -> Result<Consolidator> {
+        let store = session.store();
+        let id = |name| crate::view::relation(store, name);
+        let rel = Relations {
+            episode: id(schema::EPISODE)?,
+            fact: id(schema::FACT)?,
+            source: id(schema::SOURCE)?,
+            about: id(schema::ABOUT)?,
+            salience: id(schema::SALIENCE)?,
+            contested: id(schema::CONTESTED)?,
+            cursor: id(schema::CURSOR)?,
+        };
+        let entities = Entities::new(store)?;
+        Ok(Consolidator {
+            session,
+            extractor,
+            adjudicator,
+            half_life_days,
+            entities,
+            rel,
+        })
+    }
+
+    /// Consolidates every pending episode, then waits for the indexes.
+    pub(crate) fn run(&mut self) -> Result<Report> {
+        let mut report = Report::default();
+        loop {
+            let cursor = self.cursor()?;
+            let batch = self.pending(cursor)?;
+            if batch.is_empty() {
+                break;
+            }
+            for episode in &batch {
+                self.episode(episode, &mut report)?;
+            }
+        }
+        self.session.sync_indexes()?;
+        Ok(report)
+    }
+
+    fn cursor(&self) -> Result<u64> {
+        let store = self.session.store();
+        let Some(name) = store.symbol(CURSOR_NAME) else {
+            return Ok(0);
+        };
+        let rows = store
+            .snapshot()
+            .scan(self.rel.cursor)
+            .eq(0, Value::Sym(name))
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        Ok(match rows.first().and_then(|r| r.values.get(1)) {
+            Some(Value::Int(seq)) => u64::try_from(*seq).unwrap_or(0),
+            _ => 0,
+        })
+    }
+
+    /// The next episodes after `cursor`, in order.
+    fn pending(&self, cursor: u64) -> Result<Vec<Episode>> {
+        let store = self.session.store();
+        let mut rows: Vec<Episode> = Vec::new();
+        let name = |v: Value| match v {
+            Value::Sym(s) => store
+                .symbol_name(s)
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            Value::Str(s) => s.to_string(),
+            _ => String::new(),
+        };
+        store
+            .snapshot()
+            .scan(self.rel.episode)
+            .history()
+            .for_each(|row| {
+                let seq = match row.value(4).to_owned() {
+                    Value::Int(s) => u64::try_from(s).unwrap_or(0),
+                    _ => 0,
+                };
+                if seq > cursor {
+                    rows.push(Episode {
+                        id: name(row.value(0).to_owned()),
+                        tenant: name(row.value(1).to_owned()),
+                        session: name(row.value(2).to_owned()),
+                        role: name(row.value(3).to_owned()),
+                        seq,
+                        at: match row.value(5).to_owned() {
+                            Value::Time(t) => t,
+                            _ => row.valid().from,
+                        },
+                        text: name(row.value(6).to_owned()),
+                    });
+                }
+            })
+            .map_err(chronolog_engine::Error::from)?;
+        rows.sort_by_key(|e| e.seq);
+        rows.dedup_by_key(|e| e.seq);
+        rows.truncate(BATCH);
+        Ok(rows)
+    }
+
+    /// Consolidates one episode in one transaction, cursor included.
+    fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
+        report.episodes += 1;
+        let view = EpisodeView {
+            id: &episode.id,
+            role: &episode.role,
+            text: &episode.text,
+            at: episode.at,
+        };
+        let mut claims = self.extractor.extract(&view);
+        report.claims += claims.len();
+        // Two claims of one episode on one slot: the last one said wins.
+        let mut seen = std::collections::HashSet::new();
+        claims.reverse();
+        claims.retain(|c| {
+            seen.insert((
+                c.subject.clone(),
+                slot_predicate(&c.predicate).to_string(),
+                c.kind == ClaimKind::Happened || !is_functional(&c.predicate),
+                normalize(&c.object),
+            ))
+        });
+        claims.reverse();
+
+        let store = self.session.store().clone();
+        let resolved = self
+            .entities
+            .resolve(&store, episode_context(episode), &claims)?;
+        let plans = self.plan(episode, &claims, &resolved, report)?;
+        let rel = self.rel;
+        let emphasis = extract::emphasised(&episode.text);
+        let entities = &mut self.entities;
+        self.session.write(|txn| {
+            let episode_sym = txn.symbol(&episode.id)?;
+            let tenant_sym = txn.symbol(&episode.tenant)?;
+            entities.write(txn, &episode.tenant, episode_sym, &resolved)?;
+            for plan in &plans {
+                apply(
+                    txn,
+                    rel,
+                    plan,
+                    episode_sym,
+                    tenant_sym,
+                    episode.at,
+                    emphasis,
+                )?;
+            }
+            let cursor = txn.symbol(CURSOR_NAME)?;
+            txn.assert(
+                rel.cursor,
+                vec![Value::Sym(cursor), Value::Int(episode.seq as i64)],
+                Interval::ALWAYS,
+                None,
+            )?;
+            Ok(())
+        })?;
+        self.entities.committed(&resolved);
+        Ok(())
+    }
+
+    /// What each claim does to its slot, decided against what the store
+    /// believes now.
+    fn plan(
+        &self,
+        episode: &Episode,
+        claims: &[Claim],
+        resolved: &Resolved,
+        report: &mut Report,
+    ) -> Result<Vec<Plan>> {
+        let store = self.session.store();
+        let mut plans = Vec::new();
+        let mut restated: HashMap<String, (f64, i64, Timestamp)> = HashMap::new();
+        for (i, claim) in claims.iter().enumerate() {
+            let Some(subject) = resolved.subjects.get(i).cloned().flatten() else {
+                report.dropped += 1;
+                continue;
+            };
+            let functional = is_functional(&claim.predicate) && claim.kind != ClaimKind::Happened;
+            let object = normalize(&claim.object);
+            let slot = if functional {
+                format!("{subject}/{}", slot_predicate(&claim.predicate))
+            } else {
+                format!("{subject}/{}/{object}", slot_predicate(&claim.predicate))
+            };
+            let versions = match store.symbol(&slot) {
+                Some(sym) => store
+                    .snapshot()
+                    .scan(self.rel.fact)
+                    .history()
+                    .eq(0, Value::Sym(sym))
+                    .collect()
+                    .map_err(chronolog_engine::Error::from)?
+                    .into_iter()
+                    .filter(|r| r.tx.to == Timestamp::MAX)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let day = 24 * 3600 * 1_000_000;
+            let from = claim.valid.map_or(episode.at, |w| w.from);
+            let same = |r: &RowVersion| {
+                text_of(r.values.get(3), store) == claim.predicate
+                    && (claim.object.is_empty()
+                        || normalize(&text_of(r.values.get(4), store)) == object)
+            };
+            let object_entity = resolved.objects.get(i).cloned().flatten();
+            match claim.kind {
+                ClaimKind::Holds | ClaimKind::Happened => {
+                    let mut to = match (claim.kind, claim.valid.and_then(|w| w.to)) {
+                        (ClaimKind::Happened, Some(to)) => to,
+                        (ClaimKind::Happened, None) => Timestamp(from.micros().saturating_add(day)),
+                        _ => Timestamp::MAX,
+                    };
+                    let overlapping = |r: &RowVersion| r.valid.from < to && from < r.valid.to;
+                    if versions.iter().any(|r| same(r) && overlapping(r)) {
+                        report.restated += 1;
+                        // Two restatements in one pass build on each other.
+                        let current = restated.get(&slot).copied().map_or_else(
+                            || salience::read(store, self.rel.salience, &slot),
+                            |s| Ok(Some(s)),
+                        )?;
+                        let salience =
+                            salience::reinforced(current, episode.at, self.half_life_days);
+                        restated.insert(slot.clone(), salience);
+                        plans.push(Plan::Restate {
+                            slot,
+                            subject,
+                            object_entity,
+                            claim: claim.clone(),
+                            salience,
+                        });
+                        continue;
+                    }
+                    // Learned out of order: end where the next known value begins.
+                    if let Some(next) = versions
+                        .iter()
+                        .filter(|r| r.valid.from > from)
+                        .map(|r| r.valid.from)
+                        .min()
+                    {
+                        to = to.min(next);
+                    }
+                    let clash = versions
+                        .iter()
+                        .find(|r| functional && r.valid.from == from && !same(r));
+                    let mut slot = slot;
+                    let mut contested_with = None;
+                    if let Some(old) = clash {
+                        let old_object = text_of(old.values.get(4), store);
+                        if self.adjudicator.decide(&old_object, claim) == Decision::KeepBoth {
+                            contested_with = Some(slot.clone());
+                            slot = format!("{slot}/{object}");
+                            report.contested += 1;
+                        }
+                    }
+                    report.facts += 1;
+                    plans.push(Plan::Assert {
+                        slot,
+                        subject,
+                        object_entity,
+                        claim: claim.clone(),
+                        valid: Interval { from, to },
+                        contested_with,
+                    });
+                }
+                ClaimKind::Ended => {
+                    let Some(row) = versions.iter().find(|r| same(r) && r.valid.contains(from))
+                    else {
+                        report.dropped += 1;
+                        continue;
+                    };
+                    report.ended += 1;
+                    plans.push(Plan::End {
+                        values: row.values.clone(),
+                        valid: Interval {
+                            from,
+                            to: row.valid.to,
+                        },
+                    });
+                }
+                ClaimKind::Withdrawn => {
+                    let rows: Vec<Vec<Value>> = versions
+                        .iter()
+                        .filter(|r| same(r))
+                        .map(|r| r.values.clone())
+                        .collect();
+                    if rows.is_empty() {
+                        report.dropped += 1;
+                        continue;
+                    }
+                    report.withdrawn += 1;
+                    plans.extend(rows.into_iter().map(|values| Plan::Withdraw { values }));
+                }
+            }
+        }
+        Ok(plans)
+    }
+}
+
+/// What consolidation does to the store for one claim.
+enum Plan {
+    /// A new value of a slot, over `valid`.
+    Assert {
+        slot: String,
+        subject: String,
+        object_entity: Option<String>,
+        claim: Claim,
+        valid: Interval,
+        contested_with: Option<String>,
+    },
+    /// The same value again: a new source and a reinforcement (the
+    /// salience row it leaves).
+    Restate {
+        slot: String,
+        subject: String,
+        object_entity: Option<String>,
+        claim: Claim,
+        salience: (f64, i64, Timestamp),
+    },
+    /// A value stops holding.
+    End { values: Vec<Value>, valid: Interval },
+    /// A value was a mistake.
+    Withdraw { values: Vec<Value> },
+}
+
+fn apply(
+    txn: &mut WriteTxn<'_>,
+    rel: Relations,
+    plan: &Plan,
+    episode: Symbol,
+    tenant: Symbol,
+    at: Timestamp,
+    emphasis: bool,
+) -> chronolog_engine::Result<()> {
+    match plan {
+        Plan::Assert {
+            slot,
+            subject,
+            object_entity,
+            claim,
+            valid,
+            contested_with,
+        } => {
+            let slot_sym = txn.symbol(slot)?;
+            let values = vec![
+                Value::Sym(slot_sym),
+                Value::Sym(tenant),
+                Value::Sym(txn.symbol(subject)?),
+                Value::Sym(txn.symbol(&claim.predicate)?),
+                Value::str(&claim.object),
+                Value::str(&claim.text),
+                Value::Float(claim.confidence),
+            ];
+            txn.assert(rel.fact, values, *valid, Some(episode))?;
+            link(
+                txn,
+                rel,
+                slot_sym,
+                episode,
+                subject,
+                object_entity.as_deref(),
+                &claim.object,
+            )?;
+            let score = salience::initial(claim, emphasis);
+            salience::write(txn, rel.salience, slot_sym, tenant, score, 1, at)?;
+            if let Some(other) = contested_with {
+                let other = txn.symbol(other)?;
+                txn.assert(
+                    rel.contested,
+                    vec![Value::Sym(slot_sym), Value::Sym(other)],
+                    Interval::ALWAYS,
+                    None,
+                )?;
+            }
+        }
+        Plan::Restate {
+            slot,
+            subject,
+            object_entity,
+            claim,
+            salience: (score, count, last),
+        } => {
+            let slot_sym = txn.symbol(slot)?;
+            link(
+                txn,
+                rel,
+                slot_sym,
+                episode,
+                subject,
+                object_entity.as_deref(),
+                &claim.object,
+            )?;
+            salience::write(txn, rel.salience, slot_sym, tenant, *score, *count, *last)?;
+        }
+        Plan::End { values, valid } => {
+            txn.retract(rel.fact, values.clone(), *valid)?;
+        }
+        Plan::Withdraw { values } => {
+            txn.correct(rel.fact, values.clone())?;
+        }
+    }
+    Ok(())
+}
+
+/// The provenance and graph links of a slot's value.
+fn link(
+    txn: &mut WriteTxn<'_>,
+    rel: Relations,
+    slot: Symbol,
+    episode: Symbol,
+    subject: &str,
+    object_entity: Option<&str>,
+    object: &str,
+) -> chronolog_engine::Result<()> {
+    txn.assert(
+        rel.source,
+        vec![Value::Sym(slot), Value::Sym(episode), Value::str(object)],
+        Interval::ALWAYS,
+        None,
+    )?;
+    for entity in std::iter::once(subject).chain(object_entity) {
+        let entity = txn.symbol(entity)?;
+        txn.assert(
+            rel.about,
+            vec![Value::Sym(slot), Value::Sym(entity)],
+            Interval::ALWAYS,
+            None,
+        )?;
+    }
+    Ok(())
+}
+
+fn text_of(v: Option<&Value>, store: &chronolog_engine::Store) -> String {
+    match v {
+        Some(Value::Sym(s)) => store
+            .symbol_name(*s)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        Some(Value::Str(s)) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn episode_context(episode: &Episode) -> entities::Context<'_> {
+    entities::Context {
+        tenant: &episode.tenant,
+        session: &episode.session,
+        role: &episode.role,
+        text: &episode.text,
+        at: episode.at,
+    }
+}

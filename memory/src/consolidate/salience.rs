@@ -1,0 +1,136 @@
+//! Salience: how much a memory should count when there is too much to
+//! show. It starts from the message (asked to be remembered, about the
+//! speaker themself, strong feelings), halves every half-life without
+//! reinforcement, and rises when a fact is restated or retrieved. Fading
+//! lowers eligibility in stages; it never removes history.
+
+use chronolog_engine::{Interval, RelationId, Symbol, Timestamp, Value, WriteTxn};
+
+use super::extract::{Claim, Subject};
+
+/// What a restatement or a retrieval adds (before the cap of 1).
+pub const REINFORCEMENT: f64 = 0.2;
+
+/// How eligible a memory is as its salience fades.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Below 0.1: answered by `history` and as-of queries, left out of
+    /// contexts unless nothing else matches.
+    Dormant,
+    /// 0.1 to 0.3: ranked below active memories.
+    Fading,
+    /// 0.3 and above.
+    Active,
+}
+
+/// The stage of a (decayed) score.
+pub fn stage(score: f64) -> Stage {
+    if score >= 0.3 {
+        Stage::Active
+    } else if score >= 0.1 {
+        Stage::Fading
+    } else {
+        Stage::Dormant
+    }
+}
+
+/// The salience a new fact starts with.
+pub fn initial(claim: &Claim, emphasised: bool) -> f64 {
+    let mut score: f64 = 0.5;
+    if emphasised {
+        score += 0.3;
+    }
+    if claim.subject == Subject::Speaker {
+        score += 0.1;
+    }
+    if matches!(claim.predicate.as_str(), "likes" | "dislikes")
+        || claim.predicate.starts_with("favorite_")
+    {
+        score += 0.05;
+    }
+    score.min(1.0)
+}
+
+/// `score` set at `last`, decayed to `now` with a half-life in days.
+pub fn decayed(score: f64, last: Timestamp, now: Timestamp, half_life_days: f64) -> f64 {
+    let days = (now.micros().saturating_sub(last.micros())).max(0) as f64 / 86_400e6;
+    if half_life_days <= 0.0 {
+        return score;
+    }
+    score * 0.5f64.powf(days / half_life_days)
+}
+
+/// Sets a slot's salience row.
+pub(crate) fn write(
+    txn: &mut WriteTxn<'_>,
+    rel: RelationId,
+    slot: Symbol,
+    tenant: Symbol,
+    score: f64,
+    reinforced: i64,
+    at: Timestamp,
+) -> chronolog_engine::Result<()> {
+    txn.assert(
+        rel,
+        vec![
+            Value::Sym(slot),
+            Value::Sym(tenant),
+            Value::Float(score),
+            Value::Int(reinforced),
+            Value::Time(at),
+        ],
+        Interval::ALWAYS,
+        None,
+    )?;
+    Ok(())
+}
+
+/// A slot's salience row: score, times reinforced, when last set.
+pub(crate) fn read(
+    store: &chronolog_engine::Store,
+    rel: RelationId,
+    slot: &str,
+) -> chronolog_engine::Result<Option<(f64, i64, Timestamp)>> {
+    let Some(slot) = store.symbol(slot) else {
+        return Ok(None);
+    };
+    let rows = store
+        .snapshot()
+        .scan(rel)
+        .eq(0, Value::Sym(slot))
+        .collect()?;
+    Ok(match rows.first().map(|r| r.values.as_slice()) {
+        Some([_, _, Value::Float(s), Value::Int(c), Value::Time(t)]) => Some((*s, *c, *t)),
+        _ => None,
+    })
+}
+
+/// The row after a reinforcement at `at`: [`REINFORCEMENT`] more than
+/// the decayed score, one more reinforcement.
+pub(crate) fn reinforced(
+    current: Option<(f64, i64, Timestamp)>,
+    at: Timestamp,
+    half_life_days: f64,
+) -> (f64, i64, Timestamp) {
+    let (score, count, last) = current.unwrap_or((0.5, 0, at));
+    // A restatement older than the last one (out of order) does not decay.
+    let now = if at > last { at } else { last };
+    let score = (decayed(score, last, now, half_life_days) + REINFORCEMENT).min(1.0);
+    (score, count + 1, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn salience_halves_each_half_life_and_fades_in_stages() {
+        let t0 = Timestamp::parse("2024-01-01").expect("time");
+        let t30 = Timestamp::parse("2024-01-31").expect("time");
+        let t120 = Timestamp::parse("2024-04-30").expect("time");
+        assert!((decayed(0.8, t0, t30, 30.0) - 0.4).abs() < 1e-9);
+        assert_eq!(stage(decayed(0.8, t0, t30, 30.0)), Stage::Active);
+        assert_eq!(stage(decayed(0.8, t0, t120, 30.0)), Stage::Dormant);
+        assert_eq!(stage(0.2), Stage::Fading);
+    }
+}

@@ -1,0 +1,34 @@
+//! What the memory API fails with.
+
+/// Result alias for the memory layer.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A memory call that could not be done; nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The engine refused a read or write (its message says why).
+    #[error(transparent)]
+    Engine(#[from] chronolog_engine::Error),
+    /// A tenant name that cannot be used: empty, too long, or with a
+    /// character outside letters, digits and `_ - . @`.
+    #[error("bad tenant name {0:?}: use 1 to 128 letters, digits, `_`, `-`, `.` or `@`")]
+    BadTenant(String),
+    /// A message without a role (who said it).
+    #[error("a message needs a role (who said it)")]
+    NoRole,
+    /// A session name that cannot be used (empty or over 256 bytes).
+    #[error("bad session name {0:?}")]
+    BadSession(String),
+    /// A line of a JSON-lines file that is not a message.
+    #[error("line {line}: {message}")]
+    BadLine {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The consolidation worker stopped (it panicked, a bug).
+    #[error("the consolidation worker stopped: {0}")]
+    Worker(String),
+}
