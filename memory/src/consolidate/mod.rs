@@ -318,7 +318,19 @@ impl Consolidator {
                 None => Vec::new(),
             };
             let day = 24 * 3600 * 1_000_000;
-            let from = claim.valid.map_or(episode.at, |w| w.from);
+            let mut from = claim.valid.map_or(episode.at, |w| w.from);
+            // "I moved to Bergen last week": the move is somewhere in that
+            // week. If another value is known to have started inside it,
+            // the change came after that: the week's end is the start.
+            if claim.kind == ClaimKind::Holds
+                && let Some(period_end) = claim.valid.and_then(|w| w.to)
+                && versions
+                    .iter()
+                    .any(|r| r.valid.from > from && r.valid.from < period_end)
+            {
+                from = period_end;
+            }
+            let from = from;
             let same = |r: &RowVersion| {
                 text_of(r.values.get(3), store) == claim.predicate
                     && (claim.object.is_empty()
