@@ -251,6 +251,13 @@ impl Memory {
         view::facts(&self.shared.engine, tenant, as_of, known_at)
     }
 
+    /// Every fact of `tenant` believed now, over all of valid time: what
+    /// holds, what held before it, and what happened when.
+    pub fn timeline(&self, tenant: &str) -> Result<Vec<FactVersion>> {
+        check_tenant(tenant)?;
+        view::timeline(&self.shared.engine, tenant)
+    }
+
     /// The right to be forgotten: erases `subject` (a name or alias in
     /// `tenant`'s memory) with every episode that mentions it, every fact
     /// about it, its aliases, and their index entries and embeddings, from

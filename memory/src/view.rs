@@ -166,6 +166,27 @@ pub(crate) fn facts(
     rows.iter().map(|row| version(store, row, &[])).collect()
 }
 
+/// Every fact version of `tenant` believed now, whatever its valid time:
+/// the tenant's whole timeline, past values included.
+pub(crate) fn timeline(engine: &Engine, tenant: &str) -> Result<Vec<FactVersion>> {
+    let store = engine.store();
+    let Some(tenant) = store.symbol(tenant) else {
+        return Ok(Vec::new());
+    };
+    let fact = relation(store, schema::FACT)?;
+    let rows = store
+        .snapshot()
+        .scan(fact)
+        .history()
+        .eq(1, Value::Sym(tenant))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    rows.iter()
+        .filter(|r| r.tx.to == Timestamp::MAX)
+        .map(|row| version(store, row, &rows))
+        .collect()
+}
+
 fn version(store: &Store, row: &RowVersion, slot_rows: &[RowVersion]) -> Result<FactVersion> {
     let name = |v: Option<&Value>| match v {
         Some(Value::Sym(s)) => store

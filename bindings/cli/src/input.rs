@@ -15,6 +15,8 @@ pub const COMMANDS: &[&str] = &[
     "maxrows",
     "history",
     "import",
+    "remember",
+    "consolidate",
     "quit",
     "exit",
 ];

@@ -7,6 +7,7 @@ mod import;
 mod input;
 mod interactive;
 mod output;
+mod remember;
 mod shell;
 
 use std::io::{IsTerminal, Read, Write};
@@ -67,6 +68,35 @@ enum Command {
         #[arg(long)]
         no_repl: bool,
     },
+    /// Append a message (or a JSON-lines file of them, in one batch) to a
+    /// tenant's memory and print the new episode ids.
+    Remember {
+        /// The database directory (created on first use).
+        db: PathBuf,
+        /// Whose memory (a user or agent namespace).
+        #[arg(long)]
+        tenant: String,
+        /// Who said it: user, assistant, or a name.
+        #[arg(long)]
+        role: Option<String>,
+        /// When it was said (2024-05-01, 2024-05-01T10:00:00Z); default now.
+        #[arg(long)]
+        at: Option<String>,
+        /// The conversation it belongs to.
+        #[arg(long)]
+        session: Option<String>,
+        /// A file of {"role", "text", "at", "session"} lines, stored all or
+        /// nothing.
+        #[arg(long, value_name = "FILE")]
+        jsonl: Option<PathBuf>,
+        /// The message.
+        text: Option<String>,
+    },
+    /// Consolidate every episode not consolidated yet into facts.
+    Consolidate {
+        /// The database directory.
+        db: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -85,8 +115,44 @@ fn run(cli: Cli) -> Result<ExitCode> {
         std::io::stdin().is_terminal() && cli.execute.is_empty() && cli.files.is_empty();
     let cancel = Arc::new(AtomicBool::new(false));
     install_interrupt_handler(cancel.clone(), interactive)?;
-    if let Some(Command::Demo { no_repl }) = cli.command {
-        return demo(no_repl || !interactive, cancel);
+    match cli.command {
+        Some(Command::Demo { no_repl }) => return demo(no_repl || !interactive, cancel),
+        Some(Command::Remember {
+            db,
+            tenant,
+            role,
+            at,
+            session,
+            jsonl,
+            text,
+        }) => {
+            let at = match at {
+                Some(at) => Some(
+                    chronolog_engine::Timestamp::parse(&at)
+                        .map_err(|e| anyhow::anyhow!("bad --at {at:?}: {e}"))?,
+                ),
+                None => None,
+            };
+            let request = remember::Remember {
+                tenant,
+                role,
+                at,
+                session,
+                jsonl,
+                text,
+            };
+            let memory = open_memory(&db)?;
+            for id in request.run(&memory)? {
+                println!("{id}");
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Consolidate { db }) => {
+            let memory = open_memory(&db)?;
+            println!("{}", remember::describe(&memory.consolidate_now()?));
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
     }
     let dir = match &cli.db {
         Some(dir) => dir.clone(),
@@ -159,6 +225,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The memory stored at `dir` (created on first use), consolidated only
+/// when asked.
+fn open_memory(dir: &std::path::Path) -> Result<chronolog_memory::Memory> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let store = chronolog_engine::Store::open(dir)
+        .with_context(|| format!("cannot open the database at {}", dir.display()))?;
+    let (embedder, _) = chronolog_engine::default_embedder_with_notice();
+    let engine = chronolog_engine::Engine::with_embedder(store, embedder);
+    Ok(chronolog_memory::Memory::with_engine(
+        engine,
+        chronolog_memory::Options::manual(),
+    )?)
 }
 
 fn demo(no_repl: bool, cancel: Arc<AtomicBool>) -> Result<ExitCode> {

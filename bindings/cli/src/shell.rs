@@ -26,6 +26,8 @@ pub enum Flow {
 /// A shell session on one database.
 pub struct Shell {
     db: Session,
+    /// The agent memory over the same engine, made on first use.
+    memory: Option<chronolog_memory::Memory>,
     /// How answers print.
     pub style: Style,
     /// Print each input (with the prompt) before its output, and errors on
@@ -62,6 +64,9 @@ Statements end with a `.` and may span lines; commands start with `:` and take o
   :history REL(ARGS)        the same as ?- history REL(ARGS).
   :import FILE [REL]        rows from CSV (header row) or JSON Lines into REL (default: the file's name);
                             fields valid_from / valid_to give valid time
+  :remember --tenant T --role R [--at TIME] [--session S] TEXT
+                            append a message to T's agent memory (--jsonl FILE: a file, all or nothing)
+  :consolidate              turn remembered messages into facts (then ?- mem_fact(...).)
   :timing on|off            print how long each statement took
   :format table|json|csv    how answers print
   :maxrows N                rows a table shows before cutting
@@ -78,6 +83,7 @@ impl Shell {
     ) -> Shell {
         Shell {
             db,
+            memory: None,
             style: Style::default(),
             echo: false,
             keep_going: false,
@@ -317,9 +323,36 @@ impl Shell {
                     _ => self.fail("usage: :import FILE [RELATION]")?,
                 }
             }
+            "remember" => {
+                let done = crate::remember::Remember::parse(arg)
+                    .and_then(|request| request.run(self.memory()?));
+                match done {
+                    Ok(ids) => self.say(&ids.join("\n"))?,
+                    Err(e) => self.fail(&format!("{e:#}"))?,
+                }
+            }
+            "consolidate" => match self.memory().and_then(|m| Ok(m.consolidate_now()?)) {
+                Ok(report) => self.say(&crate::remember::describe(&report))?,
+                Err(e) => self.fail(&format!("{e:#}"))?,
+            },
             other => self.fail(&format!("unknown command `:{other}` (try :help)"))?,
         };
         Ok(flow)
+    }
+
+    /// The memory over this shell's engine (its relations are made on
+    /// first use).
+    fn memory(&mut self) -> anyhow::Result<&chronolog_memory::Memory> {
+        if self.memory.is_none() {
+            let memory = chronolog_memory::Memory::with_engine(
+                self.db.engine().clone(),
+                chronolog_memory::Options::manual(),
+            )?;
+            self.memory = Some(memory);
+        }
+        self.memory
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("no memory"))
     }
 
     fn load(&mut self, arg: &str) -> io::Result<Flow> {

@@ -226,3 +226,78 @@ w(cat, acme).
         );
     }
 }
+
+/// `chronolog remember` prints episode ids, `chronolog consolidate` turns
+/// them into facts the language can read; a bad line of a file names its
+/// line number and stores nothing of the file.
+#[test]
+fn remember_and_consolidate_from_the_command_line() {
+    let home = tempfile::tempdir().expect("home");
+    let db = home.path().join("db");
+    let remember = |args: &[&str]| {
+        chronolog(home.path())
+            .arg("remember")
+            .arg(&db)
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = remember(&[
+        "--tenant",
+        "acme",
+        "--role",
+        "user",
+        "--at",
+        "2021-03-01",
+        "I work at Tencent.",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "acme/e1\n");
+    let file = home.path().join("chat.jsonl");
+    std::fs::write(
+        &file,
+        "{\"role\": \"user\", \"text\": \"I just joined Moonshot!\", \"at\": \"2024-06-01\"}\n{\"role\": \"user\"}\n",
+    )
+    .expect("write");
+    let out = remember(&["--tenant", "acme", "--jsonl", file.to_str().expect("path")]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 2: no `text`"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(
+        &file,
+        "{\"role\": \"user\", \"text\": \"I just joined Moonshot!\", \"at\": \"2024-06-01\"}\n",
+    )
+    .expect("write");
+    let out = remember(&["--tenant", "acme", "--jsonl", file.to_str().expect("path")]);
+    assert_eq!(
+        text(&out.stdout),
+        "acme/e2\n",
+        "the bad file stored nothing"
+    );
+    let out = chronolog(home.path())
+        .arg("consolidate")
+        .arg(&db)
+        .output()
+        .expect("run");
+    assert!(
+        text(&out.stdout).starts_with("consolidated 2 episodes"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = chronolog(home.path())
+        .arg(&db)
+        .args([
+            "--format",
+            "csv",
+            "-e",
+            "?- mem_fact(_, acme, _, works_at, C, _, _) as_of 2022-01-01.",
+            "-e",
+            "?- mem_fact(_, acme, _, works_at, C, _, _).",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(text(&out.stdout), "C\nTencent\nC\nMoonshot\n");
+}

@@ -202,7 +202,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
-            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s{O}",
+            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s(?P<o>[A-Z][^,.;!?()]*)",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -347,7 +347,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.55,
         ),
         rule(
-            r"{S} (?i:just |recently |finally |also )?(?P<v>went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|had a|took a|took my|joined)\s{O}",
+            r"{S} (?i:just |recently |finally |also )?(?P<v>went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined)\s{O}",
             Verb,
             Happened,
             None,
@@ -424,11 +424,43 @@ const NOT_NAMES: &[&str] = &[
     "Sorry",
     "Good",
     "Great",
+    "Never",
+    "Always",
+    "Sometimes",
+    "Definitely",
+    "Totally",
+    "Honestly",
+    "Luckily",
+    "Hopefully",
+    "Looks",
+    "Seems",
+    "Events",
+    "Moments",
+    "Things",
+    "People",
+    "Friends",
+    "Family",
+    "Kids",
+    "Unconditional",
+    "Being",
+    "Having",
+    "Doing",
+    "Getting",
+    "Making",
+    "Taking",
+    "Seeing",
+];
+
+/// Verbs in the first person or plural: after a capitalised word they
+/// mean the word is no name ("Looks like", "Moments like these").
+const BASE_VERBS: &[&str] = &[
+    "like", "love", "enjoy", "adore", "hate", "dislike", "work", "live", "have", "own", "am",
+    "are", "go", "went", "had", "make", "made", "take",
 ];
 
 /// Where an object stops: a clause or a time expression after it.
 static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from)\b")
+    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from|recently|so far|not so long|not long)\b")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
@@ -444,10 +476,10 @@ impl Extractor for RuleExtractor {
             for rule in RULES.iter() {
                 for caps in rule.re.captures_iter(sentence) {
                     let Some(whole) = caps.get(0) else { continue };
-                    if taken
-                        .iter()
-                        .any(|&(s, e)| whole.start() < e && s < whole.end())
-                    {
+                    // The subject may be shared ("My sister Mia loves
+                    // climbing": Mia is both an object and a subject).
+                    let start = caps.name("s").map_or(whole.start(), |m| m.end());
+                    if taken.iter().any(|&(s, e)| start < e && s < whole.end()) {
                         continue;
                     }
                     let mut found_claims = claims_of(rule, &caps, sentence, found);
@@ -475,9 +507,35 @@ fn claims_of(
             Subject::Pronoun(s.to_ascii_lowercase())
         }
         Some(s) if NOT_NAMES.contains(&s) => return Vec::new(),
-        Some(s) => Subject::Named(s.to_string()),
+        Some(s) => {
+            // "Alice loves", not "Looks like" or "Events like": a name takes
+            // the third person.
+            let verb = caps
+                .get(0)
+                .and_then(|m| m.as_str().get(s.len()..))
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or_default();
+            if BASE_VERBS.contains(&verb.to_ascii_lowercase().as_str()) {
+                return Vec::new();
+            }
+            Subject::Named(s.to_string())
+        }
     };
-    let Some(object) = caps.name("o").and_then(|m| clean_object(m.as_str())) else {
+    // The object stops where a time expression starts; an object that is
+    // itself the time ("went to a few weeks ago") is none.
+    let object = caps.name("o").and_then(|m| {
+        let mut text = m.as_str();
+        if let Some(f) = found {
+            if f.start <= m.start() && m.start() < f.end {
+                return None;
+            }
+            if m.start() < f.start && f.start < m.end() {
+                text = &text[..f.start - m.start()];
+            }
+        }
+        clean_object(text)
+    });
+    let Some(object) = object else {
         // "I quit my job": ends whatever job there was.
         if rule.kind == ClaimKind::Ended {
             return vec![claim(
@@ -585,7 +643,19 @@ fn clean_object(raw: &str) -> Option<String> {
     let vague = [
         "it", "that", "this", "them", "there", "here", "one", "so", "you",
     ];
-    if words == 0 || words > 6 || vague.contains(&text.to_ascii_lowercase().as_str()) {
+    let first = text
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let verb_first = [
+        "is", "was", "are", "were", "be", "been", "it", "that", "this", "these",
+    ];
+    if words == 0
+        || words > 6
+        || vague.contains(&text.to_ascii_lowercase().as_str())
+        || verb_first.contains(&first.as_str())
+    {
         return None;
     }
     Some(text.to_string())
@@ -678,6 +748,10 @@ mod tests {
     #[test]
     fn people_pets_and_tastes() {
         assert_eq!(claims("My sister Mia is visiting"), ["Holds I sister Mia"]);
+        assert_eq!(
+            claims("My sister Mia loves climbing"),
+            ["Holds I sister Mia", "Holds Mia likes climbing"]
+        );
         assert_eq!(claims("my dog's name is Max"), ["Holds I has_pet Max"]);
         assert_eq!(claims("I love sushi"), ["Holds I likes sushi"]);
         assert_eq!(
@@ -700,7 +774,21 @@ mod tests {
             claims("I went to a LGBTQ support group yesterday."),
             ["Happened I went_to LGBTQ support group @2023-05-16"]
         );
+        assert_eq!(
+            claims("I started transitioning three years ago"),
+            ["Happened I started transitioning @2020-01-01"]
+        );
+        assert_eq!(
+            claims("I just joined a new LGBTQ activist group last Tues"),
+            ["Happened I joined new LGBTQ activist group @2023-05-16"]
+        );
         assert!(claims("The weather is nice").is_empty());
+        // Read from LoCoMo's dev turns: capitalised words that are no
+        // names, objects that are only a time, clauses that are no objects.
+        assert!(claims("Looks like you had a great day").is_empty());
+        assert!(claims("Events like these are great for reminding us").is_empty());
+        assert!(claims("this pride parade I went to a few weeks ago").is_empty());
+        assert!(claims("doing something I love is awesome").is_empty());
         assert!(claims("It was great").is_empty());
     }
 }

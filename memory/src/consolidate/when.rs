@@ -56,7 +56,7 @@ const WEEKDAYS: [&str; 7] = [
 
 const NUMBER: &str = r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|a couple|few|several";
 const MONTH: &str = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
-const WEEKDAY: &str = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday";
+const WEEKDAY: &str = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs?(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?";
 
 /// Every pattern, most specific first; the first that matches a span wins.
 static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
@@ -356,7 +356,10 @@ fn month(name: &str) -> Option<i8> {
 }
 
 fn weekday(name: &str) -> Option<Weekday> {
-    let i = WEEKDAYS.iter().position(|w| w.eq_ignore_ascii_case(name))?;
+    let lower = name.to_ascii_lowercase();
+    let i = WEEKDAYS
+        .iter()
+        .position(|w| lower.len() >= 3 && w.starts_with(lower.as_str()))?;
     Some(match i {
         0 => Weekday::Monday,
         1 => Weekday::Tuesday,
