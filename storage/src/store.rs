@@ -42,6 +42,10 @@ pub(crate) struct Inner {
     /// Symbols in name order, brought up to date when asked for.
     ranks: crate::symbol_ranks::RankCache,
     pub(crate) writer: Mutex<WriterState>,
+    /// Held by a cache write and by a purge from its cache erasure until
+    /// its rows read as purged, so no cache write slips in between; a
+    /// cache write never waits for commits.
+    pub(crate) derived: Mutex<()>,
     pub(crate) log: Option<Log>,
     /// Data derived from rows, kept beside the log; `None` in memory and
     /// when opened for recovery (which touches no file).
@@ -278,6 +282,7 @@ impl Store {
                 symbols: RwLock::new(symbols),
                 ranks: Default::default(),
                 writer: Mutex::new(writer),
+                derived: Mutex::new(()),
                 log,
                 cache,
                 path,
@@ -313,7 +318,7 @@ impl Store {
             RelationId(state.relations.len() as u32)
         };
         let tx = self.next_tx(&writer);
-        self.commit_change(&mut writer, tx, Change::CreateRelation(schema))?;
+        self.commit_change(&mut writer, tx, Change::CreateRelation(schema), false)?;
         Ok(id)
     }
 
@@ -446,6 +451,7 @@ impl Store {
                 .collect()
         };
         let tx = Timestamp::now().0.max(writer.last_tx + 1);
+        let mut derived_guard = None;
         let mut symbols = {
             let table = self.inner.symbols.read();
             table.names_from(writer.persisted_symbols)
@@ -469,7 +475,9 @@ impl Store {
                 return Err(Error::ReadOnly);
             }
             // Data derived from the doomed rows goes first: if the purge then
-            // fails, it is only recomputed.
+            // fails, it is only recomputed. No cache write may land between
+            // this and the rows reading as purged (below).
+            derived_guard = Some(self.inner.derived.lock());
             if let Some(cache) = &self.inner.cache {
                 cache.remove(&rows)?;
             }
@@ -487,6 +495,7 @@ impl Store {
         *self.inner.ranks.lock() = Arc::default();
         let mut state = self.inner.state.write();
         state.apply(tx, &entry.change)?;
+        drop(derived_guard);
         Ok(state.purges.last().cloned().unwrap_or(PurgeRecord {
             tx: Timestamp(tx),
             subject,
@@ -513,9 +522,10 @@ impl Store {
         };
         // A cache write must not take the last free space from commits.
         crate::log::ensure_space(log.dir(), 0, 2 * log.min_free_bytes())?;
-        // Under the writer lock, so a purge cannot slip between the check
-        // and the write.
-        let _writer = self.inner.writer.lock();
+        // Under the derived-data lock, so a purge cannot slip between the
+        // check and the write (and commits, under the writer lock, never
+        // wait for the cache).
+        let _derived = self.inner.derived.lock();
         let kept: Vec<(u32, &[u8])> = {
             let state = self.inner.state.read();
             let relation = state.relation(rel)?;
@@ -539,6 +549,17 @@ impl Store {
     /// Every purge so far, oldest first.
     pub fn purges(&self) -> Vec<PurgeRecord> {
         self.inner.state.read().purges.clone()
+    }
+
+    /// Writes the derived-data cache ([`Store::put_derived`]) out to disk;
+    /// commits are untouched. Derived data can be recomputed, so callers
+    /// do this when idle rather than after every write: an `fsync` beside
+    /// a stream of synced commits delays them.
+    pub fn sync_derived(&self) -> Result<()> {
+        match &self.inner.cache {
+            Some(cache) => cache.sync(),
+            None => Ok(()),
+        }
     }
 
     /// Forces every commit so far to disk (useful after `Buffered` writes).
@@ -578,6 +599,7 @@ impl Store {
         writer: &mut WriterState,
         tx: i64,
         change: Change,
+        buffered: bool,
     ) -> Result<Timestamp> {
         if writer.poisoned {
             return Err(Error::corrupt(
@@ -599,7 +621,7 @@ impl Store {
             change,
         };
         if let Some(log) = &self.inner.log
-            && let Err(e) = log.append(tx, &entry)
+            && let Err(e) = log.append(tx, &entry, buffered)
         {
             // A refused write changed nothing; any other failure may have
             // left bytes whose fate the next open decides.

@@ -40,7 +40,10 @@ impl DerivedCache {
     /// Opens (or creates) the cache in `path`. sled panics on some damaged
     /// files; that is caught and reported as a damaged cache.
     pub(crate) fn open(path: &Path) -> Result<DerivedCache> {
-        let config = sled::Config::new().path(path);
+        // No timed flush of its own: the engine syncs the cache when commits
+        // pause (`Store::sync_derived`), so sled's fsync never lands between
+        // a writer's commits.
+        let config = sled::Config::new().path(path).flush_every_ms(None);
         let started = std::time::Instant::now();
         let db = loop {
             let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| config.open()));

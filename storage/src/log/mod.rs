@@ -445,7 +445,10 @@ impl Log {
     /// Writes one entry; durable on return when the durability is `Sync`.
     /// On an error nothing was acknowledged; [`Error::DiskFull`] and
     /// [`Error::ReadOnly`] also guarantee that nothing was written.
-    pub(crate) fn append(&self, tx: i64, entry: &LogEntry) -> Result<()> {
+    /// Appends `entry` at `tx`; `buffered` skips the syncs for this one
+    /// entry even in a synced log (the next synced append, or a sync,
+    /// carries it to disk with everything before it).
+    pub(crate) fn append(&self, tx: i64, entry: &LogEntry, buffered: bool) -> Result<()> {
         if self.read_only {
             return Err(Error::ReadOnly);
         }
@@ -469,7 +472,7 @@ impl Log {
             end: at + bytes.len() as u64,
             last_tx: tx,
         };
-        if self.durability == Durability::Sync {
+        if self.durability == Durability::Sync && !buffered {
             tail.file
                 .sync_data()
                 .map_err(Error::io("syncing the log"))?;

@@ -49,6 +49,7 @@ pub struct WriteTxn<'s> {
     store: &'s Store,
     writer: MutexGuard<'s, WriterState>,
     ops: Vec<Op>,
+    buffered: bool,
 }
 
 /// What a commit did.
@@ -125,7 +126,19 @@ impl<'s> WriteTxn<'s> {
             store,
             writer,
             ops: Vec::new(),
+            buffered: false,
         }
+    }
+
+    /// Lets this commit return once it is in the operating system's page
+    /// cache, without the syncs a synced store does: for work that can be
+    /// redone (memory consolidation, which keeps its cursor in the same
+    /// commit). A killed process loses nothing; a power cut may lose this
+    /// commit and the buffered ones before it, never part of one. The next
+    /// synced commit, or [`Store::sync`], makes it durable along with
+    /// everything before it.
+    pub fn buffered(&mut self) {
+        self.buffered = true;
     }
 
     /// Interns `name`. The symbol becomes durable with the next commit.
@@ -262,7 +275,9 @@ impl<'s> WriteTxn<'s> {
             cuts: plan.cuts,
             closes: plan.closes,
         };
-        let tx = self.store.commit_change(&mut self.writer, tx, change)?;
+        let tx = self
+            .store
+            .commit_change(&mut self.writer, tx, change, self.buffered)?;
         Ok(CommitInfo { tx, ..unchanged })
     }
 }
