@@ -38,6 +38,13 @@ use crate::error::{Result, RetrievalError};
 
 /// How often the worker looks for rows written behind its back.
 const POLL: Duration = Duration::from_millis(100);
+/// Embedded rows held for the disk cache while commits keep coming; past
+/// this many they are written anyway (a crash loses what was held, which
+/// is embedded again after the reopen).
+const CACHE_BACKLOG_ROWS: usize = 4096;
+/// At most one pass per this long while commits stream in, unless a
+/// search waits for one.
+const COALESCE: Duration = Duration::from_millis(100);
 
 /// Texts embedded per batch (and per write-lock of the arena).
 const BATCH: usize = 256;
@@ -64,7 +71,14 @@ struct Shared {
     finished_cv: Condvar,
     /// The last pass's failure, reported by `sync`.
     failure: Mutex<Option<String>>,
+    /// Embeddings made but not yet in the disk cache: (space, relation,
+    /// rows). The cache is written when commits pause, so its writes (and
+    /// the file system's journal flushes they cause) never sit between a
+    /// writer's synced commits.
+    unwritten: Mutex<Vec<Unwritten>>,
 }
+
+type Unwritten = (String, RelationId, Vec<(RowId, Vec<u8>)>);
 
 /// The indexes of one database session and their worker thread.
 pub(crate) struct Indexes {
@@ -84,6 +98,7 @@ impl Indexes {
                 finished: Mutex::new(0),
                 finished_cv: Condvar::new(),
                 failure: Mutex::new(None),
+                unwritten: Mutex::new(Vec::new()),
             }),
             worker: Mutex::new(None),
         }
@@ -180,14 +195,45 @@ impl Drop for Indexes {
 }
 
 fn run(shared: &Shared, nudges: &Receiver<()>) {
+    let mut last_pass = std::time::Instant::now();
     loop {
         let idle = match nudges.recv_timeout(POLL) {
             Ok(()) => false,
             Err(RecvTimeoutError::Timeout) => true,
-            Err(RecvTimeoutError::Disconnected) => return,
+            Err(RecvTimeoutError::Disconnected) => {
+                write_cache(shared);
+                return;
+            }
         };
+        // A burst of commits (one per message as an agent talks) becomes
+        // one pass per `COALESCE`, not one per commit: a pass per commit
+        // costs a text-index commit each and takes the CPU and the disk
+        // from the writer. A waiting search (`sync`) is served at once.
+        if !idle {
+            let deadline = last_pass + COALESCE;
+            loop {
+                let waiter = shared.requested.load(Ordering::SeqCst) > *shared.finished.lock();
+                let now = std::time::Instant::now();
+                if waiter || now >= deadline {
+                    break;
+                }
+                match nudges.recv_timeout(deadline - now) {
+                    Ok(()) => {}
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        write_cache(shared);
+                        return;
+                    }
+                }
+            }
+        }
         let target = shared.requested.load(Ordering::SeqCst);
         let outcome = catch_up(shared);
+        last_pass = std::time::Instant::now();
+        let backlog: usize = shared.unwritten.lock().iter().map(|u| u.2.len()).sum();
+        if idle || backlog >= CACHE_BACKLOG_ROWS {
+            write_cache(shared);
+        }
         *shared.failure.lock() = outcome.as_ref().err().map(|e| e.to_string());
         {
             let mut finished = shared.finished.lock();
@@ -205,10 +251,29 @@ fn run(shared: &Shared, nudges: &Receiver<()>) {
     }
 }
 
-/// One pass: every indexed column of every relation, from where it stopped.
+/// Writes the embeddings made since the last call to the disk cache and
+/// syncs it. The cache only saves recomputation: on a nearly full disk the
+/// write is skipped, and a failure is reported like a failed pass.
+fn write_cache(shared: &Shared) {
+    let unwritten = std::mem::take(&mut *shared.unwritten.lock());
+    if unwritten.is_empty() {
+        return;
+    }
+    let written = unwritten.iter().try_for_each(|(space, rel, rows)| {
+        match shared.store.put_derived(space, *rel, rows) {
+            Err(chronolog_storage::Error::DiskFull { .. }) => Ok(()),
+            other => other,
+        }
+    });
+    if let Err(e) = written.and_then(|()| shared.store.sync_derived()) {
+        *shared.failure.lock() = Some(e.to_string());
+    }
+}
+
+/// One pass: every indexed column of every relation, from where it
+/// stopped.
 fn catch_up(shared: &Shared) -> Result<()> {
     let snapshot = shared.store.snapshot();
-    let mut embedded = false;
     for schema in shared.store.relations() {
         let rel = shared.store.relation_id(&schema.name)?;
         let search: Vec<usize> = (0..schema.columns.len())
@@ -236,13 +301,9 @@ fn catch_up(shared: &Shared) -> Result<()> {
         }
         for (column, col) in schema.columns.iter().enumerate() {
             if col.embed && col.ty == ColumnType::Str {
-                embedded |= embed_column(shared, &snapshot, rel, column)?;
+                embed_column(shared, &snapshot, rel, column)?;
             }
         }
-    }
-    // New embeddings reach the disk with the pass, not with the next commit.
-    if embedded {
-        shared.store.sync()?;
     }
     Ok(())
 }
@@ -252,7 +313,7 @@ fn embed_column(
     snapshot: &chronolog_storage::Snapshot,
     rel: RelationId,
     column: usize,
-) -> Result<bool> {
+) -> Result<()> {
     let space = embedding_space(shared.embedder.as_ref(), column);
     let index = {
         let mut all = shared.embeddings.write();
@@ -293,12 +354,11 @@ fn embed_column(
             .zip(&vectors)
             .map(|((row, _), v)| (*row, v.iter().flat_map(|x| x.to_le_bytes()).collect()))
             .collect();
-        // The disk copy is a cache: on a nearly full disk it is skipped (the
-        // rows are embedded again after a reopen), never a failed pass.
-        match shared.store.put_derived(&space, rel, &persisted) {
-            Err(chronolog_storage::Error::DiskFull { .. }) => {}
-            other => other?,
-        }
+        // Written to the disk cache later, when commits pause (`run`).
+        shared
+            .unwritten
+            .lock()
+            .push((space.clone(), rel, persisted));
     }
     let mut index = index.write();
     while (index.vectors.len() as RowId) < end {
@@ -311,7 +371,7 @@ fn embed_column(
         }
         index.purged_seen = purged.len();
     }
-    Ok(!pending.is_empty())
+    Ok(())
 }
 
 /// Where a column's embeddings are kept on disk: by embedder (its name

@@ -130,8 +130,10 @@ impl TextIndex {
     pub(crate) fn catch_up(&self, snapshot: &Snapshot, rel: RelationId) -> Result<()> {
         let mut w = self.writer.lock();
         let from = w.next_row;
-        let mut added = 0usize;
-        let mut failure = None;
+        // Texts are copied out first: the store's state stays read-locked
+        // while rows are visited, and a commit waits for that lock, so the
+        // indexing proper happens after.
+        let mut docs: Vec<(RowId, String)> = Vec::new();
         let end = snapshot.rows_from(rel, from, |row| {
             let mut text = String::new();
             for &c in &self.columns {
@@ -142,16 +144,14 @@ impl TextIndex {
                     text.push_str(s);
                 }
             }
-            let mut doc = TantivyDocument::default();
-            doc.add_u64(self.row_field, u64::from(row.id()));
-            doc.add_text(self.body, &text);
-            if let Err(e) = w.writer.add_document(doc) {
-                failure.get_or_insert(e);
-            }
-            added += 1;
+            docs.push((row.id(), text));
         })?;
-        if let Some(e) = failure {
-            return Err(text_error(e));
+        let added = docs.len();
+        for (row, text) in docs {
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(self.row_field, u64::from(row));
+            doc.add_text(self.body, &text);
+            w.writer.add_document(doc).map_err(text_error)?;
         }
         w.next_row = end;
         let purged = snapshot.purged(rel)?;
