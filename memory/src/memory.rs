@@ -266,8 +266,10 @@ impl Memory {
     pub fn forget(&self, tenant: &str, subject: &str) -> Result<ForgetReport> {
         check_tenant(tenant)?;
         // No consolidation may write about the subject while it goes.
-        let _consolidating = self.shared.consolidator.lock();
-        view::forget(&self.shared.engine, tenant, subject)
+        let mut consolidator = self.shared.consolidator.lock();
+        let report = view::forget(&self.shared.engine, tenant, subject)?;
+        consolidator.reload_entities()?;
+        Ok(report)
     }
 }
 

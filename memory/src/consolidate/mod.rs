@@ -76,8 +76,6 @@ impl Adjudicator for KeepBoth {
     }
 }
 
-/// Episodes read per batch before the cursor's next look.
-const BATCH: usize = 256;
 /// The cursor's row key.
 const CURSOR_NAME: &str = "consolidated";
 
@@ -90,6 +88,8 @@ pub(crate) struct Consolidator {
     half_life_days: f64,
     entities: Entities,
     rel: Relations,
+    /// Rows of `mem_episode` before this one are consolidated.
+    next_row: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -140,21 +140,31 @@ impl Consolidator {
             half_life_days,
             entities,
             rel,
+            next_row: 0,
         })
+    }
+
+    /// Reads the alias table again (after `forget` erased some).
+    pub(crate) fn reload_entities(&mut self) -> Result<()> {
+        self.entities = Entities::new(self.session.store())?;
+        Ok(())
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
     pub(crate) fn run(&mut self) -> Result<Report> {
         let mut report = Report::default();
-        loop {
-            let cursor = self.cursor()?;
-            let batch = self.pending(cursor)?;
-            if batch.is_empty() {
-                break;
-            }
-            for episode in &batch {
-                self.episode(episode, &mut report)?;
-            }
+        let cursor = self.cursor()?;
+        let (pending, end) = self.pending(cursor)?;
+        for episode in &pending {
+            self.episode(episode, &mut report)?;
+        }
+        // Every row before `end` is consolidated: the next pass starts there.
+        self.next_row = end;
+        if report.episodes > 0 {
+            self.session
+                .store()
+                .sync()
+                .map_err(chronolog_engine::Error::from)?;
         }
         self.session.sync_indexes()?;
         Ok(report)
@@ -177,8 +187,11 @@ impl Consolidator {
         })
     }
 
-    /// The next episodes after `cursor`, in order.
-    fn pending(&self, cursor: u64) -> Result<Vec<Episode>> {
+    /// The episodes after `cursor`, in order, and the row id one past the
+    /// last row read. Episodes are appended in `seq` order (one writer
+    /// assigns and commits them), so only rows from `next_row` on can be
+    /// pending: each pass reads what is new, not the whole log.
+    fn pending(&self, cursor: u64) -> Result<(Vec<Episode>, u32)> {
         let store = self.session.store();
         let mut rows: Vec<Episode> = Vec::new();
         let name = |v: Value| match v {
@@ -189,11 +202,9 @@ impl Consolidator {
             Value::Str(s) => s.to_string(),
             _ => String::new(),
         };
-        store
+        let end = store
             .snapshot()
-            .scan(self.rel.episode)
-            .history()
-            .for_each(|row| {
+            .rows_from(self.rel.episode, self.next_row, |row| {
                 let seq = match row.value(4).to_owned() {
                     Value::Int(s) => u64::try_from(s).unwrap_or(0),
                     _ => 0,
@@ -216,8 +227,7 @@ impl Consolidator {
             .map_err(chronolog_engine::Error::from)?;
         rows.sort_by_key(|e| e.seq);
         rows.dedup_by_key(|e| e.seq);
-        rows.truncate(BATCH);
-        Ok(rows)
+        Ok((rows, end))
     }
 
     /// Consolidates one episode in one transaction, cursor included.
@@ -253,6 +263,10 @@ impl Consolidator {
         let emphasis = extract::emphasised(&episode.text);
         let entities = &mut self.entities;
         self.session.write(|txn| {
+            // Redoable work: a crash that loses this commit loses its cursor
+            // move with it, and the episode is consolidated again. The pass
+            // syncs once at its end.
+            txn.buffered();
             let episode_sym = txn.symbol(&episode.id)?;
             let tenant_sym = txn.symbol(&episode.tenant)?;
             entities.write(txn, &episode.tenant, episode_sym, &resolved)?;
