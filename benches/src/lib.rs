@@ -385,3 +385,58 @@ pub fn load_colleagues(
     db.run(COLLEAGUE_RULE)?;
     Ok((db, cozo))
 }
+
+/// Agent-memory workloads: generated conversation turns.
+pub mod memory {
+    use chronolog_engine::Timestamp;
+    use chronolog_memory::Message;
+
+    const SUBJECTS: [&str; 8] = [
+        "I",
+        "My sister Mia",
+        "My friend Tom",
+        "I",
+        "We",
+        "I",
+        "Alice",
+        "I",
+    ];
+    const CLAUSES: [&str; 12] = [
+        "work at Acme",
+        "moved to Berlin last month",
+        "love hiking in the mountains",
+        "went to a concert yesterday",
+        "am planning to visit Lisbon next week",
+        "don't like sushi anymore",
+        "have a dog named Max",
+        "started a pottery class",
+        "live in Oslo these days",
+        "ran a marathon last May",
+        "finished reading a long novel",
+        "switched from Android to an iPhone",
+    ];
+
+    /// The `i`-th generated turn: a mix of statements the rule extractor
+    /// reads and small talk it does not, dated a day apart per tenant.
+    pub fn turn(i: u64) -> Message {
+        let text = if i % 3 == 2 {
+            format!("That sounds fun, tell me more about number {i}!")
+        } else {
+            let s = SUBJECTS[(i % 8) as usize];
+            let c = CLAUSES[((i / 8) % 12) as usize];
+            format!("{s} {c}.")
+        };
+        let day = 86_400_000_000i64;
+        let start = Timestamp::parse("2020-01-01").map_or(0, |t| t.micros());
+        Message::new(
+            if i.is_multiple_of(2) {
+                "user"
+            } else {
+                "assistant"
+            },
+            text,
+        )
+        .at(Timestamp(start + (i as i64 / 100) * day))
+        .session(format!("s{}", i / 50))
+    }
+}
