@@ -241,7 +241,7 @@ impl Session {
     }
 
     /// Waits until every row committed so far is searchable by `near` and
-    /// `bm25` (they are indexed off the writer's path, within about 100 ms).
+    /// `bm25` (they are indexed off the writer's path, within about 200 ms).
     pub fn sync_indexes(&self) -> Result<()> {
         self.engine.sync_indexes()
     }
