@@ -75,6 +75,13 @@ impl Engine {
         self.shared.retrieval.indexes.embedder().name()
     }
 
+    /// Embeds `texts` with the engine's embedder, as `near` embeds its
+    /// query: a caller that searches several `embed` columns for one text
+    /// embeds it once and passes the vector (`near(rel, $v, k)`).
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.shared.retrieval.indexes.embedder().embed(texts)
+    }
+
     /// Waits until every row committed so far is searchable by `near` and
     /// `bm25` (they are indexed off the writer's path, within about 200 ms).
     pub fn sync_indexes(&self) -> Result<()> {

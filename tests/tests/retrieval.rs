@@ -956,3 +956,32 @@ fn a_filtered_search_sees_only_the_rows_holding_the_value() {
         .expect("execute");
     assert_eq!(some.len(), 10);
 }
+
+/// A vector embedded once with the engine's embedder (`Engine::embed`)
+/// searches an `embed` column exactly as the text does, so a caller that
+/// searches several relations for one question embeds it once.
+#[test]
+fn near_takes_a_vector_from_the_engines_embedder_for_an_embed_column() {
+    let mut db = memory_db();
+    let text = "where does alice work";
+    let by_text = rows(
+        db.run(&format!("?- near(episode, \"{text}\", 3)."))
+            .expect("near"),
+    );
+    let vector = db
+        .engine()
+        .embed(&[text])
+        .expect("embed")
+        .pop()
+        .expect("one");
+    let params = HashMap::from([("v".to_string(), Value::Vector(vector.into()))]);
+    let prepared = db.prepare("?- near(episode, $v, 3).").expect("prepare");
+    let by_vector = db
+        .execute(&prepared, &params, &Limits::default())
+        .expect("execute")
+        .to_vecs();
+    assert_eq!(by_text, by_vector);
+    // A vector of another dimension is an error, not an answer.
+    let params = HashMap::from([("v".to_string(), Value::Vector(vec![1.0f32; 3].into()))]);
+    assert!(db.execute(&prepared, &params, &Limits::default()).is_err());
+}

@@ -93,10 +93,34 @@ pub(super) fn run(
                 let index = index.read();
                 vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
             }
+            // A vector against an `embed` column: one the caller embedded
+            // with this engine's embedder (`Engine::embed`), once for many
+            // searches.
+            (Val::Vector(v), None, Some(column)) => {
+                let Some(index) = retrieval.indexes.embeddings(id, column) else {
+                    return Ok(Vec::new());
+                };
+                let index = index.read();
+                let dim = index.vectors.dim();
+                if !index.vectors.is_empty() && v.len() != dim {
+                    return Err(RetrievalError::NearDimension {
+                        rel: rel.clone(),
+                        dim,
+                        got: v.len(),
+                    }
+                    .into());
+                }
+                let precision = if precision == Precision::Int8 {
+                    Precision::Sign
+                } else {
+                    precision
+                };
+                vector::top_k(&index.vectors, &live, v, want, metric, precision, threads)?
+            }
             (Val::Str(_), _, None) => {
                 return Err(RetrievalError::NoEmbedColumn(rel.clone()).into());
             }
-            (Val::Vector(_), None, _) => {
+            (Val::Vector(_), None, None) => {
                 return Err(RetrievalError::NoVectorColumnForNear(rel.clone()).into());
             }
             (other, _, _) => {
