@@ -37,6 +37,7 @@
 pub mod consolidate;
 mod error;
 mod memory;
+pub mod recall;
 pub mod schema;
 mod view;
 
@@ -46,4 +47,5 @@ pub use consolidate::when::When;
 pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
 pub use memory::{Memory, Message, Options};
+pub use recall::{Channel, Context, Item, ItemKind, SearchOptions};
 pub use view::{FactVersion, ForgetReport};

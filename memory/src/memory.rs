@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use crate::consolidate::extract::{Extractor, RuleExtractor};
 use crate::consolidate::{Adjudicator, Consolidator, KeepBoth, Report};
 use crate::error::{Error, Result};
+use crate::recall::{self, Context, ItemKind, SearchOptions};
 use crate::schema;
 use crate::view::{self, FactVersion, ForgetReport};
 
@@ -98,6 +99,8 @@ pub struct Memory {
 struct Shared {
     engine: Engine,
     writer: Mutex<Writer>,
+    /// Fact slots searches returned, to reinforce: (tenant, slot, when).
+    retrieved: Mutex<Vec<(String, String, Timestamp)>>,
     consolidator: Mutex<Consolidator>,
     episode: RelationId,
 }
@@ -138,6 +141,7 @@ impl Memory {
         let shared = Arc::new(Shared {
             engine,
             writer: Mutex::new(Writer { session, next_seq }),
+            retrieved: Mutex::new(Vec::new()),
             consolidator: Mutex::new(consolidator),
             episode,
         });
@@ -227,7 +231,8 @@ impl Memory {
     /// the text and vector indexes cover what it wrote. Running it again
     /// with nothing new does nothing.
     pub fn consolidate_now(&self) -> Result<Report> {
-        let report = self.shared.consolidator.lock().run()?;
+        let retrieved = std::mem::take(&mut *self.shared.retrieved.lock());
+        let report = self.shared.consolidator.lock().run(retrieved)?;
         Ok(report)
     }
 
@@ -249,6 +254,32 @@ impl Memory {
     ) -> Result<Vec<FactVersion>> {
         check_tenant(tenant)?;
         view::facts(&self.shared.engine, tenant, as_of, known_at)
+    }
+
+    /// The smallest context that holds the evidence for `question` in
+    /// `tenant`'s memory, or an abstention with its reason. What it returns
+    /// is reinforced (salience) by the next consolidation pass, off this
+    /// path. Reads only `tenant`'s rows, on every channel.
+    pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
+        check_tenant(tenant)?;
+        let (context, _) = recall::search(&self.shared.engine, tenant, question, options)?;
+        let slots: Vec<String> = context
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Fact)
+            .map(|i| i.id.clone())
+            .collect();
+        if !slots.is_empty() {
+            let at = options.now.unwrap_or_else(Timestamp::now);
+            self.shared
+                .retrieved
+                .lock()
+                .extend(slots.into_iter().map(|s| (tenant.to_string(), s, at)));
+            if let Some((tx, _)) = &self.worker {
+                let _ = tx.send(0);
+            }
+        }
+        Ok(context)
     }
 
     /// Every fact of `tenant` believed now, over all of valid time: what
@@ -289,7 +320,8 @@ fn work(shared: &Shared, rx: &Receiver<u64>) {
         while rx.try_recv().is_ok() {}
         // An error here (a full disk, say) leaves the cursor where it was:
         // the next wake-up, or `consolidate_now`, retries the same episodes.
-        let _ = shared.consolidator.lock().run();
+        let retrieved = std::mem::take(&mut *shared.retrieved.lock());
+        let _ = shared.consolidator.lock().run(retrieved);
     }
 }
 

@@ -187,7 +187,11 @@ pub(crate) fn timeline(engine: &Engine, tenant: &str) -> Result<Vec<FactVersion>
         .collect()
 }
 
-fn version(store: &Store, row: &RowVersion, slot_rows: &[RowVersion]) -> Result<FactVersion> {
+pub(crate) fn version(
+    store: &Store,
+    row: &RowVersion,
+    slot_rows: &[RowVersion],
+) -> Result<FactVersion> {
     let name = |v: Option<&Value>| match v {
         Some(Value::Sym(s)) => store
             .symbol_name(*s)

@@ -17,6 +17,7 @@ pub const COMMANDS: &[&str] = &[
     "import",
     "remember",
     "consolidate",
+    "recall",
     "quit",
     "exit",
 ];

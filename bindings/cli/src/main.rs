@@ -7,6 +7,7 @@ mod import;
 mod input;
 mod interactive;
 mod output;
+mod recall;
 mod remember;
 mod shell;
 
@@ -97,6 +98,30 @@ enum Command {
         /// The database directory.
         db: PathBuf,
     },
+    /// Ask a tenant's memory: the smallest context that holds the
+    /// evidence (facts first, then the messages behind them), or an
+    /// abstention with its reason.
+    Recall {
+        /// The database directory.
+        db: PathBuf,
+        /// Whose memory.
+        #[arg(long)]
+        tenant: String,
+        /// Answer as of this valid time (default: what the question names, else now).
+        #[arg(long)]
+        as_of: Option<String>,
+        /// Answer as known at this transaction time.
+        #[arg(long)]
+        known_at: Option<String>,
+        /// The most tokens (cl100k_base) the context may take.
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
+        /// text (ready for a prompt) or json.
+        #[arg(long, default_value = "text")]
+        format: String,
+        /// The question.
+        question: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -145,6 +170,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for id in request.run(&memory)? {
                 println!("{id}");
             }
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Recall {
+            db,
+            tenant,
+            as_of,
+            known_at,
+            budget,
+            format,
+            question,
+        }) => {
+            let mut request = recall::Recall {
+                tenant,
+                question,
+                budget: Some(budget),
+                ..recall::Recall::default()
+            };
+            request.set("format", &format)?;
+            if let Some(t) = as_of {
+                request.set("as-of", &t)?;
+            }
+            if let Some(t) = known_at {
+                request.set("known-at", &t)?;
+            }
+            let memory = open_memory(&db)?;
+            print!("{}", request.run(&memory)?);
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Consolidate { db }) => {

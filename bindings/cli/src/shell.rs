@@ -67,6 +67,8 @@ Statements end with a `.` and may span lines; commands start with `:` and take o
   :remember --tenant T --role R [--at TIME] [--session S] TEXT
                             append a message to T's agent memory (--jsonl FILE: a file, all or nothing)
   :consolidate              turn remembered messages into facts (then ?- mem_fact(...).)
+  :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] [--format text|json] QUESTION
+                            the context T's memory holds for a question, or why it abstains
   :timing on|off            print how long each statement took
   :format table|json|csv    how answers print
   :maxrows N                rows a table shows before cutting
@@ -328,6 +330,17 @@ impl Shell {
                     .and_then(|request| request.run(self.memory()?));
                 match done {
                     Ok(ids) => self.say(&ids.join("\n"))?,
+                    Err(e) => self.fail(&format!("{e:#}"))?,
+                }
+            }
+            "recall" => {
+                let done = crate::recall::Recall::parse(arg)
+                    .and_then(|request| request.run(self.memory()?));
+                match done {
+                    Ok(text) => {
+                        self.out.write_all(text.as_bytes())?;
+                        Flow::Continue
+                    }
                     Err(e) => self.fail(&format!("{e:#}"))?,
                 }
             }

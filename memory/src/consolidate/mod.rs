@@ -48,6 +48,8 @@ pub struct Report {
     pub contested: usize,
     /// Claims dropped (a pronoun with no clear referent, nothing to end).
     pub dropped: usize,
+    /// Facts reinforced because searches returned them.
+    pub reinforced: usize,
 }
 
 /// Two values of a one-valued slot that claim the same start: which wins.
@@ -151,8 +153,9 @@ impl Consolidator {
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
-    pub(crate) fn run(&mut self) -> Result<Report> {
+    pub(crate) fn run(&mut self, retrieved: Vec<(String, String, Timestamp)>) -> Result<Report> {
         let mut report = Report::default();
+        self.reinforce(&retrieved, &mut report)?;
         let cursor = self.cursor()?;
         let (pending, end) = self.pending(cursor)?;
         for episode in &pending {
@@ -160,7 +163,7 @@ impl Consolidator {
         }
         // Every row before `end` is consolidated: the next pass starts there.
         self.next_row = end;
-        if report.episodes > 0 {
+        if report.episodes > 0 || report.reinforced > 0 {
             self.session
                 .store()
                 .sync()
@@ -168,6 +171,40 @@ impl Consolidator {
         }
         self.session.sync_indexes()?;
         Ok(report)
+    }
+
+    /// Raises the salience of the fact slots searches returned, in one
+    /// buffered commit.
+    fn reinforce(
+        &mut self,
+        retrieved: &[(String, String, Timestamp)],
+        report: &mut Report,
+    ) -> Result<()> {
+        if retrieved.is_empty() {
+            return Ok(());
+        }
+        let store = self.session.store().clone();
+        let mut rows: HashMap<String, (String, (f64, i64, Timestamp))> = HashMap::new();
+        for (tenant, slot, at) in retrieved {
+            let current = match rows.get(slot) {
+                Some((_, s)) => Some(*s),
+                None => salience::read(&store, self.rel.salience, slot)?,
+            };
+            let next = salience::reinforced(current, *at, self.half_life_days);
+            rows.insert(slot.clone(), (tenant.clone(), next));
+        }
+        let rel = self.rel.salience;
+        self.session.write(|txn| {
+            txn.buffered();
+            for (slot, (tenant, (score, count, last))) in &rows {
+                let slot = txn.symbol(slot)?;
+                let tenant = txn.symbol(tenant)?;
+                salience::write(txn, rel, slot, tenant, *score, *count, *last)?;
+            }
+            Ok(())
+        })?;
+        report.reinforced += rows.len();
+        Ok(())
     }
 
     fn cursor(&self) -> Result<u64> {

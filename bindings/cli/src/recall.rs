@@ -1,0 +1,112 @@
+//! `recall`: a question in, the memory's context out (text to paste into
+//! a prompt, or JSON), from the command line (`chronolog recall`) and the
+//! shell (`:recall`).
+
+use anyhow::{Result, anyhow, bail};
+use chronolog_engine::Timestamp;
+use chronolog_memory::{Memory, SearchOptions};
+
+/// Usage of `:recall`.
+pub const USAGE: &str = "usage: :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] \
+                         [--format text|json] QUESTION";
+
+/// A question and how to answer it.
+#[derive(Debug, Default, PartialEq)]
+pub struct Recall {
+    /// Whose memory.
+    pub tenant: String,
+    /// The question.
+    pub question: String,
+    /// Answer as of this valid time.
+    pub as_of: Option<Timestamp>,
+    /// Answer as known at this transaction time.
+    pub known_at: Option<Timestamp>,
+    /// Token budget (default 2,000).
+    pub budget: Option<usize>,
+    /// Print JSON rather than text.
+    pub json: bool,
+}
+
+impl Recall {
+    /// Reads `--tenant T [--as-of T] [--known-at T] [--budget N] [--format
+    /// text|json] QUESTION...`.
+    pub fn parse(line: &str) -> Result<Recall> {
+        let mut out = Recall::default();
+        let mut rest = line.trim();
+        while let Some(flag) = rest.strip_prefix("--") {
+            let (name, after) = flag.split_once(char::is_whitespace).unwrap_or((flag, ""));
+            let (value, after) = after
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .unwrap_or((after.trim_start(), ""));
+            if value.is_empty() {
+                bail!("--{name} needs a value; {USAGE}");
+            }
+            out.set(name, value)?;
+            rest = after.trim_start();
+        }
+        out.question = rest
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .unwrap_or(rest)
+            .to_string();
+        Ok(out)
+    }
+
+    /// Sets one option from its flag name and value.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let time = |v: &str| Timestamp::parse(v).map_err(|e| anyhow!("bad time {v:?}: {e}"));
+        match name {
+            "tenant" => self.tenant = value.to_string(),
+            "as-of" => self.as_of = Some(time(value)?),
+            "known-at" => self.known_at = Some(time(value)?),
+            "budget" => {
+                self.budget = Some(
+                    value
+                        .parse()
+                        .map_err(|_| anyhow!("--budget takes a number of tokens"))?,
+                )
+            }
+            "format" => match value {
+                "text" => self.json = false,
+                "json" => self.json = true,
+                other => bail!("--format is text or json, not {other}"),
+            },
+            other => bail!("unknown option --{other}; {USAGE}"),
+        }
+        Ok(())
+    }
+
+    /// Searches and renders the context.
+    pub fn run(&self, memory: &Memory) -> Result<String> {
+        if self.tenant.is_empty() {
+            bail!("--tenant is required; {USAGE}");
+        }
+        if self.question.trim().is_empty() {
+            bail!("no question; {USAGE}");
+        }
+        let options = SearchOptions {
+            as_of: self.as_of,
+            known_at: self.known_at,
+            budget: self.budget.unwrap_or(2_000),
+            ..SearchOptions::default()
+        };
+        let context = memory.search(&self.tenant, &self.question, &options)?;
+        Ok(if self.json {
+            format!("{}\n", context.to_json())
+        } else {
+            let mut text = context.to_text();
+            text.push_str(&format!(
+                "({} of {} tokens, as of {}{})\n",
+                context.tokens,
+                context.budget,
+                context.as_of,
+                context
+                    .as_of_because
+                    .as_deref()
+                    .map_or(String::new(), |why| format!(": {why}"))
+            ));
+            text
+        })
+    }
+}

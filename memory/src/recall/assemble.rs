@@ -1,0 +1,399 @@
+//! Context assembly: the fused candidates become items a reader can
+//! follow (current facts first, with their valid intervals and what they
+//! replaced; then the episodes behind them and the best other episodes, in
+//! the order they were said), each tagged with its provenance, within a
+//! token budget counted with cl100k_base. An item that does not fit is
+//! left out whole, never cut.
+
+use std::collections::HashSet;
+
+use chronolog_engine::{Engine, Interval, Timestamp, Value};
+
+use super::understand::Question;
+use crate::error::Result;
+use crate::schema;
+use crate::view::{self, FactVersion, relation};
+
+/// What an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A consolidated fact.
+    Fact,
+    /// A message as it was said.
+    Episode,
+}
+
+/// One piece of evidence in a context.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// Fact or episode.
+    pub kind: ItemKind,
+    /// The fact's slot or the episode's id.
+    pub id: String,
+    /// The item as the prompt shows it.
+    pub text: String,
+    /// Who said it (an episode's role; a fact's source speaker).
+    pub speaker: Option<String>,
+    /// When it was said.
+    pub at: Option<Timestamp>,
+    /// A fact's valid interval.
+    pub valid: Option<Interval>,
+    /// The value a fact replaced.
+    pub supersedes: Option<String>,
+    /// The episodes it came from.
+    pub sources: Vec<String>,
+    /// Its fused score.
+    pub score: f64,
+    /// Its tokens (cl100k_base) as rendered.
+    pub tokens: usize,
+}
+
+/// What a search returns: the items, or an abstention and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    /// The memory holds too little to answer: the items are empty and
+    /// `reason` says why.
+    pub abstain: bool,
+    /// Why it abstained.
+    pub reason: Option<String>,
+    /// Tokens the rendered text takes (cl100k_base).
+    pub tokens: usize,
+    /// The budget asked for.
+    pub budget: usize,
+    /// The valid-time instant the context answers at.
+    pub as_of: Timestamp,
+    /// Why that instant (a time the question named), if not now.
+    pub as_of_because: Option<String>,
+    /// The items, in reading order.
+    pub items: Vec<Item>,
+    /// How many candidates each channel found.
+    pub channels: Vec<(String, usize)>,
+}
+
+/// Tokens of `text` in cl100k_base (the tokenizer of GPT-4-class models),
+/// loaded from the crate's bundled ranks: no network.
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+const HEADER_FACTS: &str = "Facts:\n";
+const HEADER_EPISODES: &str = "Messages:\n";
+
+impl Context {
+    /// The context as text to paste into a prompt.
+    pub fn to_text(&self) -> String {
+        if self.abstain {
+            return format!(
+                "No memory answers this: {}.\n",
+                self.reason.as_deref().unwrap_or("too little evidence")
+            );
+        }
+        let mut out = String::new();
+        let facts: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Fact)
+            .collect();
+        let episodes: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Episode)
+            .collect();
+        if !facts.is_empty() {
+            out.push_str(HEADER_FACTS);
+            for item in facts {
+                out.push_str(&item.text);
+            }
+        }
+        if !episodes.is_empty() {
+            out.push_str(HEADER_EPISODES);
+            for item in episodes {
+                out.push_str(&item.text);
+            }
+        }
+        out
+    }
+}
+
+/// Builds the context for the fused candidates.
+pub(crate) fn assemble(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+    fused: &[(String, f64)],
+    as_of: Timestamp,
+    known_at: Option<Timestamp>,
+    budget: usize,
+) -> Result<Context> {
+    let store = engine.store();
+    let snapshot = store.snapshot();
+    let fact_rel = relation(store, schema::FACT)?;
+    let episode_rel = relation(store, schema::EPISODE)?;
+    let tenant_prefix = format!("{tenant}/");
+    let mut facts: Vec<(FactVersion, f64)> = Vec::new();
+    let mut episodes: Vec<(Episode, f64)> = Vec::new();
+    for (id, score) in fused {
+        // Ids name their tenant; anything else is not this tenant's.
+        if !id.starts_with(&tenant_prefix) {
+            continue;
+        }
+        let Some(sym) = store.symbol(id) else {
+            continue;
+        };
+        let scan = |rel| {
+            let mut scan = snapshot.scan(rel).eq(0, Value::Sym(sym)).as_of(as_of);
+            if let Some(known) = known_at {
+                scan = scan.known_at(known);
+            }
+            scan.collect().map_err(chronolog_engine::Error::from)
+        };
+        let fact_rows = scan(fact_rel)?;
+        if let Some(row) = fact_rows.first() {
+            let history = snapshot
+                .scan(fact_rel)
+                .history()
+                .eq(0, Value::Sym(sym))
+                .collect()
+                .map_err(chronolog_engine::Error::from)?;
+            facts.push((view::version(store, row, &history)?, *score));
+            continue;
+        }
+        if let Some(row) = scan(episode_rel)?.first() {
+            episodes.push((Episode::from_row(store, &row.values), *score));
+        }
+    }
+    // The episodes behind the chosen facts come next, then the others.
+    let mut items: Vec<Item> = Vec::new();
+    let mut used = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
+    let mut taken_episodes: HashSet<String> = HashSet::new();
+    let fits = |item: &mut Item, used: &mut usize| {
+        item.tokens = count_tokens(&item.text);
+        if *used + item.tokens <= budget {
+            *used += item.tokens;
+            true
+        } else {
+            false
+        }
+    };
+    let mut support: Vec<String> = Vec::new();
+    for (fact, score) in &facts {
+        let mut item = fact_item(store, fact, *score, question.asks_when);
+        if fits(&mut item, &mut used) {
+            support.extend(fact.source.iter().cloned());
+            items.push(item);
+        }
+    }
+    let mut episode_items: Vec<Item> = Vec::new();
+    for id in support {
+        if taken_episodes.contains(&id) {
+            continue;
+        }
+        let score = episodes
+            .iter()
+            .find(|(e, _)| e.id == id)
+            .map_or(0.0, |(_, s)| *s);
+        if let Some(episode) = episode_by_id(store, episode_rel, &id, as_of, known_at)? {
+            let mut item = episode_item(&episode, score);
+            if fits(&mut item, &mut used) {
+                taken_episodes.insert(id);
+                episode_items.push(item);
+            }
+        }
+    }
+    for (episode, score) in &episodes {
+        if taken_episodes.contains(&episode.id) {
+            continue;
+        }
+        let mut item = episode_item(episode, *score);
+        if fits(&mut item, &mut used) {
+            taken_episodes.insert(episode.id.clone());
+            episode_items.push(item);
+        }
+    }
+    // Messages in the order they were said.
+    episode_items.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+    items.extend(episode_items);
+    let mut context = Context {
+        abstain: false,
+        reason: None,
+        tokens: 0,
+        budget,
+        as_of,
+        as_of_because: question.as_of_because.clone(),
+        items,
+        channels: Vec::new(),
+    };
+    context.tokens = count_tokens(&context.to_text());
+    // Items were counted one by one; should the joined text tokenize
+    // longer, the least-scored items go until it fits.
+    while context.tokens > budget && !context.items.is_empty() {
+        let weakest = context
+            .items
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+            .map_or(0, |(i, _)| i);
+        context.items.remove(weakest);
+        context.tokens = count_tokens(&context.to_text());
+    }
+    Ok(context)
+}
+
+impl Context {
+    /// The context as JSON: `{"abstain", "reason", "tokens", "budget",
+    /// "as_of", "items": [{"kind", "id", "text", "speaker", "at",
+    /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let time = |t: Option<Timestamp>| t.map(|t| serde_json::Value::String(t.to_string()));
+        serde_json::json!({
+            "abstain": self.abstain,
+            "reason": self.reason,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "as_of": self.as_of.to_string(),
+            "as_of_because": self.as_of_because,
+            "channels": self.channels.iter().map(|(c, n)| serde_json::json!({"channel": c, "candidates": n})).collect::<Vec<_>>(),
+            "items": self.items.iter().map(|i| serde_json::json!({
+                "kind": match i.kind { ItemKind::Fact => "fact", ItemKind::Episode => "episode" },
+                "id": i.id,
+                "text": i.text.trim_end(),
+                "speaker": i.speaker,
+                "at": time(i.at),
+                "valid_from": time(i.valid.map(|v| v.from)),
+                "valid_to": time(i.valid.map(|v| v.to)),
+                "supersedes": i.supersedes,
+                "sources": i.sources,
+                "score": i.score,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// An episode as a context shows it.
+struct Episode {
+    id: String,
+    role: String,
+    at: Timestamp,
+    text: String,
+}
+
+impl Episode {
+    fn from_row(store: &chronolog_engine::Store, values: &[Value]) -> Episode {
+        let name = |v: Option<&Value>| match v {
+            Some(Value::Sym(s)) => store
+                .symbol_name(*s)
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            Some(Value::Str(s)) => s.to_string(),
+            _ => String::new(),
+        };
+        Episode {
+            id: name(values.first()),
+            role: name(values.get(3)),
+            at: match values.get(5) {
+                Some(Value::Time(t)) => *t,
+                _ => Timestamp(0),
+            },
+            text: name(values.get(6)),
+        }
+    }
+}
+
+fn episode_by_id(
+    store: &chronolog_engine::Store,
+    rel: chronolog_engine::RelationId,
+    id: &str,
+    as_of: Timestamp,
+    known_at: Option<Timestamp>,
+) -> Result<Option<Episode>> {
+    let Some(sym) = store.symbol(id) else {
+        return Ok(None);
+    };
+    let snapshot = store.snapshot();
+    let mut scan = snapshot.scan(rel).eq(0, Value::Sym(sym)).as_of(as_of);
+    if let Some(known) = known_at {
+        scan = scan.known_at(known);
+    }
+    let rows = scan.collect().map_err(chronolog_engine::Error::from)?;
+    Ok(rows.first().map(|r| Episode::from_row(store, &r.values)))
+}
+
+fn episode_item(episode: &Episode, score: f64) -> Item {
+    Item {
+        kind: ItemKind::Episode,
+        id: episode.id.clone(),
+        text: format!(
+            "- [{} {} {}] {}\n",
+            episode.at, episode.role, episode.id, episode.text
+        ),
+        speaker: Some(episode.role.clone()),
+        at: Some(episode.at),
+        valid: None,
+        supersedes: None,
+        sources: vec![episode.id.clone()],
+        score,
+        tokens: 0,
+    }
+}
+
+fn fact_item(
+    store: &chronolog_engine::Store,
+    fact: &FactVersion,
+    score: f64,
+    asks_when: bool,
+) -> Item {
+    let subject = fact
+        .subject
+        .split_once('/')
+        .map_or(fact.subject.as_str(), |(_, name)| name);
+    let until = if fact.valid.to == Timestamp::MAX {
+        "now".to_string()
+    } else {
+        fact.valid.to.to_string()
+    };
+    let replaced = fact
+        .supersedes
+        .as_ref()
+        .map_or(String::new(), |s| format!("; replaced {s}"));
+    let when = if asks_when {
+        format!(" (from {} until {until}{replaced})", fact.valid.from)
+    } else {
+        format!(" ({} .. {until}{replaced})", fact.valid.from)
+    };
+    let source = fact.source.clone().unwrap_or_default();
+    let speaker = source_speaker(store, &source);
+    Item {
+        kind: ItemKind::Fact,
+        id: fact.slot.clone(),
+        text: format!(
+            "- {subject} {} {}{when} [from {source}]\n",
+            fact.predicate.replace('_', " "),
+            fact.object
+        ),
+        speaker,
+        at: None,
+        valid: Some(fact.valid),
+        supersedes: fact.supersedes.clone(),
+        sources: fact.sources.clone(),
+        score,
+        tokens: 0,
+    }
+}
+
+fn source_speaker(store: &chronolog_engine::Store, episode: &str) -> Option<String> {
+    let rel = relation(store, schema::EPISODE).ok()?;
+    let sym = store.symbol(episode)?;
+    let rows = store
+        .snapshot()
+        .scan(rel)
+        .history()
+        .eq(0, Value::Sym(sym))
+        .collect()
+        .ok()?;
+    match rows.first()?.values.get(3) {
+        Some(Value::Sym(s)) => store.symbol_name(*s).ok().map(|n| n.to_string()),
+        _ => None,
+    }
+}

@@ -1,0 +1,268 @@
+//! The channels of a search, each a prepared query in the language over
+//! one tenant's rows, and their weighted reciprocal-rank fusion.
+
+use std::collections::HashMap;
+
+use chronolog_engine::{Engine, Limits, Session, Timestamp, Val, Value};
+
+use super::SearchOptions;
+use super::understand::Question;
+use crate::consolidate::salience;
+use crate::error::Result;
+
+/// Where candidates come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Channel {
+    /// `near` over episodes.
+    EpisodeMeaning,
+    /// `bm25` over episodes.
+    EpisodeWords,
+    /// `near` over facts.
+    FactMeaning,
+    /// `bm25` over facts.
+    FactWords,
+    /// `hops` from the question's entities: facts about them, episodes
+    /// naming them.
+    Graph,
+    /// The tenant's latest episodes.
+    Recency,
+    /// The tenant's most salient facts (decayed to now).
+    Salience,
+}
+
+impl Channel {
+    /// Every channel.
+    pub const ALL: [Channel; 7] = [
+        Channel::EpisodeMeaning,
+        Channel::EpisodeWords,
+        Channel::FactMeaning,
+        Channel::FactWords,
+        Channel::Graph,
+        Channel::Recency,
+        Channel::Salience,
+    ];
+
+    /// Its name in reports and options.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::EpisodeMeaning => "episode_meaning",
+            Channel::EpisodeWords => "episode_words",
+            Channel::FactMeaning => "fact_meaning",
+            Channel::FactWords => "fact_words",
+            Channel::Graph => "graph",
+            Channel::Recency => "recency",
+            Channel::Salience => "salience",
+        }
+    }
+
+    /// The channel named `name`.
+    pub fn from_name(name: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Its weight in the fusion. Set by hand to start with (words and
+    /// meaning alike, the graph half, recency and salience a fifth); the
+    /// evaluation harness measures each channel's contribution.
+    pub fn weight(self) -> f64 {
+        match self {
+            Channel::EpisodeMeaning
+            | Channel::EpisodeWords
+            | Channel::FactMeaning
+            | Channel::FactWords => 1.0,
+            Channel::Graph => 0.5,
+            Channel::Recency | Channel::Salience => 0.2,
+        }
+    }
+}
+
+/// One channel's candidates, best first: ids (episode ids or fact slots)
+/// and the channel's own scores.
+#[derive(Clone, Debug)]
+pub(crate) struct Ranked {
+    pub channel: Channel,
+    pub items: Vec<(String, f64)>,
+}
+
+/// The reciprocal-rank offset (the usual 60).
+const RRF_K: f64 = 60.0;
+/// Seeds whose neighbourhood is larger than this (a speaker, named in all
+/// their own messages) say nothing specific; their episodes are skipped.
+const GRAPH_MAX_NEIGHBOURS: usize = 200;
+
+/// Runs every channel `options` asks for.
+pub(crate) fn run(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+    as_of: Timestamp,
+    known_at: Option<Timestamp>,
+    options: &SearchOptions,
+) -> Result<Vec<Ranked>> {
+    let mut session = engine.session();
+    let known = known_at.unwrap_or_else(Timestamp::now);
+    let k = options.k.clamp(1, 1_000) as i64;
+    let wants = |c: Channel| options.channels.contains(&c);
+    let mut out = Vec::new();
+    let base = |extra: &[(&str, Value)]| {
+        let mut p: HashMap<String, Value> = HashMap::from([
+            ("t".to_string(), Value::str(tenant)),
+            ("k".to_string(), Value::Int(k)),
+            ("at".to_string(), Value::Time(as_of)),
+            ("known".to_string(), Value::Time(known)),
+        ]);
+        for (name, value) in extra {
+            p.insert((*name).to_string(), value.clone());
+        }
+        p
+    };
+    let words = Value::str(&question.text);
+    let meaning = wants(Channel::EpisodeMeaning) || wants(Channel::FactMeaning);
+    let vector = if meaning && !question.text.trim().is_empty() {
+        engine
+            .embed(&[question.text.as_str()])?
+            .pop()
+            .map(|v| Value::Vector(v.into()))
+    } else {
+        None
+    };
+    let ranked = |session: &mut Session, text: &str, params: &HashMap<String, Value>| {
+        ranked_ids(session, text, params)
+    };
+    for (channel, rel) in [
+        (Channel::EpisodeMeaning, "mem_episode"),
+        (Channel::FactMeaning, "mem_fact"),
+    ] {
+        if let (true, Some(v)) = (wants(channel), &vector) {
+            let text = format!("?- near({rel}, $v, $k, tenant = $t) as_of $at known_at $known.");
+            let items = ranked(&mut session, &text, &base(&[("v", v.clone())]))?;
+            out.push(Ranked { channel, items });
+        }
+    }
+    for (channel, rel) in [
+        (Channel::EpisodeWords, "mem_episode"),
+        (Channel::FactWords, "mem_fact"),
+    ] {
+        if wants(channel) && !question.text.trim().is_empty() {
+            let text = format!("?- bm25({rel}, $q, $k, tenant = $t) as_of $at known_at $known.");
+            let items = ranked(&mut session, &text, &base(&[("q", words.clone())]))?;
+            out.push(Ranked { channel, items });
+        }
+    }
+    if wants(Channel::Graph) && !question.entities.is_empty() {
+        let mut items: Vec<(String, f64)> = Vec::new();
+        for entity in &question.entities {
+            let Some(sym) = engine.store().symbol(entity) else {
+                continue;
+            };
+            let seed = [("e", Value::Sym(sym))];
+            let about = ranked(
+                &mut session,
+                "?- hops($e, 1, [mem_about]) as_of $at known_at $known.",
+                &base(&seed),
+            )?;
+            let mentions = ranked(
+                &mut session,
+                "?- hops($e, 1, [mem_mention]) as_of $at known_at $known.",
+                &base(&seed),
+            )?;
+            items.extend(about);
+            if mentions.len() <= GRAPH_MAX_NEIGHBOURS {
+                items.extend(mentions);
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        items.retain(|(id, _)| seen.insert(id.clone()));
+        items.truncate(k as usize * 2);
+        out.push(Ranked {
+            channel: Channel::Graph,
+            items,
+        });
+    }
+    if wants(Channel::Recency) {
+        let rows = rows(
+            &mut session,
+            "?- mem_episode(Id, $t, _, _, Seq, _, _) as_of $at known_at $known.",
+            &base(&[]),
+        )?;
+        let mut items: Vec<(String, f64)> = rows
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [id, Val::Int(seq)] => Some((session.render(id), *seq as f64)),
+                _ => None,
+            })
+            .collect();
+        items.sort_by(|a, b| b.1.total_cmp(&a.1));
+        items.truncate(k as usize);
+        out.push(Ranked {
+            channel: Channel::Recency,
+            items,
+        });
+    }
+    if wants(Channel::Salience) {
+        let rows = rows(
+            &mut session,
+            "?- mem_salience(Slot, $t, Score, _, Last), mem_fact(Slot, $t, _, _, _, _, _) as_of $at known_at $known.",
+            &base(&[]),
+        )?;
+        let mut items: Vec<(String, f64)> = rows
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [slot, score, Val::Time(last)] => Some((
+                    session.render(slot),
+                    salience::decayed(score.as_f64().unwrap_or(0.0), Timestamp(*last), as_of, 30.0),
+                )),
+                _ => None,
+            })
+            .collect();
+        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        items.truncate(k as usize);
+        out.push(Ranked {
+            channel: Channel::Salience,
+            items,
+        });
+    }
+    Ok(out)
+}
+
+/// Weighted reciprocal-rank fusion of the channels: an id's score is the
+/// sum over channels of `weight / (60 + rank)`; ties by id.
+pub(crate) fn fuse(rankings: &[Ranked]) -> Vec<(String, f64)> {
+    let mut scores: HashMap<&str, f64> = HashMap::new();
+    for r in rankings {
+        for (rank, (id, _)) in r.items.iter().enumerate() {
+            *scores.entry(id.as_str()).or_default() +=
+                r.channel.weight() / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut fused: Vec<(String, f64)> = scores
+        .into_iter()
+        .map(|(id, s)| (id.to_string(), s))
+        .collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    fused
+}
+
+fn ranked_ids(
+    session: &mut Session,
+    text: &str,
+    params: &HashMap<String, Value>,
+) -> Result<Vec<(String, f64)>> {
+    Ok(rows(session, text, params)?
+        .into_iter()
+        .filter_map(|r| match r.as_slice() {
+            // A lone ranked operator answers (id, score, rank), best first.
+            [id, score, _rank] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
+            _ => None,
+        })
+        .collect())
+}
+
+fn rows(
+    session: &mut Session,
+    text: &str,
+    params: &HashMap<String, Value>,
+) -> Result<Vec<Vec<Val>>> {
+    let prepared = session.prepare(text)?;
+    let rows = session.execute(&prepared, params, &Limits::default())?;
+    Ok(rows.to_vecs())
+}

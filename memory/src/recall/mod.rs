@@ -1,0 +1,101 @@
+//! The read side: a question in, the smallest context that holds the
+//! evidence out, or an abstention with its reason.
+//!
+//! 1. [`understand`]: the question's entities, its time, whether it asks when.
+//! 2. Channels, each a query in the language restricted to the tenant's
+//!    rows (`tenant = $t`) and read at the question's instants: meaning
+//!    (`near`) and words (`bm25`) over episodes and over facts, the graph
+//!    around the question's entities (`hops`), recency and salience.
+//! 3. Weighted reciprocal-rank fusion (`rrf`).
+//! 4. [`abstain`]: too little evidence is said, not padded.
+//! 5. [`assemble`]: facts first, then the episodes behind them and the best
+//!    other episodes, within a token budget (cl100k_base).
+
+pub mod abstain;
+pub mod assemble;
+mod channels;
+pub mod understand;
+
+use std::collections::HashMap;
+
+use chronolog_engine::{Engine, Timestamp};
+
+use crate::error::Result;
+pub use assemble::{Context, Item, ItemKind};
+pub use channels::Channel;
+use understand::Question;
+
+/// How a search runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// The valid-time instant to answer at (default: what the question
+    /// points at, else now).
+    pub as_of: Option<Timestamp>,
+    /// The transaction time to answer as known at (default: now).
+    pub known_at: Option<Timestamp>,
+    /// The most tokens (cl100k_base) the context may hold.
+    pub budget: usize,
+    /// How many items each channel contributes before fusion.
+    pub k: usize,
+    /// The channels to use (default: all).
+    pub channels: Vec<Channel>,
+    /// "Now" for relative times in the question ("last week").
+    pub now: Option<Timestamp>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            as_of: None,
+            known_at: None,
+            budget: 2_000,
+            k: 20,
+            channels: Channel::ALL.to_vec(),
+            now: None,
+        }
+    }
+}
+
+/// Runs a search of `tenant`'s memory for `question`.
+pub(crate) fn search(
+    engine: &Engine,
+    tenant: &str,
+    question: &str,
+    options: &SearchOptions,
+) -> Result<(Context, Question)> {
+    let now = options.now.unwrap_or_else(Timestamp::now);
+    let understood = understand::understand(engine, tenant, question, now)?;
+    let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
+    let known_at = options.known_at;
+    let rankings = channels::run(engine, tenant, &understood, as_of, known_at, options)?;
+    let fused = channels::fuse(&rankings);
+    let verdict = abstain::judge(&understood, &rankings, &fused);
+    let mut context = assemble::assemble(
+        engine,
+        tenant,
+        &understood,
+        &fused,
+        as_of,
+        known_at,
+        options.budget,
+    )?;
+    let texts: Vec<&str> = context.items.iter().map(|i| i.text.as_str()).collect();
+    let verdict = verdict.or_else(|| abstain::uncovered(&understood.text, &texts));
+    if let Some(reason) = verdict {
+        context.abstain = true;
+        context.reason = Some(reason);
+        context.items.clear();
+        context.tokens = 0;
+    } else if context.items.is_empty() {
+        context.abstain = true;
+        context.reason = Some("nothing in this memory holds at that time".into());
+    }
+    context.channels = rankings
+        .iter()
+        .map(|r| (r.channel.name().to_string(), r.items.len()))
+        .collect::<HashMap<_, _>>()
+        .into_iter()
+        .collect();
+    context.channels.sort();
+    Ok((context, understood))
+}

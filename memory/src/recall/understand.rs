@@ -1,0 +1,240 @@
+//! What a question asks about: the entities it names (seeds for the graph
+//! channel, through the tenant's aliases), the time it points at ("in
+//! 2022", "last week", "before I moved to Berlin", "when I was at
+//! Tencent"), resolved against the reference time, and whether it asks
+//! *when* (then a fact's interval is the answer, not only its object).
+
+use std::sync::LazyLock;
+
+use chronolog_engine::{Engine, Timestamp};
+use regex::Regex;
+
+use crate::consolidate::when;
+use crate::error::Result;
+use crate::view::{self, FactVersion, alias_key, normalize};
+
+/// A question, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    /// The words searched for (the question without the time expression
+    /// that was read as an instant).
+    pub text: String,
+    /// Entity ids of this tenant the question names.
+    pub entities: Vec<String>,
+    /// Names the question seems to be about that this tenant has no
+    /// entity for (capitalised words past the first).
+    pub unknown_names: Vec<String>,
+    /// The valid-time instant the question points at, if it points at one.
+    pub as_of: Option<Timestamp>,
+    /// Why `as_of` is what it is ("in 2022", "before Berlin").
+    pub as_of_because: Option<String>,
+    /// It asks when, or for how long: intervals matter.
+    pub asks_when: bool,
+}
+
+static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?P<dir>before|after|when|while)\s+(?:I|we|he|she|they)?\s*(?:was|were|am|lived|moved|worked|started|joined|left|went|got)?\s*(?:to|at|in|for|with)?\s*(?P<x>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)",
+    )
+    .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+static WHEN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*when\b|\bhow long\b|\bwhat (?:year|month|date|day)\b|\bsince when\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+static NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)?\b").unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// Capitalised words that start questions or are no names.
+const NOT_NAMES: &[&str] = &[
+    "I",
+    "What",
+    "When",
+    "Where",
+    "Who",
+    "Why",
+    "How",
+    "Which",
+    "Did",
+    "Do",
+    "Does",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Has",
+    "Have",
+    "Can",
+    "Could",
+    "Would",
+    "Will",
+    "Should",
+    "The",
+    "A",
+    "An",
+    "My",
+    "In",
+    "On",
+    "At",
+    "Before",
+    "After",
+    "Since",
+    "Tell",
+    "Please",
+    "Remind",
+    "Me",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Last",
+    "Next",
+    "This",
+];
+
+/// Reads `question` in `tenant`'s memory; relative times resolve against
+/// `now`.
+pub fn understand(
+    engine: &Engine,
+    tenant: &str,
+    question: &str,
+    now: Timestamp,
+) -> Result<Question> {
+    let store = engine.store();
+    let mut entities = Vec::new();
+    let mut unknown_names = Vec::new();
+    // "I", "me", "my": the user, where the tenant has one.
+    let first_person = Regex::new(r"\b(?:I|me|my|My|mine)\b")
+        .map(|re| re.is_match(question))
+        .unwrap_or(false);
+    if first_person && let Some(user) = view::entity_of(store, tenant, "user")? {
+        entities.push(store_name(engine, user));
+    }
+    for m in NAMES.find_iter(question) {
+        let words: Vec<&str> = m.as_str().split(' ').collect();
+        // A two-word match may be a name after a question word ("Did Alice").
+        let candidates: Vec<String> = if words.len() == 2 {
+            vec![
+                m.as_str().to_string(),
+                words[0].to_string(),
+                words[1].to_string(),
+            ]
+        } else {
+            vec![m.as_str().to_string()]
+        };
+        let mut found = false;
+        for name in &candidates {
+            if NOT_NAMES.contains(&name.as_str()) {
+                continue;
+            }
+            let name = name.trim_end_matches("'s");
+            if let Some(entity) = view::entity_of(store, tenant, name)? {
+                let id = store_name(engine, entity);
+                if !entities.contains(&id) {
+                    entities.push(id);
+                }
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            let name = candidates
+                .iter()
+                .map(|c| c.trim_end_matches("'s"))
+                .find(|c| !NOT_NAMES.contains(c));
+            if let Some(name) = name {
+                unknown_names.push(name.to_string());
+            }
+        }
+    }
+    // Lower-case names the tenant knows ("where does mia live").
+    for word in question.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-') {
+        if word.len() < 3 || word.chars().next().is_some_and(char::is_uppercase) {
+            continue;
+        }
+        if store.symbol(&alias_key(tenant, word)).is_some()
+            && let Some(entity) = view::entity_of(store, tenant, word)?
+        {
+            let id = store_name(engine, entity);
+            if !entities.contains(&id) {
+                entities.push(id);
+            }
+        }
+    }
+
+    let asks_when = WHEN_WORDS.is_match(question);
+    let mut text = question.to_string();
+    let mut as_of = None;
+    let mut as_of_because = None;
+    // "before I moved to Berlin", "when I was at Tencent": the instant
+    // comes from the tenant's own timeline.
+    if let Some(caps) = BEFORE_AFTER.captures(question)
+        && let (Some(dir), Some(x)) = (caps.name("dir"), caps.name("x"))
+        && !(dir.as_str().eq_ignore_ascii_case("when")
+            && caps.get(0).is_some_and(|m| m.start() == 0))
+    {
+        let timeline = view::timeline(engine, tenant)?;
+        if let Some(fact) = anchor_fact(&timeline, x.as_str()) {
+            let instant = match dir.as_str().to_ascii_lowercase().as_str() {
+                "before" => Timestamp(fact.valid.from.micros().saturating_sub(1)),
+                _ => fact.valid.from,
+            };
+            as_of = Some(instant);
+            as_of_because = Some(format!("{} {}", dir.as_str().to_lowercase(), fact.object));
+        }
+    }
+    if as_of.is_none()
+        && let Some(found) = when::find(question, now, false)
+    {
+        let last = found
+            .when
+            .to
+            .map_or(now, |to| Timestamp(to.micros().saturating_sub(1)));
+        as_of = Some(if last > now { now } else { last });
+        as_of_because = Some(question[found.start..found.end].to_string());
+        text = format!("{} {}", &question[..found.start], &question[found.end..]);
+    }
+    Ok(Question {
+        text: text.trim().to_string(),
+        entities,
+        unknown_names,
+        as_of,
+        as_of_because,
+        asks_when,
+    })
+}
+
+/// The fact of the timeline whose object is `name` (the earliest).
+fn anchor_fact<'t>(timeline: &'t [FactVersion], name: &str) -> Option<&'t FactVersion> {
+    let wanted = normalize(name);
+    timeline
+        .iter()
+        .filter(|f| normalize(&f.object) == wanted)
+        .min_by_key(|f| f.valid.from)
+}
+
+fn store_name(engine: &Engine, sym: chronolog_engine::Symbol) -> String {
+    engine
+        .store()
+        .symbol_name(sym)
+        .map(|n| n.to_string())
+        .unwrap_or_default()
+}

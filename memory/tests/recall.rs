@@ -1,0 +1,280 @@
+//! The read side, asked as an agent asks: the write side's conversations,
+//! then questions through `search`, checking what the context holds, at
+//! which instants, for which tenant, and within which budget.
+
+use std::sync::Arc;
+
+use chronolog_engine::{Engine, HashingEmbedder, Output, Store, Timestamp};
+use chronolog_memory::{Context, ItemKind, Memory, Message, Options, SearchOptions};
+use proptest::prelude::*;
+
+fn at(date: &str) -> Timestamp {
+    Timestamp::parse(date).expect("a date")
+}
+
+fn memory() -> Memory {
+    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
+    Memory::with_engine(engine, Options::manual()).expect("memory")
+}
+
+fn say(memory: &Memory, tenant: &str, date: &str, text: &str) {
+    memory
+        .add(tenant, Message::new("user", text).at(at(date)))
+        .expect("add");
+}
+
+fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
+    ask_with(memory, tenant, question, SearchOptions::default())
+}
+
+fn ask_with(memory: &Memory, tenant: &str, question: &str, options: SearchOptions) -> Context {
+    memory.search(tenant, question, &options).expect("search")
+}
+
+/// The objects of the fact items, in order.
+fn facts(context: &Context) -> Vec<String> {
+    context
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Fact)
+        .map(|i| i.text.clone())
+        .collect()
+}
+
+fn job_change() -> Memory {
+    let memory = memory();
+    say(
+        &memory,
+        "u1",
+        "2021-03-01",
+        "I work at Tencent in Shenzhen.",
+    );
+    say(
+        &memory,
+        "u1",
+        "2021-05-01",
+        "The weather in Shenzhen is humid.",
+    );
+    say(
+        &memory,
+        "u1",
+        "2024-06-01",
+        "Big news: I just joined Moonshot!",
+    );
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+#[test]
+fn where_do_i_work_now_and_before_the_change() {
+    let memory = job_change();
+    let now = ask(&memory, "u1", "Where do I work?");
+    assert!(!now.abstain, "{now:#?}");
+    let first = facts(&now);
+    assert!(first[0].contains("works at Moonshot"), "{first:?}");
+    assert!(first[0].contains("replaced Tencent"), "{first:?}");
+    assert!(
+        !first.iter().any(|f| f.contains("works at Tencent")),
+        "a superseded fact is not current"
+    );
+    // The fact's source episode comes with it, tagged.
+    assert!(now.to_text().contains("Big news: I just joined Moonshot!"));
+
+    let then = ask_with(
+        &memory,
+        "u1",
+        "Where do I work?",
+        SearchOptions {
+            as_of: Some(at("2022-01-01")),
+            ..SearchOptions::default()
+        },
+    );
+    let first = facts(&then);
+    assert!(first[0].contains("works at Tencent"), "{first:?}");
+    assert!(!then.to_text().contains("Moonshot"), "{}", then.to_text());
+    // A question that names the time answers at it.
+    let in_2022 = ask(&memory, "u1", "Where did I work in 2022?");
+    assert!(facts(&in_2022)[0].contains("Tencent"), "{in_2022:#?}");
+    assert_eq!(in_2022.as_of_because.as_deref(), Some("in 2022"));
+}
+
+#[test]
+fn when_did_i_start_is_answered_with_the_interval() {
+    let memory = job_change();
+    let context = ask(&memory, "u1", "When did I start at Moonshot?");
+    let first = facts(&context);
+    assert!(first[0].contains("from 2024-06-01 until now"), "{first:?}");
+    let json = context.to_json();
+    let item = &json["items"][0];
+    assert_eq!(item["valid_from"], "2024-06-01");
+    assert_eq!(item["supersedes"], "Tencent");
+}
+
+#[test]
+fn where_did_i_live_before_berlin() {
+    let memory = memory();
+    say(&memory, "u1", "2018-09-01", "I live in Paris these days.");
+    say(&memory, "u1", "2021-04-10", "I moved to Berlin last month.");
+    memory.consolidate_now().expect("consolidate");
+    let context = ask(&memory, "u1", "Where did I live before Berlin?");
+    assert_eq!(context.as_of, Timestamp(at("2021-03-01").micros() - 1));
+    let first = facts(&context);
+    assert!(first[0].contains("lives in Paris"), "{context:#?}");
+    assert!(!first.iter().any(|f| f.contains("Berlin")));
+}
+
+#[test]
+fn a_corrected_rumour_is_not_returned_as_current() {
+    let memory = memory();
+    say(&memory, "u1", "2021-03-01", "I work at Tencent.");
+    say(&memory, "u1", "2024-03-01", "I joined OpenAI last week.");
+    memory.consolidate_now().expect("consolidate");
+    let before = Timestamp::now();
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    say(
+        &memory,
+        "u1",
+        "2024-04-01",
+        "Actually I never joined OpenAI, that was a rumour.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let context = ask(&memory, "u1", "Where do I work?");
+    let first = facts(&context);
+    assert!(first[0].contains("works at Tencent"), "{first:?}");
+    assert!(!first.iter().any(|f| f.contains("OpenAI")), "{first:?}");
+    // Known at before the correction, the rumour was the belief; and a
+    // context known then holds nothing learned after.
+    let then = ask_with(
+        &memory,
+        "u1",
+        "Where do I work?",
+        SearchOptions {
+            known_at: Some(before),
+            ..SearchOptions::default()
+        },
+    );
+    assert!(facts(&then)[0].contains("works at OpenAI"), "{then:#?}");
+    assert!(!then.to_text().contains("rumour"), "{}", then.to_text());
+}
+
+#[test]
+fn a_question_about_something_never_said_abstains_and_one_about_something_said_does_not() {
+    let memory = job_change();
+    let never = ask(&memory, "u1", "What is the name of my pet iguana?");
+    assert!(never.abstain, "{never:#?}");
+    assert!(never.items.is_empty());
+    assert!(never.reason.is_some());
+    let person = ask(&memory, "u1", "Where does Priyanka live?");
+    assert!(person.abstain, "{person:#?}");
+    assert!(
+        person
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("Priyanka")),
+        "{person:#?}"
+    );
+    let said = ask(&memory, "u1", "How is the weather in Shenzhen?");
+    assert!(!said.abstain, "{said:#?}");
+    assert!(said.to_text().contains("humid"));
+}
+
+#[test]
+fn tenant_b_never_sees_tenant_a_on_any_channel_and_abstains_on_its_facts() {
+    let memory = memory();
+    say(
+        &memory,
+        "alpha",
+        "2022-01-01",
+        "My sister Mia works at Acme in Oslo.",
+    );
+    say(&memory, "alpha", "2022-02-01", "Mia loves climbing.");
+    say(&memory, "beta", "2022-03-01", "I like tea.");
+    memory.consolidate_now().expect("consolidate");
+    for question in [
+        "Where does Mia work?",
+        "Who loves climbing?",
+        "What about Acme and Oslo?",
+        "Tell me everything",
+    ] {
+        let context = ask(&memory, "beta", question);
+        // The items (an abstention's reason may repeat the question's words).
+        let text: String = context.items.iter().map(|i| i.text.as_str()).collect();
+        assert!(
+            !text.contains("Mia") && !text.contains("Acme") && !text.contains("climbing"),
+            "{question}: {text}"
+        );
+        assert!(
+            context.items.iter().all(|i| i.id.starts_with("beta/")),
+            "{question}: {context:#?}"
+        );
+    }
+    let about_a = ask(&memory, "beta", "Where does Mia work?");
+    assert!(about_a.abstain, "{about_a:#?}");
+    // Alpha itself gets its answer.
+    let alpha = ask(&memory, "alpha", "Where does Mia work?");
+    assert!(alpha.to_text().contains("Acme"), "{}", alpha.to_text());
+}
+
+#[test]
+fn what_a_search_returns_is_reinforced_off_the_hot_path() {
+    let memory = job_change();
+    let mut session = memory.engine().session();
+    let times = |session: &mut chronolog_engine::Session| {
+        let out = session
+            .run("?- mem_salience('u1/user/works_at', _, _, Times, _).")
+            .expect("query");
+        match out.last() {
+            Some(Output::Rows(rows)) => rows.row(0).map(|r| session.render(&r[0])),
+            _ => None,
+        }
+    };
+    assert_eq!(times(&mut session).as_deref(), Some("1"));
+    ask(&memory, "u1", "Where do I work?");
+    // Nothing is written by the search itself...
+    assert_eq!(times(&mut session).as_deref(), Some("1"));
+    // ...the next consolidation pass does it.
+    let report = memory.consolidate_now().expect("consolidate");
+    assert_eq!(report.reinforced, 1);
+    assert_eq!(times(&mut session).as_deref(), Some("2"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Whatever the memory and the budget, the context never takes more
+    /// tokens than the budget, and every item is whole: an episode item
+    /// holds its message entire.
+    #[test]
+    fn the_budget_is_never_exceeded_and_no_item_is_cut(
+        messages in prop::collection::vec(
+            prop::sample::select(vec![
+                "I work at Acme.", "I moved to Berlin last month.", "I love hiking in the Alps.",
+                "My sister Mia lives in Oslo and works as a nurse at the city hospital.",
+                "We went to a concert yesterday, it was loud but wonderful and long.",
+                "I don't like sushi anymore.", "I started a pottery class on Monday.",
+                "Remember that my passport expires in March 2027, I need to renew it soon.",
+            ]),
+            1..25,
+        ),
+        budget in 0usize..400,
+        question in prop::sample::select(vec![
+            "Where do I work?", "What do I like?", "Where does Mia live?", "What did I do yesterday?",
+        ]),
+    ) {
+        let memory = memory();
+        let batch: Vec<Message> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Message::new("user", *text).at(Timestamp(at("2023-01-01").micros() + i as i64 * 86_400_000_000)))
+            .collect();
+        memory.add_batch("p", &batch).expect("add");
+        memory.consolidate_now().expect("consolidate");
+        let context = ask_with(&memory, "p", question, SearchOptions { budget, ..SearchOptions::default() });
+        prop_assert!(context.tokens <= budget, "{} tokens > budget {}", context.tokens, budget);
+        for item in &context.items {
+            if item.kind == ItemKind::Episode {
+                prop_assert!(messages.iter().any(|m| item.text.trim_end().ends_with(m)), "cut: {}", item.text);
+            }
+        }
+    }
+}
