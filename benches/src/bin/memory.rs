@@ -3,7 +3,9 @@
 //! resident memory and disk footprint of those episodes with their facts,
 //! and consolidation throughput (rule extraction, entity resolution,
 //! conflicts; embeddings by the hashing embedder, so this is the
-//! consolidator's own cost: `consolidate_locomo` measures it with the model).
+//! consolidator's own cost: `consolidate_locomo` measures it with the model),
+//! then `search` latency with a 2,000-token budget (hashing embedder; the
+//! real model's time for the question's embedding is reported apart).
 //!
 //! ```text
 //! cargo run --release -p chronolog-benches --bin memory -- [EPISODES] [ADDS] [--no-consolidation]
@@ -82,6 +84,50 @@ fn main() -> Result<()> {
         report.restated,
         report.ended
     );
+    // Searches: a 2,000-token context per question, every channel.
+    let questions = [
+        "Where do I work?",
+        "Where does Mia live?",
+        "What did I do yesterday?",
+        "Do I like sushi?",
+        "When did I move to Berlin?",
+        "What pets do I have?",
+        "Where did I live before Berlin?",
+        "What did Alice start?",
+    ];
+    let options = chronolog_memory::SearchOptions::default();
+    let mut micros = Vec::new();
+    let mut abstained = 0;
+    for i in 0..400u64 {
+        let question = questions[(i % questions.len() as u64) as usize];
+        let t = Instant::now();
+        let context = memory.search(&format!("t{}", i % tenants), question, &options)?;
+        micros.push(t.elapsed().as_micros() as u64);
+        abstained += usize::from(context.abstain);
+    }
+    println!(
+        "search, 2,000-token budget, all channels, {} episodes in {tenants} tenants (400 questions, {abstained} abstained): p50 {} us, p95 {} us, p99 {} us",
+        episodes + adds,
+        percentile(&mut micros, 50.0),
+        percentile(&mut micros, 95.0),
+        percentile(&mut micros, 99.0),
+    );
+    // The question's embedding is the one model call on the read path.
+    let (model, notice) = chronolog_engine::default_embedder_with_notice();
+    if notice.is_none() {
+        let mut micros = Vec::new();
+        for i in 0..50 {
+            let t = Instant::now();
+            model.embed(&[questions[i % questions.len()]])?;
+            micros.push(t.elapsed().as_micros() as u64);
+        }
+        println!(
+            "the question's embedding with {}: p50 {} us, p95 {} us",
+            model.name(),
+            percentile(&mut micros, 50.0),
+            percentile(&mut micros, 95.0)
+        );
+    }
     let rss = rss_bytes().saturating_sub(rss_before);
     let disk = dir_size(dir.path())?;
     println!(
