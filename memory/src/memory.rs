@@ -101,6 +101,8 @@ struct Shared {
     writer: Mutex<Writer>,
     /// Fact slots searches returned, to reinforce: (tenant, slot, when).
     retrieved: Mutex<Vec<(String, String, Timestamp)>>,
+    /// Questions' embeddings.
+    vectors: recall::VectorCache,
     consolidator: Mutex<Consolidator>,
     episode: RelationId,
 }
@@ -142,6 +144,7 @@ impl Memory {
             engine,
             writer: Mutex::new(Writer { session, next_seq }),
             retrieved: Mutex::new(Vec::new()),
+            vectors: Mutex::new(std::collections::HashMap::new()),
             consolidator: Mutex::new(consolidator),
             episode,
         });
@@ -262,7 +265,13 @@ impl Memory {
     /// path. Reads only `tenant`'s rows, on every channel.
     pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
         check_tenant(tenant)?;
-        let (context, _) = recall::search(&self.shared.engine, tenant, question, options)?;
+        let (context, _) = recall::search(
+            &self.shared.engine,
+            &self.shared.vectors,
+            tenant,
+            question,
+            options,
+        )?;
         let slots: Vec<String> = context
             .items
             .iter()

@@ -3,6 +3,7 @@
 //! otherwise; `chronolog demo` tells the bundled story.
 
 mod demo;
+mod eval;
 mod import;
 mod input;
 mod interactive;
@@ -98,6 +99,11 @@ enum Command {
         /// The database directory.
         db: PathBuf,
     },
+    /// Measure the memory's retrieval on a benchmark's file (judge-free).
+    Eval {
+        #[command(subcommand)]
+        dataset: EvalDataset,
+    },
     /// Ask a tenant's memory: the smallest context that holds the
     /// evidence (facts first, then the messages behind them), or an
     /// abstention with its reason.
@@ -121,6 +127,30 @@ enum Command {
         format: String,
         /// The question.
         question: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum EvalDataset {
+    /// LoCoMo (`locomo10.json` and its dev split): evidence recall@k,
+    /// coverage at token budgets, abstention, latency; prints a markdown
+    /// table (docs/evaluation.md).
+    Locomo {
+        /// The LoCoMo JSON file.
+        file: PathBuf,
+        /// Write every number and the per-question rows as JSON here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write one JSON line per question (question, context, gold
+        /// answer) for an LLM reader and judge elsewhere.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        /// hashing, or model (all-MiniLM-L6-v2, installed by scripts/install-model.sh).
+        #[arg(long, default_value = "model")]
+        embedder: String,
+        /// Every ablation and baseline too, not only the hybrid.
+        #[arg(long)]
+        all: bool,
     },
 }
 
@@ -196,6 +226,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let memory = open_memory(&db)?;
             print!("{}", request.run(&memory)?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Eval {
+            dataset:
+                EvalDataset::Locomo {
+                    file,
+                    out,
+                    export,
+                    embedder,
+                    all,
+                },
+        }) => {
+            eval::locomo(&eval::EvalArgs {
+                file,
+                out,
+                export,
+                embedder,
+                all,
+            })?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Consolidate { db }) => {

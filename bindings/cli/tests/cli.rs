@@ -301,3 +301,47 @@ fn remember_and_consolidate_from_the_command_line() {
         .expect("run");
     assert_eq!(text(&out.stdout), "C\nTencent\nC\nMoonshot\n");
 }
+
+/// `chronolog eval locomo` on a small file in LoCoMo's shape: every
+/// question is scored, malformed evidence ids are split, and the JSON
+/// holds the metrics and a row per question.
+#[test]
+fn eval_locomo_scores_a_small_conversation() {
+    let home = tempfile::tempdir().expect("home");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/locomo_fixture.json");
+    let out = home.path().join("eval.json");
+    let export = home.path().join("contexts.jsonl");
+    let run = chronolog(home.path())
+        .args(["eval", "locomo"])
+        .arg(&fixture)
+        .args(["--embedder", "hashing", "--all", "--out"])
+        .arg(&out)
+        .arg("--export")
+        .arg(&export)
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("| hybrid |"),
+        "{}",
+        text(&run.stdout)
+    );
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    assert_eq!(result["questions"], 4);
+    assert_eq!(result["rows"].as_array().map(Vec::len), Some(4));
+    // "D2:2; D1:3" is two evidence turns.
+    assert_eq!(
+        result["rows"][2]["evidence"],
+        serde_json::json!(["D2:2", "D1:3"])
+    );
+    // The puppy's name is in one turn, which words alone find first.
+    let bm25 = result["configs"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "baseline: bm25 over turns"))
+        .expect("bm25 baseline");
+    assert_eq!(bm25["metrics"]["by_category"]["4"]["recall"]["@5"], 1.0);
+    let lines = std::fs::read_to_string(&export).expect("export");
+    assert_eq!(lines.lines().count(), 4);
+    assert!(lines.contains("\"answer\":\"Biscuit\""));
+}

@@ -60,17 +60,18 @@ impl Channel {
         Channel::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    /// Its weight in the fusion. Set by hand to start with (words and
-    /// meaning alike, the graph half, recency and salience a fifth); the
-    /// evaluation harness measures each channel's contribution.
+    /// Its weight in the fusion, chosen on LoCoMo's dev split
+    /// (`chronolog eval locomo --all`, docs/evaluation.md): the episode
+    /// channels carry the evidence; facts, the graph, recency and salience
+    /// only reorder near the top (alone they find 4-7% of it).
     pub fn weight(self) -> f64 {
         match self {
-            Channel::EpisodeMeaning
-            | Channel::EpisodeWords
-            | Channel::FactMeaning
-            | Channel::FactWords => 1.0,
-            Channel::Graph => 0.5,
-            Channel::Recency | Channel::Salience => 0.2,
+            Channel::EpisodeWords => 1.0,
+            Channel::EpisodeMeaning => 0.3,
+            Channel::FactWords => 0.3,
+            Channel::FactMeaning => 0.15,
+            Channel::Graph => 0.1,
+            Channel::Recency | Channel::Salience => 0.02,
         }
     }
 }
@@ -84,7 +85,7 @@ pub(crate) struct Ranked {
 }
 
 /// The reciprocal-rank offset (the usual 60).
-const RRF_K: f64 = 60.0;
+const RRF_K: f64 = 10.0;
 /// Seeds whose neighbourhood is larger than this (a speaker, named in all
 /// their own messages) say nothing specific; their episodes are skipped.
 const GRAPH_MAX_NEIGHBOURS: usize = 200;
@@ -92,6 +93,7 @@ const GRAPH_MAX_NEIGHBOURS: usize = 200;
 /// Runs every channel `options` asks for.
 pub(crate) fn run(
     engine: &Engine,
+    vectors: &super::VectorCache,
     tenant: &str,
     question: &Question,
     as_of: Timestamp,
@@ -118,10 +120,22 @@ pub(crate) fn run(
     let words = Value::str(&question.text);
     let meaning = wants(Channel::EpisodeMeaning) || wants(Channel::FactMeaning);
     let vector = if meaning && !question.text.trim().is_empty() {
-        engine
-            .embed(&[question.text.as_str()])?
-            .pop()
-            .map(|v| Value::Vector(v.into()))
+        let cached = vectors.lock().get(&question.text).cloned();
+        let v = match cached {
+            Some(v) => Some(v),
+            None => {
+                let v = engine.embed(&[question.text.as_str()])?.pop();
+                if let Some(v) = &v {
+                    let mut cache = vectors.lock();
+                    if cache.len() >= 4_096 {
+                        cache.clear();
+                    }
+                    cache.insert(question.text.clone(), v.clone());
+                }
+                v
+            }
+        };
+        v.map(|v| Value::Vector(v.into()))
     } else {
         None
     };

@@ -25,6 +25,10 @@ pub use assemble::{Context, Item, ItemKind};
 pub use channels::Channel;
 use understand::Question;
 
+/// Questions' embeddings, kept so that asking the same question again
+/// (at another budget or instant) runs no model. Emptied past 4,096.
+pub(crate) type VectorCache = parking_lot::Mutex<HashMap<String, Vec<f32>>>;
+
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
@@ -41,6 +45,9 @@ pub struct SearchOptions {
     pub channels: Vec<Channel>,
     /// "Now" for relative times in the question ("last week").
     pub now: Option<Timestamp>,
+    /// Let the abstention gate speak (`false`: always assemble, for
+    /// measuring what the gate costs and saves).
+    pub abstain: bool,
 }
 
 impl Default for SearchOptions {
@@ -52,6 +59,7 @@ impl Default for SearchOptions {
             k: 20,
             channels: Channel::ALL.to_vec(),
             now: None,
+            abstain: true,
         }
     }
 }
@@ -59,6 +67,7 @@ impl Default for SearchOptions {
 /// Runs a search of `tenant`'s memory for `question`.
 pub(crate) fn search(
     engine: &Engine,
+    vectors: &VectorCache,
     tenant: &str,
     question: &str,
     options: &SearchOptions,
@@ -67,7 +76,15 @@ pub(crate) fn search(
     let understood = understand::understand(engine, tenant, question, now)?;
     let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
     let known_at = options.known_at;
-    let rankings = channels::run(engine, tenant, &understood, as_of, known_at, options)?;
+    let rankings = channels::run(
+        engine,
+        vectors,
+        tenant,
+        &understood,
+        as_of,
+        known_at,
+        options,
+    )?;
     let fused = channels::fuse(&rankings);
     let verdict = abstain::judge(&understood, &rankings, &fused);
     let mut context = assemble::assemble(
@@ -80,8 +97,19 @@ pub(crate) fn search(
         options.budget,
     )?;
     let texts: Vec<&str> = context.items.iter().map(|i| i.text.as_str()).collect();
-    let verdict = verdict.or_else(|| abstain::uncovered(&understood.text, &texts));
-    if let Some(reason) = verdict {
+    let verdict = verdict
+        .or_else(|| abstain::uncovered(&understood.text, &texts))
+        .or_else(|| {
+            abstain::someone_else(
+                engine,
+                tenant,
+                &understood,
+                &context.ranked_episodes,
+                as_of,
+                known_at,
+            )
+        });
+    if let (true, Some(reason)) = (options.abstain, verdict) {
         context.abstain = true;
         context.reason = Some(reason);
         context.items.clear();

@@ -1,0 +1,624 @@
+//! `chronolog eval locomo FILE`: retrieval quality of the memory on
+//! LoCoMo, judge-free, against the full history. Each conversation is one
+//! tenant, ingested through the public `add_batch` (one episode per turn,
+//! said by its speaker at its session's date, image captions kept as
+//! text), consolidated, then every question is asked through the public
+//! `search` with "now" a day after the last session. The harness reads a
+//! question's evidence only to score what came back. docs/evaluation.md
+//! explains every number.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, anyhow};
+use chronolog_engine::{Embedder, Engine, HashingEmbedder, Store, Timestamp};
+use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, Options, SearchOptions};
+use serde_json::{Value as Json, json};
+
+/// The budgets coverage is measured at.
+const BUDGETS: [usize; 4] = [500, 1_000, 2_000, 4_000];
+/// The ks recall is measured at.
+const KS: [usize; 4] = [1, 5, 10, 20];
+
+/// One turn of a conversation.
+struct Turn {
+    dia_id: String,
+    speaker: String,
+    text: String,
+    at: Option<Timestamp>,
+    session: String,
+}
+
+/// One question with its gold evidence (read only when scoring).
+struct Qa {
+    question: String,
+    answer: String,
+    category: i64,
+    evidence: Vec<String>,
+}
+
+struct Conversation {
+    id: String,
+    turns: Vec<Turn>,
+    qa: Vec<Qa>,
+}
+
+/// A way of searching, compared with the others in the same run.
+struct Config {
+    name: &'static str,
+    channels: Vec<Channel>,
+    abstain: bool,
+}
+
+fn configs(all: bool) -> Vec<Config> {
+    use Channel::*;
+    let full = Config {
+        name: "hybrid",
+        channels: Channel::ALL.to_vec(),
+        abstain: true,
+    };
+    if !all {
+        return vec![full];
+    }
+    vec![
+        full,
+        Config {
+            name: "no abstention",
+            channels: Channel::ALL.to_vec(),
+            abstain: false,
+        },
+        Config {
+            name: "bm25 only",
+            channels: vec![EpisodeWords, FactWords],
+            abstain: false,
+        },
+        Config {
+            name: "dense only",
+            channels: vec![EpisodeMeaning, FactMeaning],
+            abstain: false,
+        },
+        Config {
+            name: "graph only",
+            channels: vec![Graph],
+            abstain: false,
+        },
+        Config {
+            name: "facts only",
+            channels: vec![FactWords, FactMeaning, Salience],
+            abstain: false,
+        },
+        Config {
+            name: "episodes only",
+            channels: vec![EpisodeWords, EpisodeMeaning, Recency],
+            abstain: false,
+        },
+    ]
+}
+
+/// What the command was asked to do.
+pub struct EvalArgs {
+    /// LoCoMo's JSON file.
+    pub file: PathBuf,
+    /// Where the JSON with every number and per-question row goes.
+    pub out: Option<PathBuf>,
+    /// One JSON line per question: question, context, gold answer.
+    pub export: Option<PathBuf>,
+    /// `hashing` or `model` (all-MiniLM-L6-v2, when installed).
+    pub embedder: String,
+    /// Run every ablation and baseline, not only the hybrid.
+    pub all: bool,
+}
+
+/// Runs the evaluation and prints the markdown table.
+pub fn locomo(args: &EvalArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let data: Json = serde_json::from_str(&text).context("not JSON")?;
+    let conversations: Vec<Conversation> = data
+        .as_array()
+        .ok_or_else(|| anyhow!("expected a list of conversations"))?
+        .iter()
+        .map(load)
+        .collect();
+    let embedder: Arc<dyn Embedder> = match args.embedder.as_str() {
+        "hashing" => Arc::new(HashingEmbedder::new(384)),
+        "model" => {
+            let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+            if let Some(notice) = notice {
+                return Err(anyhow!("the model is not installed: {notice}"));
+            }
+            embedder
+        }
+        other => return Err(anyhow!("--embedder is hashing or model, not {other}")),
+    };
+    let embedder_name = embedder.name();
+    let memory = Memory::with_engine(
+        Engine::with_embedder(Store::in_memory(), embedder),
+        Options::manual(),
+    )?;
+
+    // Ingest and consolidate, timed.
+    let started = Instant::now();
+    let mut dia_of: HashMap<String, (String, String)> = HashMap::new();
+    let mut now_of: HashMap<String, Timestamp> = HashMap::new();
+    let mut full_tokens: HashMap<String, usize> = HashMap::new();
+    for conv in &conversations {
+        let messages: Vec<Message> = conv
+            .turns
+            .iter()
+            .map(|t| {
+                let mut m =
+                    Message::new(t.speaker.as_str(), t.text.as_str()).session(t.session.as_str());
+                m.at = t.at;
+                m
+            })
+            .collect();
+        let ids = memory.add_batch(&conv.id, &messages)?;
+        for (id, turn) in ids.into_iter().zip(&conv.turns) {
+            dia_of.insert(id, (turn.dia_id.clone(), turn.session.clone()));
+        }
+        let last = conv
+            .turns
+            .iter()
+            .filter_map(|t| t.at)
+            .max()
+            .unwrap_or_else(Timestamp::now);
+        now_of.insert(conv.id.clone(), Timestamp(last.micros() + 86_400_000_000));
+        // The full-context baseline: every turn, as the context renders one.
+        let all: String = conv
+            .turns
+            .iter()
+            .map(|t| {
+                format!(
+                    "- [{} {}] {}\n",
+                    t.at.map_or(String::new(), |a| a.to_string()),
+                    t.speaker,
+                    t.text
+                )
+            })
+            .collect();
+        full_tokens.insert(conv.id.clone(), chronolog_memory::count_tokens(&all));
+    }
+    let ingested = started.elapsed().as_secs_f64();
+    let report = memory.consolidate_now()?;
+    let consolidated = started.elapsed().as_secs_f64() - ingested;
+
+    let mut rows: Vec<Json> = Vec::new();
+    let mut table: BTreeMap<(usize, String), Json> = BTreeMap::new();
+    let mut export = match &args.export {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        )),
+        None => None,
+    };
+    for (order, config) in configs(args.all).iter().enumerate() {
+        let mut stats = Stats::default();
+        for conv in &conversations {
+            for qa in &conv.qa {
+                let options = |budget| SearchOptions {
+                    budget,
+                    channels: config.channels.clone(),
+                    abstain: config.abstain,
+                    now: now_of.get(&conv.id).copied(),
+                    ..SearchOptions::default()
+                };
+                let t = Instant::now();
+                let main = memory.search(&conv.id, &qa.question, &options(2_000))?;
+                let micros = t.elapsed().as_micros() as u64;
+                let mut covered = Vec::new();
+                for budget in BUDGETS {
+                    let context = if budget == 2_000 {
+                        main.clone()
+                    } else {
+                        memory.search(&conv.id, &qa.question, &options(budget))?
+                    };
+                    covered.push(covers(&context, &qa.evidence, &dia_of));
+                }
+                let ranked: Vec<&(String, String)> = main
+                    .ranked_episodes
+                    .iter()
+                    .filter_map(|id| dia_of.get(id))
+                    .collect();
+                let row = stats.add(
+                    qa,
+                    &ranked,
+                    &covered,
+                    Some(&main),
+                    micros,
+                    full_tokens[&conv.id],
+                );
+                if order == 0 {
+                    rows.push(json!({
+                        "conversation": conv.id, "question": qa.question, "category": qa.category,
+                        "evidence": qa.evidence, "retrieved": ranked.iter().take(20).map(|(d, _)| d).collect::<Vec<_>>(),
+                        "items": main.items.iter().map(|i| &i.id).collect::<Vec<_>>(),
+                        "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason,
+                        "recall_at_5": row.0, "covered_at_2000": row.1,
+                    }));
+                    if let Some(out) = export.as_mut() {
+                        use std::io::Write;
+                        writeln!(
+                            out,
+                            "{}",
+                            json!({
+                                "conversation": conv.id, "question": qa.question, "category": qa.category,
+                                "context": main.to_text(), "answer": qa.answer,
+                            })
+                        )?;
+                    }
+                }
+            }
+        }
+        table.insert((order, config.name.to_string()), stats.summary());
+    }
+    // Baselines: plain BM25 over turns, and the last turns (recency).
+    let mut bm25 = Stats::default();
+    let mut recency = Stats::default();
+    for conv in &conversations {
+        for qa in &conv.qa {
+            let ranked = bm25_turns(&memory, &conv.id, &qa.question)?;
+            let ranked: Vec<&(String, String)> =
+                ranked.iter().filter_map(|id| dia_of.get(id)).collect();
+            let covered: Vec<bool> = BUDGETS
+                .iter()
+                .map(|&b| prefix_covers(&ranked, &qa.evidence, b, conv))
+                .collect();
+            bm25.add(qa, &ranked, &covered, None, 0, full_tokens[&conv.id]);
+            let latest: Vec<(String, String)> = conv
+                .turns
+                .iter()
+                .rev()
+                .map(|t| (t.dia_id.clone(), t.session.clone()))
+                .collect();
+            let latest: Vec<&(String, String)> = latest.iter().collect();
+            let covered: Vec<bool> = BUDGETS
+                .iter()
+                .map(|&b| prefix_covers(&latest, &qa.evidence, b, conv))
+                .collect();
+            recency.add(qa, &latest, &covered, None, 0, full_tokens[&conv.id]);
+        }
+    }
+    if args.all {
+        table.insert((100, "baseline: bm25 over turns".into()), bm25.summary());
+        table.insert(
+            (101, "baseline: recency (last turns)".into()),
+            recency.summary(),
+        );
+    }
+    let total_full: usize = full_tokens.values().sum();
+    let result = json!({
+        "file": args.file.display().to_string(),
+        "embedder": embedder_name,
+        "conversations": conversations.len(),
+        "turns": conversations.iter().map(|c| c.turns.len()).sum::<usize>(),
+        "questions": conversations.iter().map(|c| c.qa.len()).sum::<usize>(),
+        "ingest_seconds": ingested,
+        "consolidate_seconds": consolidated,
+        "consolidation": format!("{report:?}"),
+        "full_context_tokens_per_conversation": total_full / conversations.len().max(1),
+        "configs": table.iter().map(|((_, name), v)| json!({"name": name, "metrics": v})).collect::<Vec<_>>(),
+        "rows": rows,
+    });
+    if let Some(out) = &args.out {
+        std::fs::write(out, serde_json::to_string_pretty(&result)?)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    print_table(&result);
+    Ok(())
+}
+
+/// Whether every evidence turn is in the context (as a message, or as the
+/// source of a fact it shows).
+fn covers(
+    context: &Context,
+    evidence: &[String],
+    dia_of: &HashMap<String, (String, String)>,
+) -> bool {
+    if evidence.is_empty() || context.abstain {
+        return false;
+    }
+    let mut inside: HashSet<&str> = HashSet::new();
+    for item in &context.items {
+        let ids: Vec<&String> = match item.kind {
+            ItemKind::Episode => vec![&item.id],
+            ItemKind::Fact => item.sources.iter().collect(),
+        };
+        for id in ids {
+            if let Some((dia, _)) = dia_of.get(id) {
+                inside.insert(dia.as_str());
+            }
+        }
+    }
+    evidence.iter().all(|e| inside.contains(e.as_str()))
+}
+
+/// Whether the first turns of `ranked` that fit in `budget` tokens hold
+/// all the evidence (for the baselines, which have no facts).
+fn prefix_covers(
+    ranked: &[&(String, String)],
+    evidence: &[String],
+    budget: usize,
+    conv: &Conversation,
+) -> bool {
+    if evidence.is_empty() {
+        return false;
+    }
+    let by_dia: HashMap<&str, &Turn> = conv.turns.iter().map(|t| (t.dia_id.as_str(), t)).collect();
+    let mut used = 0;
+    let mut inside = HashSet::new();
+    for (dia, _) in ranked {
+        let Some(turn) = by_dia.get(dia.as_str()) else {
+            continue;
+        };
+        let line = format!(
+            "- [{} {}] {}\n",
+            turn.at.map_or(String::new(), |a| a.to_string()),
+            turn.speaker,
+            turn.text
+        );
+        let tokens = chronolog_memory::count_tokens(&line);
+        if used + tokens > budget {
+            break;
+        }
+        used += tokens;
+        inside.insert(dia.as_str());
+    }
+    evidence.iter().all(|e| inside.contains(e.as_str()))
+}
+
+/// Plain BM25 over one conversation's turns (the baseline).
+fn bm25_turns(memory: &Memory, tenant: &str, question: &str) -> Result<Vec<String>> {
+    let mut session = memory.engine().session();
+    let prepared = session.prepare("?- bm25(mem_episode, $q, 50, tenant = $t).")?;
+    let params = HashMap::from([
+        ("q".to_string(), chronolog_engine::Value::str(question)),
+        ("t".to_string(), chronolog_engine::Value::str(tenant)),
+    ]);
+    let rows = session.execute(&prepared, &params, &chronolog_engine::Limits::default())?;
+    Ok(rows.iter().map(|r| session.render(&r[0])).collect())
+}
+
+/// Sums of the per-question metrics, per category.
+#[derive(Default)]
+struct Stats {
+    by_category: BTreeMap<i64, Sums>,
+    micros: Vec<u64>,
+}
+
+#[derive(Default, Clone)]
+struct Sums {
+    questions: usize,
+    with_evidence: usize,
+    recall: [f64; 4],
+    session_recall: [f64; 4],
+    ndcg10: f64,
+    covered: [usize; 4],
+    abstained: usize,
+    context_ratio: f64,
+}
+
+impl Stats {
+    /// Adds one question; returns (recall@5, covered at 2,000) for its row.
+    fn add(
+        &mut self,
+        qa: &Qa,
+        ranked: &[&(String, String)],
+        covered: &[bool],
+        answer: Option<&Context>,
+        micros: u64,
+        full_tokens: usize,
+    ) -> (f64, bool) {
+        let sums = self.by_category.entry(qa.category).or_default();
+        sums.questions += 1;
+        if let Some(context) = answer {
+            sums.abstained += usize::from(context.abstain);
+            sums.context_ratio += context.tokens as f64 / full_tokens.max(1) as f64;
+        }
+        if micros > 0 {
+            self.micros.push(micros);
+        }
+        let evidence: HashSet<&str> = qa.evidence.iter().map(String::as_str).collect();
+        if evidence.is_empty() {
+            return (0.0, false);
+        }
+        sums.with_evidence += 1;
+        let sessions: HashSet<String> = qa.evidence.iter().map(|e| session_of(e)).collect();
+        let mut r5 = 0.0;
+        for (i, k) in KS.iter().enumerate() {
+            let top: HashSet<&str> = ranked.iter().take(*k).map(|(d, _)| d.as_str()).collect();
+            let hit =
+                evidence.iter().filter(|e| top.contains(*e)).count() as f64 / evidence.len() as f64;
+            sums.recall[i] += hit;
+            if *k == 5 {
+                r5 = hit;
+            }
+            let top_sessions: HashSet<&str> =
+                ranked.iter().take(*k).map(|(_, s)| s.as_str()).collect();
+            sums.session_recall[i] += sessions
+                .iter()
+                .filter(|s| top_sessions.contains(s.as_str()))
+                .count() as f64
+                / sessions.len() as f64;
+        }
+        let dcg: f64 = ranked
+            .iter()
+            .take(10)
+            .enumerate()
+            .filter(|(_, (d, _))| evidence.contains(d.as_str()))
+            .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
+            .sum();
+        let ideal: f64 = (0..evidence.len().min(10))
+            .map(|i| 1.0 / ((i + 2) as f64).log2())
+            .sum();
+        sums.ndcg10 += dcg / ideal;
+        for (i, c) in covered.iter().enumerate() {
+            sums.covered[i] += usize::from(*c);
+        }
+        (r5, covered.get(2).copied().unwrap_or(false))
+    }
+
+    fn summary(&self) -> Json {
+        let mut answerable = Sums::default();
+        for (cat, s) in &self.by_category {
+            if *cat != 5 {
+                answerable.questions += s.questions;
+                answerable.with_evidence += s.with_evidence;
+                answerable.abstained += s.abstained;
+                answerable.ndcg10 += s.ndcg10;
+                answerable.context_ratio += s.context_ratio;
+                for i in 0..4 {
+                    answerable.recall[i] += s.recall[i];
+                    answerable.session_recall[i] += s.session_recall[i];
+                    answerable.covered[i] += s.covered[i];
+                }
+            }
+        }
+        let show = |s: &Sums| {
+            let n = s.with_evidence.max(1) as f64;
+            json!({
+                "questions": s.questions,
+                "recall": KS.iter().zip(s.recall).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
+                "session_recall": KS.iter().zip(s.session_recall).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
+                "ndcg@10": s.ndcg10 / n,
+                "coverage": BUDGETS.iter().zip(s.covered).map(|(b, c)| (format!("{b}"), c as f64 / n)).collect::<BTreeMap<_, _>>(),
+                "abstained": s.abstained as f64 / s.questions.max(1) as f64,
+                "context_to_full": s.context_ratio / s.questions.max(1) as f64,
+            })
+        };
+        let mut micros = self.micros.clone();
+        micros.sort_unstable();
+        let pct = |p: f64| {
+            micros
+                .get(((micros.len() as f64 - 1.0) * p).round() as usize)
+                .copied()
+                .unwrap_or(0)
+        };
+        json!({
+            "answerable": show(&answerable),
+            "by_category": self.by_category.iter().map(|(c, s)| (c.to_string(), show(s))).collect::<BTreeMap<_, _>>(),
+            "search_p50_us": pct(0.5),
+            "search_p95_us": pct(0.95),
+        })
+    }
+}
+
+/// "D3:12" -> "D3".
+fn session_of(dia_id: &str) -> String {
+    dia_id.split(':').next().unwrap_or(dia_id).to_string()
+}
+
+fn print_table(result: &Json) {
+    println!(
+        "LoCoMo ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation\n",
+        result["conversations"],
+        result["turns"],
+        result["questions"],
+        result["embedder"],
+        result["ingest_seconds"].as_f64().unwrap_or(0.0),
+        result["consolidate_seconds"].as_f64().unwrap_or(0.0),
+        result["full_context_tokens_per_conversation"],
+    );
+    println!(
+        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstain cat 1-4 | abstain cat 5 | p50 / p95 ms |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for config in result["configs"].as_array().into_iter().flatten() {
+        let m = &config["metrics"];
+        let a = &m["answerable"];
+        let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
+            config["name"].as_str().unwrap_or(""),
+            f(&a["recall"]["@1"]),
+            f(&a["recall"]["@5"]),
+            f(&a["recall"]["@10"]),
+            f(&a["recall"]["@20"]),
+            f(&a["session_recall"]["@5"]),
+            f(&a["ndcg@10"]),
+            f(&a["coverage"]["500"]),
+            f(&a["coverage"]["1000"]),
+            f(&a["coverage"]["2000"]),
+            f(&a["coverage"]["4000"]),
+            f(&a["context_to_full"]),
+            f(&a["abstained"]),
+            f(&m["by_category"]["5"]["abstained"]),
+            m["search_p50_us"].as_f64().unwrap_or(0.0) / 1000.0,
+            m["search_p95_us"].as_f64().unwrap_or(0.0) / 1000.0,
+        );
+    }
+}
+
+fn load(conv: &Json) -> Conversation {
+    let id = conv["sample_id"]
+        .as_str()
+        .unwrap_or("conv")
+        .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
+    let mut turns = Vec::new();
+    if let Some(sessions) = conv["conversation"].as_object() {
+        let mut keys: Vec<(u32, &String)> = sessions
+            .keys()
+            .filter_map(|k| {
+                k.strip_prefix("session_")
+                    .and_then(|n| n.parse().ok())
+                    .map(|n| (n, k))
+            })
+            .collect();
+        keys.sort();
+        for (n, key) in keys {
+            let at = sessions
+                .get(&format!("session_{n}_date_time"))
+                .and_then(Json::as_str)
+                .and_then(parse_date);
+            for turn in sessions[key].as_array().into_iter().flatten() {
+                let mut text = turn["text"].as_str().unwrap_or_default().to_string();
+                if let Some(caption) = turn["blip_caption"].as_str() {
+                    text = format!("{text} [image: {caption}]");
+                }
+                turns.push(Turn {
+                    dia_id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
+                    speaker: turn["speaker"].as_str().unwrap_or("unknown").to_string(),
+                    text,
+                    at,
+                    session: format!("D{n}"),
+                });
+            }
+        }
+    }
+    let qa = conv["qa"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| Qa {
+            question: q["question"].as_str().unwrap_or_default().to_string(),
+            answer: match &q["answer"] {
+                Json::String(s) => s.clone(),
+                Json::Null => q["adversarial_answer"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                other => other.to_string(),
+            },
+            category: q["category"].as_i64().unwrap_or(0),
+            // A few ids are malformed ("D8:6; D9:17"): split and trim.
+            evidence: q["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_str)
+                .flat_map(|e| e.split([';', ',']).map(|s| s.trim().to_string()))
+                .filter(|e| e.starts_with('D') && e.contains(':'))
+                .collect(),
+        })
+        .collect();
+    Conversation { id, turns, qa }
+}
+
+/// "1:56 pm on 8 May, 2023" as UTC.
+fn parse_date(text: &str) -> Option<Timestamp> {
+    let dt = jiff::civil::DateTime::strptime("%I:%M %p on %d %B, %Y", text.trim()).ok()?;
+    let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
+    Some(Timestamp(ts.as_microsecond()))
+}
