@@ -1,11 +1,12 @@
-//! `chronolog eval locomo FILE`: retrieval quality of the memory on
-//! LoCoMo, judge-free, against the full history. Each conversation is one
-//! tenant, ingested through the public `add_batch` (one episode per turn,
-//! said by its speaker at its session's date, image captions kept as
+//! `chronolog eval locomo FILE` and `chronolog eval longmemeval FILE`:
+//! retrieval quality of the memory, judge-free, against the full history.
+//! Each conversation (LoCoMo) or each question's haystack (LongMemEval) is
+//! one tenant, ingested through the public `add_batch` (one episode per
+//! turn, said by its speaker at its session's date, image captions kept as
 //! text), consolidated, then every question is asked through the public
-//! `search` with "now" a day after the last session. The harness reads a
-//! question's evidence only to score what came back. docs/evaluation.md
-//! explains every number.
+//! `search` with "now" a day after the last session (LoCoMo) or at the
+//! question's date (LongMemEval). The harness reads a question's evidence
+//! only to score what came back. docs/evaluation.md explains every number.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -35,7 +36,12 @@ struct Turn {
 struct Qa {
     question: String,
     answer: String,
-    category: i64,
+    /// LoCoMo's category ("1".."5") or LongMemEval's question type.
+    category: String,
+    /// The right output is an abstention (LoCoMo 5, LongMemEval `_abs`).
+    unanswerable: bool,
+    /// "Now" for this question, when the dataset gives one.
+    now: Option<Timestamp>,
     evidence: Vec<String>,
 }
 
@@ -111,17 +117,32 @@ pub struct EvalArgs {
     pub all: bool,
 }
 
+/// The benchmarks the harness reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Dataset {
+    /// LoCoMo (`locomo10.json`): conversations with questions.
+    Locomo,
+    /// LongMemEval (`longmemeval_s.json` and friends): questions, each
+    /// with its haystack of sessions.
+    LongMemEval,
+}
+
 /// Runs the evaluation and prints the markdown table.
-pub fn locomo(args: &EvalArgs) -> Result<()> {
+pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let data: Json = serde_json::from_str(&text).context("not JSON")?;
-    let conversations: Vec<Conversation> = data
+    let items = data
         .as_array()
-        .ok_or_else(|| anyhow!("expected a list of conversations"))?
-        .iter()
-        .map(load)
-        .collect();
+        .ok_or_else(|| anyhow!("expected a JSON list"))?;
+    let conversations: Vec<Conversation> = match dataset {
+        Dataset::Locomo => items.iter().map(load).collect(),
+        Dataset::LongMemEval => items
+            .iter()
+            .enumerate()
+            .map(|(i, q)| load_longmemeval(i, q))
+            .collect::<Result<_>>()?,
+    };
     let embedder: Arc<dyn Embedder> = match args.embedder.as_str() {
         "hashing" => Arc::new(HashingEmbedder::new(384)),
         "model" => {
@@ -202,7 +223,7 @@ pub fn locomo(args: &EvalArgs) -> Result<()> {
                     budget,
                     channels: config.channels.clone(),
                     abstain: config.abstain,
-                    now: now_of.get(&conv.id).copied(),
+                    now: qa.now.or_else(|| now_of.get(&conv.id).copied()),
                     ..SearchOptions::default()
                 };
                 let t = Instant::now();
@@ -290,6 +311,7 @@ pub fn locomo(args: &EvalArgs) -> Result<()> {
     }
     let total_full: usize = full_tokens.values().sum();
     let result = json!({
+        "dataset": match dataset { Dataset::Locomo => "LoCoMo", Dataset::LongMemEval => "LongMemEval" },
         "file": args.file.display().to_string(),
         "embedder": embedder_name,
         "conversations": conversations.len(),
@@ -384,7 +406,8 @@ fn bm25_turns(memory: &Memory, tenant: &str, question: &str) -> Result<Vec<Strin
 /// Sums of the per-question metrics, per category.
 #[derive(Default)]
 struct Stats {
-    by_category: BTreeMap<i64, Sums>,
+    by_category: BTreeMap<String, Sums>,
+    unanswerable: Sums,
     micros: Vec<u64>,
 }
 
@@ -411,7 +434,13 @@ impl Stats {
         micros: u64,
         full_tokens: usize,
     ) -> (f64, bool) {
-        let sums = self.by_category.entry(qa.category).or_default();
+        if qa.unanswerable {
+            self.unanswerable.questions += 1;
+            if let Some(context) = answer {
+                self.unanswerable.abstained += usize::from(context.abstain);
+            }
+        }
+        let sums = self.by_category.entry(qa.category.clone()).or_default();
         sums.questions += 1;
         if let Some(context) = answer {
             sums.abstained += usize::from(context.abstain);
@@ -463,7 +492,7 @@ impl Stats {
     fn summary(&self) -> Json {
         let mut answerable = Sums::default();
         for (cat, s) in &self.by_category {
-            if *cat != 5 {
+            if !self.unanswerable_categories().contains(cat) {
                 answerable.questions += s.questions;
                 answerable.with_evidence += s.with_evidence;
                 answerable.abstained += s.abstained;
@@ -498,10 +527,25 @@ impl Stats {
         };
         json!({
             "answerable": show(&answerable),
-            "by_category": self.by_category.iter().map(|(c, s)| (c.to_string(), show(s))).collect::<BTreeMap<_, _>>(),
+            "by_category": self.by_category.iter().map(|(c, s)| (c.clone(), show(s))).collect::<BTreeMap<_, _>>(),
+            "unanswerable_abstained": self.unanswerable.abstained as f64 / self.unanswerable.questions.max(1) as f64,
+            "unanswerable_questions": self.unanswerable.questions,
             "search_p50_us": pct(0.5),
             "search_p95_us": pct(0.95),
         })
+    }
+}
+
+impl Stats {
+    /// Categories made only of unanswerable questions (LoCoMo's 5); a
+    /// LongMemEval type mixes both, and its `_abs` questions are counted
+    /// apart by `unanswerable`.
+    fn unanswerable_categories(&self) -> Vec<String> {
+        if self.by_category.contains_key("5") && self.unanswerable.questions > 0 {
+            vec!["5".to_string()]
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -512,7 +556,8 @@ fn session_of(dia_id: &str) -> String {
 
 fn print_table(result: &Json) {
     println!(
-        "LoCoMo ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation\n",
+        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation\n",
+        result["dataset"].as_str().unwrap_or(""),
         result["conversations"],
         result["turns"],
         result["questions"],
@@ -522,7 +567,7 @@ fn print_table(result: &Json) {
         result["full_context_tokens_per_conversation"],
     );
     println!(
-        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstain cat 1-4 | abstain cat 5 | p50 / p95 ms |"
+        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for config in result["configs"].as_array().into_iter().flatten() {
@@ -544,7 +589,7 @@ fn print_table(result: &Json) {
             f(&a["coverage"]["4000"]),
             f(&a["context_to_full"]),
             f(&a["abstained"]),
-            f(&m["by_category"]["5"]["abstained"]),
+            f(&m["unanswerable_abstained"]),
             m["search_p50_us"].as_f64().unwrap_or(0.0) / 1000.0,
             m["search_p95_us"].as_f64().unwrap_or(0.0) / 1000.0,
         );
@@ -601,7 +646,9 @@ fn load(conv: &Json) -> Conversation {
                     .to_string(),
                 other => other.to_string(),
             },
-            category: q["category"].as_i64().unwrap_or(0),
+            category: q["category"].as_i64().unwrap_or(0).to_string(),
+            unanswerable: q["category"].as_i64() == Some(5),
+            now: None,
             // A few ids are malformed ("D8:6; D9:17"): split and trim.
             evidence: q["evidence"]
                 .as_array()
@@ -619,6 +666,74 @@ fn load(conv: &Json) -> Conversation {
 /// "1:56 pm on 8 May, 2023" as UTC.
 fn parse_date(text: &str) -> Option<Timestamp> {
     let dt = jiff::civil::DateTime::strptime("%I:%M %p on %d %B, %Y", text.trim()).ok()?;
+    let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
+    Some(Timestamp(ts.as_microsecond()))
+}
+
+/// One LongMemEval question as a conversation of its own: its haystack's
+/// sessions in order, each turn an episode (`<session id>:<index>`), the
+/// turns marked `has_answer` its evidence, "now" its question date.
+fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
+    let question_id = q["question_id"].as_str().unwrap_or_default();
+    let id = format!(
+        "q{index}-{}",
+        question_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    );
+    let sessions = q["haystack_sessions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let session_ids = q["haystack_session_ids"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let dates = q["haystack_dates"].as_array().cloned().unwrap_or_default();
+    let mut turns = Vec::new();
+    let mut evidence = Vec::new();
+    for (s, session) in sessions.iter().enumerate() {
+        let session_id = session_ids
+            .get(s)
+            .and_then(Json::as_str)
+            .map_or_else(|| format!("s{s}"), str::to_string);
+        let at = dates
+            .get(s)
+            .and_then(Json::as_str)
+            .and_then(parse_longmemeval_date);
+        for (t, turn) in session.as_array().into_iter().flatten().enumerate() {
+            let dia_id = format!("{session_id}:{t}");
+            if turn["has_answer"].as_bool() == Some(true) {
+                evidence.push(dia_id.clone());
+            }
+            turns.push(Turn {
+                dia_id,
+                speaker: turn["role"].as_str().unwrap_or("user").to_string(),
+                text: turn["content"].as_str().unwrap_or_default().to_string(),
+                at,
+                session: session_id.clone(),
+            });
+        }
+    }
+    let qa = Qa {
+        question: q["question"].as_str().unwrap_or_default().to_string(),
+        answer: match &q["answer"] {
+            Json::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+        category: q["question_type"].as_str().unwrap_or("unknown").to_string(),
+        unanswerable: question_id.ends_with("_abs"),
+        now: q["question_date"].as_str().and_then(parse_longmemeval_date),
+        evidence,
+    };
+    Ok(Conversation {
+        id,
+        turns,
+        qa: vec![qa],
+    })
+}
+
+/// "2023/05/30 (Tue) 23:40" as UTC.
+fn parse_longmemeval_date(text: &str) -> Option<Timestamp> {
+    let dt = jiff::civil::DateTime::strptime("%Y/%m/%d (%a) %H:%M", text.trim()).ok()?;
     let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
     Some(Timestamp(ts.as_microsecond()))
 }

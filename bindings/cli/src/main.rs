@@ -152,6 +152,25 @@ enum EvalDataset {
         #[arg(long)]
         all: bool,
     },
+    /// LongMemEval (`longmemeval_s.json` and friends): each question is a
+    /// tenant with its haystack; evidence is the turns marked has_answer;
+    /// `_abs` questions should be abstained on.
+    Longmemeval {
+        /// The LongMemEval JSON file.
+        file: PathBuf,
+        /// Write every number and the per-question rows as JSON here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write one JSON line per question (question, context, gold answer).
+        #[arg(long)]
+        export: Option<PathBuf>,
+        /// hashing, or model.
+        #[arg(long, default_value = "model")]
+        embedder: String,
+        /// Every ablation and baseline too.
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -228,23 +247,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", request.run(&memory)?);
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Eval {
-            dataset:
+        Some(Command::Eval { dataset }) => {
+            let (kind, file, out, export, embedder, all) = match dataset {
                 EvalDataset::Locomo {
                     file,
                     out,
                     export,
                     embedder,
                     all,
+                } => (eval::Dataset::Locomo, file, out, export, embedder, all),
+                EvalDataset::Longmemeval {
+                    file,
+                    out,
+                    export,
+                    embedder,
+                    all,
+                } => (eval::Dataset::LongMemEval, file, out, export, embedder, all),
+            };
+            eval::run(
+                kind,
+                &eval::EvalArgs {
+                    file,
+                    out,
+                    export,
+                    embedder,
+                    all,
                 },
-        }) => {
-            eval::locomo(&eval::EvalArgs {
-                file,
-                out,
-                export,
-                embedder,
-                all,
-            })?;
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Consolidate { db }) => {

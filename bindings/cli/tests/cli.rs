@@ -345,3 +345,38 @@ fn eval_locomo_scores_a_small_conversation() {
     assert_eq!(lines.lines().count(), 4);
     assert!(lines.contains("\"answer\":\"Biscuit\""));
 }
+
+/// `chronolog eval longmemeval` on a hand-written file in LongMemEval's
+/// schema: each question is its own tenant, dated by its question date;
+/// `has_answer` turns are the evidence; an `_abs` question should be
+/// abstained on, and this one is (no word of it is in its haystack).
+#[test]
+fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
+    let home = tempfile::tempdir().expect("home");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_fixture.json");
+    let out = home.path().join("eval.json");
+    let run = chronolog(home.path())
+        .args(["eval", "longmemeval"])
+        .arg(&fixture)
+        .args(["--embedder", "hashing", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    assert_eq!(result["dataset"], "LongMemEval");
+    assert_eq!(result["questions"], 2);
+    assert_eq!(
+        result["rows"][0]["evidence"],
+        serde_json::json!(["sess_c:0"])
+    );
+    let hybrid = &result["configs"][0]["metrics"];
+    assert_eq!(hybrid["unanswerable_questions"], 1);
+    assert_eq!(hybrid["unanswerable_abstained"], 1.0);
+    assert_eq!(
+        hybrid["by_category"]["knowledge-update"]["recall"]["@5"],
+        1.0
+    );
+    assert_eq!(result["rows"][1]["abstained"], true);
+}

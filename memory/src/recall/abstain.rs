@@ -142,9 +142,13 @@ pub(crate) fn topic_words(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// `Some(reason)` when no topic word of the question occurs in the
-/// assembled items (a word matches its inflections: "work", "worked",
-/// "working"): what was found is only near, not about it.
+/// `Some(reason)` when no topic word of the question occurs in what the
+/// assembled items say (the messages' words and the sentences facts were
+/// read from, not the predicates the context renders: a dog is not a
+/// "pet" because the rules filed it under `has_pet`). A word matches its
+/// inflections ("work", "worked", "working"). Requiring the question's
+/// last topic word instead wrongly abstained on 15% of LoCoMo's
+/// answerable dev questions.
 pub(crate) fn uncovered(question: &str, item_texts: &[&str]) -> Option<String> {
     let topics = topic_words(question);
     if topics.is_empty() {
@@ -161,11 +165,12 @@ pub(crate) fn uncovered(question: &str, item_texts: &[&str]) -> Option<String> {
             .take(w.chars().count().saturating_sub(2).max(4))
             .collect()
     };
-    let found = topics.iter().any(|t| {
+    let covered = |t: &String| {
         words
             .iter()
             .any(|w| w == t || (w.len() >= 4 && stem(w) == stem(t)))
-    });
+    };
+    let found = topics.iter().any(covered);
     if found {
         None
     } else {

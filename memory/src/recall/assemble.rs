@@ -32,6 +32,9 @@ pub struct Item {
     pub id: String,
     /// The item as the prompt shows it.
     pub text: String,
+    /// What the memory was told: the message, or the sentence a fact was
+    /// read from.
+    pub said: String,
     /// Who said it (an episode's role; a fact's source speaker).
     pub speaker: Option<String>,
     /// When it was said.
@@ -363,6 +366,7 @@ fn episode_item(episode: &Episode, score: f64) -> Item {
             "- [{} {} {}] {}\n",
             episode.at, episode.role, episode.id, episode.text
         ),
+        said: episode.text.clone(),
         speaker: Some(episode.role.clone()),
         at: Some(episode.at),
         valid: None,
@@ -407,6 +411,7 @@ fn fact_item(
             fact.predicate.replace('_', " "),
             fact.object
         ),
+        said: fact.text.clone(),
         speaker,
         at: None,
         valid: Some(fact.valid),

@@ -96,7 +96,7 @@ pub(crate) fn search(
         known_at,
         options.budget,
     )?;
-    let texts: Vec<&str> = context.items.iter().map(|i| i.text.as_str()).collect();
+    let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
     let verdict = verdict
         .or_else(|| abstain::uncovered(&understood.text, &texts))
         .or_else(|| {
