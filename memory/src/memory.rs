@@ -291,6 +291,25 @@ impl Memory {
         Ok(context)
     }
 
+    /// How [`Memory::search`] would answer `question`, step by step: the
+    /// question as understood, each channel's first candidates, the
+    /// fusion, the verdict. Reinforces nothing.
+    pub fn explain_search(
+        &self,
+        tenant: &str,
+        question: &str,
+        options: &SearchOptions,
+    ) -> Result<String> {
+        check_tenant(tenant)?;
+        recall::explain(
+            &self.shared.engine,
+            &self.shared.vectors,
+            tenant,
+            question,
+            options,
+        )
+    }
+
     /// Every fact of `tenant` believed now, over all of valid time: what
     /// holds, what held before it, and what happened when.
     pub fn timeline(&self, tenant: &str) -> Result<Vec<FactVersion>> {

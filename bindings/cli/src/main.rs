@@ -125,6 +125,9 @@ enum Command {
         /// text (ready for a prompt) or json.
         #[arg(long, default_value = "text")]
         format: String,
+        /// Show the channels, the fusion and the verdict instead.
+        #[arg(long)]
+        explain: bool,
         /// The question.
         question: String,
     },
@@ -228,11 +231,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             known_at,
             budget,
             format,
+            explain,
             question,
         }) => {
             let mut request = recall::Recall {
                 tenant,
                 question,
+                explain,
                 budget: Some(budget),
                 ..recall::Recall::default()
             };

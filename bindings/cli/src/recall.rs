@@ -8,7 +8,7 @@ use chronolog_memory::{Memory, SearchOptions};
 
 /// Usage of `:recall`.
 pub const USAGE: &str = "usage: :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] \
-                         [--format text|json] QUESTION";
+                         [--format text|json] [--explain] QUESTION";
 
 /// A question and how to answer it.
 #[derive(Debug, Default, PartialEq)]
@@ -25,6 +25,8 @@ pub struct Recall {
     pub budget: Option<usize>,
     /// Print JSON rather than text.
     pub json: bool,
+    /// Show the channels, the fusion and the verdict instead.
+    pub explain: bool,
 }
 
 impl Recall {
@@ -35,6 +37,11 @@ impl Recall {
         let mut rest = line.trim();
         while let Some(flag) = rest.strip_prefix("--") {
             let (name, after) = flag.split_once(char::is_whitespace).unwrap_or((flag, ""));
+            if name == "explain" {
+                out.explain = true;
+                rest = after.trim_start();
+                continue;
+            }
             let (value, after) = after
                 .trim_start()
                 .split_once(char::is_whitespace)
@@ -91,6 +98,9 @@ impl Recall {
             budget: self.budget.unwrap_or(2_000),
             ..SearchOptions::default()
         };
+        if self.explain {
+            return Ok(memory.explain_search(&self.tenant, &self.question, &options)?);
+        }
         let context = memory.search(&self.tenant, &self.question, &options)?;
         Ok(if self.json {
             format!("{}\n", context.to_json())

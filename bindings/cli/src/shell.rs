@@ -69,6 +69,7 @@ Statements end with a `.` and may span lines; commands start with `:` and take o
   :consolidate              turn remembered messages into facts (then ?- mem_fact(...).)
   :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] [--format text|json] QUESTION
                             the context T's memory holds for a question, or why it abstains
+                            (--explain, or :explain :recall ...: its channels, fusion and verdict)
   :timing on|off            print how long each statement took
   :format table|json|csv    how answers print
   :maxrows N                rows a table shows before cutting
@@ -262,6 +263,11 @@ impl Shell {
                 }
             }
             "load" => self.load(arg)?,
+            // `:explain :recall ...`: why a recall finds what it finds.
+            "explain" if arg.starts_with(":recall") => {
+                let recall = arg.trim_start_matches(":recall").trim_start();
+                return self.command("recall", &format!("--explain {recall}"));
+            }
             "explain" => {
                 let query = as_query(arg, "");
                 match self.db.explain(&query) {

@@ -127,3 +127,83 @@ pub(crate) fn search(
     context.channels.sort();
     Ok((context, understood))
 }
+
+/// Why a search finds what it finds: the question as understood, each
+/// channel's first candidates, the fusion with each candidate's channels
+/// and ranks, and the gate's verdict. For analysts (`:recall --explain`).
+pub(crate) fn explain(
+    engine: &Engine,
+    vectors: &VectorCache,
+    tenant: &str,
+    question: &str,
+    options: &SearchOptions,
+) -> Result<String> {
+    use std::fmt::Write;
+    let now = options.now.unwrap_or_else(Timestamp::now);
+    let understood = understand::understand(engine, tenant, question, now)?;
+    let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
+    let rankings = channels::run(
+        engine,
+        vectors,
+        tenant,
+        &understood,
+        as_of,
+        options.known_at,
+        options,
+    )?;
+    let fused = channels::fuse(&rankings);
+    let (context, _) = search(engine, vectors, tenant, question, options)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "question: {question:?}");
+    let _ = writeln!(out, "  words searched: {:?}", understood.text);
+    let _ = writeln!(
+        out,
+        "  entities: {:?}; names unknown here: {:?}",
+        understood.entities, understood.unknown_names
+    );
+    let _ = writeln!(
+        out,
+        "  as of {as_of}{}; asks when: {}",
+        understood
+            .as_of_because
+            .as_deref()
+            .map_or(String::new(), |w| format!(" ({w})")),
+        understood.asks_when
+    );
+    for r in &rankings {
+        let _ = writeln!(
+            out,
+            "channel {} (weight {}): {} candidates",
+            r.channel.name(),
+            r.channel.weight(),
+            r.items.len()
+        );
+        for (rank, (id, score)) in r.items.iter().take(5).enumerate() {
+            let _ = writeln!(out, "  {}. {id} ({score:.3})", rank + 1);
+        }
+    }
+    let _ = writeln!(out, "fused (weight / (10 + rank), summed):");
+    for (rank, (id, score)) in fused.iter().take(10).enumerate() {
+        let from: Vec<String> = rankings
+            .iter()
+            .filter_map(|r| {
+                r.items
+                    .iter()
+                    .position(|(i, _)| i == id)
+                    .map(|p| format!("{} #{}", r.channel.name(), p + 1))
+            })
+            .collect();
+        let _ = writeln!(out, "  {}. {id} {score:.3} [{}]", rank + 1, from.join(", "));
+    }
+    let _ = match &context.reason {
+        Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),
+        _ => writeln!(
+            out,
+            "verdict: {} items, {} of {} tokens",
+            context.items.len(),
+            context.tokens,
+            context.budget
+        ),
+    };
+    Ok(out)
+}
