@@ -278,3 +278,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_two_part_question_gets_the_evidence_for_both_parts() {
+    let memory = memory();
+    say(&memory, "u1", "2021-03-01", "I work at Tencent.");
+    for i in 0..6 {
+        say(&memory, "u1", "2021-04-01", &format!("Small talk about the weather, part {i}."));
+    }
+    say(&memory, "u1", "2021-05-01", "I moved to Lisbon last month.");
+    memory.consolidate_now().expect("consolidate");
+    let context = ask(&memory, "u1", "Where do I work and where do I live?");
+    let text = context.to_text();
+    assert!(text.contains("works at Tencent"), "{text}");
+    assert!(text.contains("lives in Lisbon"), "{text}");
+}

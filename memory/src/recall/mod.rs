@@ -76,15 +76,26 @@ pub(crate) fn search(
     let understood = understand::understand(engine, tenant, question, now)?;
     let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
     let known_at = options.known_at;
-    let rankings = channels::run(
-        engine,
-        vectors,
-        tenant,
-        &understood,
-        as_of,
-        known_at,
-        options,
-    )?;
+    // "Where do I work and where do I live?": each part searched on its
+    // own, all their candidates fused into one context.
+    let parts = understand::parts(question);
+    let mut rankings = Vec::new();
+    for part in &parts {
+        let part_understood = if parts.len() == 1 {
+            understood.clone()
+        } else {
+            understand::understand(engine, tenant, part, now)?
+        };
+        rankings.extend(channels::run(
+            engine,
+            vectors,
+            tenant,
+            &part_understood,
+            as_of,
+            known_at,
+            options,
+        )?);
+    }
     let fused = channels::fuse(&rankings);
     let verdict = abstain::judge(&understood, &rankings, &fused);
     let mut context = assemble::assemble(

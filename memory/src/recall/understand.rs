@@ -222,6 +222,38 @@ pub fn understand(
     })
 }
 
+/// The parts of a multi-part question: "Where do I work and where do I
+/// live?" is two, cut at a question mark or at "and" before a question
+/// word; "Do I like tea and coffee?" stays one.
+pub fn parts(question: &str) -> Vec<String> {
+    static AND_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i),?\s+and\s+(?:also\s+)?(what|where|when|who|whom|which|why|how|did|do|does|is|are|was|were|has|have)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let mut out = Vec::new();
+    for piece in question.split('?') {
+        let mut rest = piece;
+        while let Some(m) = AND_QUESTION.find(rest) {
+            let (head, tail) = rest.split_at(m.start());
+            out.push(head.trim().to_string());
+            // Keep the question word: skip ", and" only.
+            let tail = tail.trim_start_matches(',').trim_start();
+            let tail = tail
+                .get(3..)
+                .map_or("", str::trim_start)
+                .trim_start_matches("also ")
+                .trim_start();
+            rest = tail;
+        }
+        out.push(rest.trim().to_string());
+    }
+    out.retain(|p| p.split_whitespace().count() >= 2);
+    if out.is_empty() {
+        out.push(question.to_string());
+    }
+    out
+}
+
 /// The fact of the timeline whose object is `name` (the earliest).
 fn anchor_fact<'t>(timeline: &'t [FactVersion], name: &str) -> Option<&'t FactVersion> {
     let wanted = normalize(name);
@@ -237,4 +269,29 @@ fn store_name(engine: &Engine, sym: chronolog_engine::Symbol) -> String {
         .symbol_name(sym)
         .map(|n| n.to_string())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_part_questions_are_cut_before_their_question_words() {
+        assert_eq!(
+            parts("Where do I work and where do I live?"),
+            ["Where do I work", "where do I live"]
+        );
+        assert_eq!(
+            parts("Where do I work? When did I move?"),
+            ["Where do I work", "When did I move"]
+        );
+        assert_eq!(
+            parts("Do I like tea and coffee?"),
+            ["Do I like tea and coffee"]
+        );
+        assert_eq!(
+            parts("Who is Mia, and also what does she do?"),
+            ["Who is Mia", "what does she do"]
+        );
+    }
 }
