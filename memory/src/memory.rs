@@ -103,6 +103,8 @@ struct Shared {
     retrieved: Mutex<Vec<(String, String, Timestamp)>>,
     /// Questions' embeddings.
     vectors: recall::VectorCache,
+    /// Salience's half-life, for the read side's salience channel.
+    half_life_days: f64,
     consolidator: Mutex<Consolidator>,
     episode: RelationId,
 }
@@ -145,6 +147,7 @@ impl Memory {
             writer: Mutex::new(Writer { session, next_seq }),
             retrieved: Mutex::new(Vec::new()),
             vectors: Mutex::new(std::collections::HashMap::new()),
+            half_life_days: options.half_life_days,
             consolidator: Mutex::new(consolidator),
             episode,
         });
@@ -265,6 +268,10 @@ impl Memory {
     /// path. Reads only `tenant`'s rows, on every channel.
     pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
         check_tenant(tenant)?;
+        let options = &SearchOptions {
+            half_life_days: self.shared.half_life_days,
+            ..options.clone()
+        };
         let (context, _) = recall::search(
             &self.shared.engine,
             &self.shared.vectors,

@@ -284,7 +284,12 @@ fn a_two_part_question_gets_the_evidence_for_both_parts() {
     let memory = memory();
     say(&memory, "u1", "2021-03-01", "I work at Tencent.");
     for i in 0..6 {
-        say(&memory, "u1", "2021-04-01", &format!("Small talk about the weather, part {i}."));
+        say(
+            &memory,
+            "u1",
+            "2021-04-01",
+            &format!("Small talk about the weather, part {i}."),
+        );
     }
     say(&memory, "u1", "2021-05-01", "I moved to Lisbon last month.");
     memory.consolidate_now().expect("consolidate");

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use chronolog_engine::{Interval, RelationId, Store, Symbol, Timestamp, Value, WriteTxn};
+use chronolog_engine::{Interval, RelationId, Store, Symbol, Value, WriteTxn};
 use regex::Regex;
 
 use super::extract::{Claim, Subject};
@@ -25,8 +25,6 @@ pub(crate) struct Context<'a> {
     pub session: &'a str,
     pub role: &'a str,
     pub text: &'a str,
-    #[allow(dead_code)]
-    pub at: Timestamp,
 }
 
 /// The entities of one message's claims, and what to write for them.
@@ -88,12 +86,7 @@ impl Entities {
     }
 
     /// Resolves the subjects and objects of `claims`, said in `ctx`.
-    pub(crate) fn resolve(
-        &mut self,
-        _store: &Store,
-        ctx: Context<'_>,
-        claims: &[Claim],
-    ) -> Result<Resolved> {
+    pub(crate) fn resolve(&mut self, ctx: Context<'_>, claims: &[Claim]) -> Result<Resolved> {
         let mut out = Resolved::default();
         let key = (ctx.tenant.to_string(), ctx.session.to_string());
         let (turn, people) = {

@@ -291,10 +291,7 @@ impl Consolidator {
         });
         claims.reverse();
 
-        let store = self.session.store().clone();
-        let resolved = self
-            .entities
-            .resolve(&store, episode_context(episode), &claims)?;
+        let resolved = self.entities.resolve(episode_context(episode), &claims)?;
         let plans = self.plan(episode, &claims, &resolved, report)?;
         let rel = self.rel;
         let emphasis = extract::emphasised(&episode.text);
@@ -631,6 +628,5 @@ fn episode_context(episode: &Episode) -> entities::Context<'_> {
         session: &episode.session,
         role: &episode.role,
         text: &episode.text,
-        at: episode.at,
     }
 }

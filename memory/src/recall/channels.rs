@@ -223,7 +223,12 @@ pub(crate) fn run(
             .filter_map(|r| match r.as_slice() {
                 [slot, score, Val::Time(last)] => Some((
                     session.render(slot),
-                    salience::decayed(score.as_f64().unwrap_or(0.0), Timestamp(*last), as_of, 30.0),
+                    salience::decayed(
+                        score.as_f64().unwrap_or(0.0),
+                        Timestamp(*last),
+                        as_of,
+                        options.half_life_days,
+                    ),
                 )),
                 _ => None,
             })

@@ -48,6 +48,10 @@ pub struct SearchOptions {
     /// Let the abstention gate speak (`false`: always assemble, for
     /// measuring what the gate costs and saves).
     pub abstain: bool,
+    /// Salience halves in this many days (the salience channel decays
+    /// scores to the question's instant); [`crate::Memory::search`] sets
+    /// it from the memory's [`crate::Options`].
+    pub half_life_days: f64,
 }
 
 impl Default for SearchOptions {
@@ -60,6 +64,7 @@ impl Default for SearchOptions {
             channels: Channel::ALL.to_vec(),
             now: None,
             abstain: true,
+            half_life_days: 30.0,
         }
     }
 }
