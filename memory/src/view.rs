@@ -92,6 +92,19 @@ pub(crate) fn alias_key(tenant: &str, name: &str) -> String {
     format!("{tenant}/{}", normalize(name))
 }
 
+/// A symbol's name or a string's text (empty for anything else): how the
+/// memory reads back the names and texts it stored.
+pub(crate) fn text_of(store: &Store, value: Option<&Value>) -> String {
+    match value {
+        Some(Value::Sym(s)) => store
+            .symbol_name(*s)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        Some(Value::Str(s)) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// Lower case, single spaces: how names and objects compare.
 pub(crate) fn normalize(text: &str) -> String {
     text.split_whitespace()
@@ -192,14 +205,7 @@ pub(crate) fn version(
     row: &RowVersion,
     slot_rows: &[RowVersion],
 ) -> Result<FactVersion> {
-    let name = |v: Option<&Value>| match v {
-        Some(Value::Sym(s)) => store
-            .symbol_name(*s)
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        Some(Value::Str(s)) => s.to_string(),
-        _ => String::new(),
-    };
+    let name = |v: Option<&Value>| text_of(store, v);
     let slot = name(row.values.first());
     let supersedes = row.supersedes.and_then(|id| {
         slot_rows

@@ -138,42 +138,31 @@ enum EvalDataset {
     /// LoCoMo (`locomo10.json` and its dev split): evidence recall@k,
     /// coverage at token budgets, abstention, latency; prints a markdown
     /// table (docs/evaluation.md).
-    Locomo {
-        /// The LoCoMo JSON file.
-        file: PathBuf,
-        /// Write every number and the per-question rows as JSON here.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Write one JSON line per question (question, context, gold
-        /// answer) for an LLM reader and judge elsewhere.
-        #[arg(long)]
-        export: Option<PathBuf>,
-        /// hashing, or model (all-MiniLM-L6-v2, installed by scripts/install-model.sh).
-        #[arg(long, default_value = "model")]
-        embedder: String,
-        /// Every ablation and baseline too, not only the hybrid.
-        #[arg(long)]
-        all: bool,
-    },
+    Locomo(EvalOptions),
     /// LongMemEval (`longmemeval_s.json` and friends): each question is a
     /// tenant with its haystack; evidence is the turns marked has_answer;
     /// `_abs` questions should be abstained on.
-    Longmemeval {
-        /// The LongMemEval JSON file.
-        file: PathBuf,
-        /// Write every number and the per-question rows as JSON here.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Write one JSON line per question (question, context, gold answer).
-        #[arg(long)]
-        export: Option<PathBuf>,
-        /// hashing, or model.
-        #[arg(long, default_value = "model")]
-        embedder: String,
-        /// Every ablation and baseline too.
-        #[arg(long)]
-        all: bool,
-    },
+    Longmemeval(EvalOptions),
+}
+
+/// What every `chronolog eval` takes.
+#[derive(clap::Args, Debug)]
+struct EvalOptions {
+    /// The dataset's JSON file.
+    file: PathBuf,
+    /// Write every number and the per-question rows as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write one JSON line per question (question, context, gold answer)
+    /// for an LLM reader and judge elsewhere.
+    #[arg(long)]
+    export: Option<PathBuf>,
+    /// hashing, or model (all-MiniLM-L6-v2, installed by scripts/install-model.sh).
+    #[arg(long, default_value = "model")]
+    embedder: String,
+    /// Every ablation and baseline too, not only the hybrid.
+    #[arg(long)]
+    all: bool,
 }
 
 fn main() -> ExitCode {
@@ -253,30 +242,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Eval { dataset }) => {
-            let (kind, file, out, export, embedder, all) = match dataset {
-                EvalDataset::Locomo {
-                    file,
-                    out,
-                    export,
-                    embedder,
-                    all,
-                } => (eval::Dataset::Locomo, file, out, export, embedder, all),
-                EvalDataset::Longmemeval {
-                    file,
-                    out,
-                    export,
-                    embedder,
-                    all,
-                } => (eval::Dataset::LongMemEval, file, out, export, embedder, all),
+            let (kind, options) = match dataset {
+                EvalDataset::Locomo(options) => (eval::Dataset::Locomo, options),
+                EvalDataset::Longmemeval(options) => (eval::Dataset::LongMemEval, options),
             };
             eval::run(
                 kind,
                 &eval::EvalArgs {
-                    file,
-                    out,
-                    export,
-                    embedder,
-                    all,
+                    file: options.file,
+                    out: options.out,
+                    export: options.export,
+                    embedder: options.embedder,
+                    all: options.all,
                 },
             )?;
             return Ok(ExitCode::SUCCESS);

@@ -25,7 +25,7 @@ use chronolog_engine::{
 
 use crate::error::Result;
 use crate::schema;
-use crate::view::normalize;
+use crate::view::{normalize, text_of};
 use entities::{Entities, Resolved};
 use extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
 
@@ -231,14 +231,7 @@ impl Consolidator {
     fn pending(&self, cursor: u64) -> Result<(Vec<Episode>, u32)> {
         let store = self.session.store();
         let mut rows: Vec<Episode> = Vec::new();
-        let name = |v: Value| match v {
-            Value::Sym(s) => store
-                .symbol_name(s)
-                .map(|n| n.to_string())
-                .unwrap_or_default(),
-            Value::Str(s) => s.to_string(),
-            _ => String::new(),
-        };
+        let name = |v: Value| text_of(store, Some(&v));
         let end = store
             .snapshot()
             .rows_from(self.rel.episode, self.next_row, |row| {
@@ -380,9 +373,9 @@ impl Consolidator {
             }
             let from = from;
             let same = |r: &RowVersion| {
-                text_of(r.values.get(3), store) == claim.predicate
+                text_of(store, r.values.get(3)) == claim.predicate
                     && (claim.object.is_empty()
-                        || normalize(&text_of(r.values.get(4), store)) == object)
+                        || normalize(&text_of(store, r.values.get(4))) == object)
             };
             let object_entity = resolved.objects.get(i).cloned().flatten();
             match claim.kind {
@@ -427,7 +420,7 @@ impl Consolidator {
                     let mut slot = slot;
                     let mut contested_with = None;
                     if let Some(old) = clash {
-                        let old_object = text_of(old.values.get(4), store);
+                        let old_object = text_of(store, old.values.get(4));
                         if self.adjudicator.decide(&old_object, claim) == Decision::KeepBoth {
                             contested_with = Some(slot.clone());
                             slot = format!("{slot}/{object}");
@@ -609,17 +602,6 @@ fn link(
         )?;
     }
     Ok(())
-}
-
-fn text_of(v: Option<&Value>, store: &chronolog_engine::Store) -> String {
-    match v {
-        Some(Value::Sym(s)) => store
-            .symbol_name(*s)
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        Some(Value::Str(s)) => s.to_string(),
-        _ => String::new(),
-    }
 }
 
 fn episode_context(episode: &Episode) -> entities::Context<'_> {

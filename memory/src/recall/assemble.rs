@@ -319,14 +319,7 @@ pub(crate) struct Episode {
 
 impl Episode {
     fn from_row(store: &chronolog_engine::Store, values: &[Value]) -> Episode {
-        let name = |v: Option<&Value>| match v {
-            Some(Value::Sym(s)) => store
-                .symbol_name(*s)
-                .map(|n| n.to_string())
-                .unwrap_or_default(),
-            Some(Value::Str(s)) => s.to_string(),
-            _ => String::new(),
-        };
+        let name = |v: Option<&Value>| view::text_of(store, v);
         Episode {
             id: name(values.first()),
             role: name(values.get(3)),
