@@ -9,24 +9,8 @@ use chronolog_memory::{
 };
 use std::sync::Arc;
 
-fn at(date: &str) -> Timestamp {
-    Timestamp::parse(date).expect("a date")
-}
-
-/// A memory in RAM with the hashing embedder, consolidated by hand.
-fn memory() -> Memory {
-    let engine = Engine::with_embedder(
-        chronolog_engine::Store::in_memory(),
-        Arc::new(HashingEmbedder::new(64)),
-    );
-    Memory::with_engine(engine, Options::manual()).expect("memory")
-}
-
-fn say(memory: &Memory, tenant: &str, date: &str, text: &str) -> String {
-    memory
-        .add(tenant, Message::new("user", text).at(at(date)))
-        .expect("add")
-}
+mod common;
+use common::{at, memory, say};
 
 /// `predicate object` of the facts valid at `as_of` (known now).
 fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {

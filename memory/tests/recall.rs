@@ -2,26 +2,12 @@
 //! then questions through `search`, checking what the context holds, at
 //! which instants, for which tenant, and within which budget.
 
-use std::sync::Arc;
-
-use chronolog_engine::{Engine, HashingEmbedder, Output, Store, Timestamp};
-use chronolog_memory::{Context, ItemKind, Memory, Message, Options, SearchOptions};
+use chronolog_engine::{Output, Timestamp};
+use chronolog_memory::{Context, ItemKind, Memory, Message, SearchOptions};
 use proptest::prelude::*;
 
-fn at(date: &str) -> Timestamp {
-    Timestamp::parse(date).expect("a date")
-}
-
-fn memory() -> Memory {
-    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
-    Memory::with_engine(engine, Options::manual()).expect("memory")
-}
-
-fn say(memory: &Memory, tenant: &str, date: &str, text: &str) {
-    memory
-        .add(tenant, Message::new("user", text).at(at(date)))
-        .expect("add");
-}
+mod common;
+use common::{at, memory, say};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     ask_with(memory, tenant, question, SearchOptions::default())
