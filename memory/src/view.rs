@@ -49,6 +49,44 @@ pub struct ForgetReport {
     pub rows: usize,
 }
 
+impl FactVersion {
+    /// The version as JSON, the form the MCP server, the Python package
+    /// and the C ABI hand out: times in ISO 8601, `null` for an open end.
+    pub fn to_json(&self) -> serde_json::Value {
+        let time = |t: Timestamp| match t {
+            Timestamp::MAX | Timestamp::MIN => serde_json::Value::Null,
+            t => serde_json::Value::String(t.to_string()),
+        };
+        serde_json::json!({
+            "slot": self.slot,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "text": self.text,
+            "confidence": self.confidence,
+            "valid_from": time(self.valid.from),
+            "valid_to": time(self.valid.to),
+            "known_from": time(self.known.from),
+            "known_to": time(self.known.to),
+            "supersedes": self.supersedes,
+            "source": self.source,
+            "sources": self.sources,
+        })
+    }
+}
+
+impl ForgetReport {
+    /// The counts as JSON (`{"episodes", "facts", "aliases", "rows"}`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "episodes": self.episodes,
+            "facts": self.facts,
+            "aliases": self.aliases,
+            "rows": self.rows,
+        })
+    }
+}
+
 /// The highest episode number stored (0 when there is none).
 pub(crate) fn last_seq(session: &Session) -> Result<u64> {
     let store = session.store();

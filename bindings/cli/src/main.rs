@@ -7,6 +7,7 @@ mod eval;
 mod import;
 mod input;
 mod interactive;
+mod mcp;
 mod output;
 mod recall;
 mod remember;
@@ -93,6 +94,22 @@ enum Command {
         jsonl: Option<PathBuf>,
         /// The message.
         text: Option<String>,
+    },
+    /// Serve the memory to an agent as a Model Context Protocol server on
+    /// standard input and output (tools: remember, recall, history,
+    /// forget, query).
+    Mcp {
+        /// The database directory (created on first use).
+        db: PathBuf,
+        /// Serve this tenant's memory only: calls may not name another,
+        /// and the Datalog `query` tool (which reads every tenant) is off.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// The sentence embedder: model (all-MiniLM-L6-v2 when installed,
+        /// else the hashing stand-in, with a notice) or hashing. Keep the
+        /// one a database was built with.
+        #[arg(long, default_value = "model")]
+        embedder: String,
     },
     /// Consolidate every episode not consolidated yet into facts.
     Consolidate {
@@ -256,6 +273,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     all: options.all,
                 },
             )?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Mcp {
+            db,
+            tenant,
+            embedder,
+        }) => {
+            mcp::serve(&db, tenant, &embedder)?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Consolidate { db }) => {

@@ -1,0 +1,403 @@
+//! `chronolog mcp DB`: the agent memory as a Model Context Protocol server
+//! on standard input and output, for MCP clients (Claude Desktop, Cursor,
+//! an agent framework). Tools: `remember`, `recall`, `history`, `forget`,
+//! and a read-only Datalog `query`. Standard output carries the protocol
+//! alone; notices go to standard error.
+//!
+//! A tool's failure (a bad time, an unknown tenant, a query that does not
+//! parse) comes back as a tool result marked as an error, with the message
+//! an LLM can act on; malformed arguments do too (rmcp turns a failed
+//! deserialization into one). Memory calls run on Tokio's blocking pool, so
+//! a slow search never stalls the protocol, and a panic there becomes an
+//! error result instead of ending the server.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use chronolog_engine::{Limits, Output, Timestamp};
+use chronolog_memory::{Memory, Message, SearchOptions};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+
+/// Rows a `query` answer carries at most; the rest are counted, not sent.
+const MAX_QUERY_ROWS: usize = 500;
+
+/// How long one `query` may run.
+const QUERY_DEADLINE: Duration = Duration::from_secs(10);
+
+/// What the server tells the model about itself at initialization.
+const INSTRUCTIONS: &str = "Chronolog is a long-term, bi-temporal memory. Call `remember` with \
+each message worth keeping, verbatim (it is stored losslessly; facts are extracted from it in \
+the background). Before answering a question that may depend on the past, call `recall` with \
+the question: it returns a small context of facts (with the time they held and the messages \
+they came from) and the messages themselves, or says that the memory holds nothing on it \
+(`abstain`), in which case say you do not know. Pass `as_of` to ask about an earlier time. \
+`history` shows how what is known about a subject changed; `forget` erases a subject for good.";
+
+/// Runs the server on standard input and output until the client closes
+/// the connection.
+pub fn serve(db: &Path, tenant: Option<String>, embedder: &str) -> Result<()> {
+    let memory = Arc::new(open(db, embedder)?);
+    let server = MemoryServer::new(memory, tenant);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("the MCP client did not initialize")?;
+        service.waiting().await.context("the MCP server failed")?;
+        Ok(())
+    })
+}
+
+/// The memory at `db` with its background consolidation worker, so that
+/// what is remembered becomes facts without a separate step.
+fn open(db: &Path, embedder: &str) -> Result<Memory> {
+    let embedder: Arc<dyn chronolog_engine::Embedder> = match embedder {
+        "model" => {
+            let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+            if let Some(notice) = notice {
+                eprintln!("chronolog mcp: {notice}");
+            }
+            embedder
+        }
+        "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(384)),
+        other => anyhow::bail!("--embedder is model or hashing, not {other}"),
+    };
+    std::fs::create_dir_all(db).with_context(|| format!("cannot create {}", db.display()))?;
+    let store = chronolog_engine::Store::open(db)
+        .with_context(|| format!("cannot open the database at {}", db.display()))?;
+    let engine = chronolog_engine::Engine::with_embedder(store, embedder);
+    Ok(Memory::with_engine(
+        engine,
+        chronolog_memory::Options::default(),
+    )?)
+}
+
+/// Arguments of `remember`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RememberArgs {
+    /// Whose memory: a user or agent namespace (letters, digits and
+    /// `_ - . @`). Leave it out when the server is fixed to one tenant.
+    tenant: Option<String>,
+    /// Who said it: `user`, `assistant`, or a person's name.
+    role: String,
+    /// The message, verbatim.
+    text: String,
+    /// When it was said, ISO 8601 (`2024-05-01` or
+    /// `2024-05-01T10:00:00Z`); default now. Relative times in the text
+    /// ("last year") are read against it.
+    at: Option<String>,
+    /// The conversation it belongs to, if you keep several apart.
+    session: Option<String>,
+}
+
+/// Arguments of `recall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RecallArgs {
+    /// Whose memory. Leave it out when the server is fixed to one tenant.
+    tenant: Option<String>,
+    /// The question, in the user's words.
+    question: String,
+    /// Answer as things stood at this time (ISO 8601); default: the time
+    /// the question names, else now.
+    as_of: Option<String>,
+    /// Answer as the memory knew it at this time (ISO 8601), ignoring
+    /// what it learned later.
+    known_at: Option<String>,
+    /// The most tokens the context may take (default 2000).
+    budget: Option<u32>,
+}
+
+/// Arguments of `history` and `forget`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SubjectArgs {
+    /// Whose memory. Leave it out when the server is fixed to one tenant.
+    tenant: Option<String>,
+    /// A person, place or thing by any name the memory knows it by
+    /// (`alice`, `user`, `my sister`).
+    subject: String,
+}
+
+/// Arguments of `query`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct QueryArgs {
+    /// One Datalog query, e.g. `?- mem_fact(_, T, S, works_at, C, _, _) as_of
+    /// 2022-01-01.` Rules, writes and schema changes are refused.
+    query: String,
+    /// Values for the query's `$parameters`: numbers, text, `{"sym":
+    /// "alice"}` for a name, `{"time": "2022-01-01"}` for a time.
+    params: Option<serde_json::Map<String, Json>>,
+}
+
+/// The server: one memory, optionally one tenant.
+#[derive(Clone)]
+pub struct MemoryServer {
+    memory: Arc<Memory>,
+    /// When set, every call is about this tenant and `query` (which could
+    /// read any tenant's rows) is not offered.
+    fixed_tenant: Option<String>,
+    tool_router: ToolRouter<MemoryServer>,
+}
+
+#[tool_router]
+impl MemoryServer {
+    fn new(memory: Arc<Memory>, fixed_tenant: Option<String>) -> MemoryServer {
+        let mut tool_router = Self::tool_router();
+        if fixed_tenant.is_some() {
+            tool_router.remove_route("query");
+        }
+        MemoryServer {
+            memory,
+            fixed_tenant,
+            tool_router,
+        }
+    }
+
+    /// Store one message in a tenant's memory, verbatim. Returns its
+    /// episode id.
+    #[tool(
+        description = "Store one message (from the user, the assistant or a named person) in long-term memory, verbatim. Returns its episode id. Call it for every message worth remembering; facts are extracted from it in the background, and a newer statement supersedes an older one without erasing it."
+    )]
+    async fn remember(
+        &self,
+        Parameters(args): Parameters<RememberArgs>,
+    ) -> Result<CallToolResult, String> {
+        let tenant = self.tenant(args.tenant)?;
+        let mut message = Message::new(args.role, args.text);
+        if let Some(at) = args.at {
+            message = message.at(time("at", &at)?);
+        }
+        if let Some(session) = args.session {
+            message = message.session(session);
+        }
+        let id = self
+            .blocking(move |memory| memory.add(&tenant, message).map_err(|e| e.to_string()))
+            .await?;
+        Ok(structured(
+            format!("remembered as {id}"),
+            json!({ "episode": id }),
+        ))
+    }
+
+    /// Ask the memory: the smallest context that holds the evidence.
+    #[tool(
+        description = "Ask long-term memory a question. Returns a small context to answer from: facts (each with the time it held, what it superseded and the messages it came from) and the relevant messages, within a token budget. If `abstain` is true the memory holds nothing on the question: say you do not know rather than guess. Use `as_of` to ask how things stood at an earlier time."
+    )]
+    async fn recall(
+        &self,
+        Parameters(args): Parameters<RecallArgs>,
+    ) -> Result<CallToolResult, String> {
+        let tenant = self.tenant(args.tenant)?;
+        if args.question.trim().is_empty() {
+            return Err("`question` is empty".into());
+        }
+        let options = SearchOptions {
+            as_of: args
+                .as_of
+                .as_deref()
+                .map(|t| time("as_of", t))
+                .transpose()?,
+            known_at: args
+                .known_at
+                .as_deref()
+                .map(|t| time("known_at", t))
+                .transpose()?,
+            budget: args.budget.map_or(2_000, |b| b as usize),
+            ..SearchOptions::default()
+        };
+        let question = args.question;
+        let context = self
+            .blocking(move |memory| {
+                memory
+                    .search(&tenant, &question, &options)
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+        // An abstention's text says so, with its reason.
+        let text = context.to_text();
+        Ok(structured(text, context.to_json()))
+    }
+
+    /// How what is known about a subject changed.
+    #[tool(
+        description = "Show every version of every fact about a subject, oldest first: what held, from when to when, which version superseded which, and the messages each came from. Use it to explain how something changed over time."
+    )]
+    async fn history(
+        &self,
+        Parameters(args): Parameters<SubjectArgs>,
+    ) -> Result<CallToolResult, String> {
+        let tenant = self.tenant(args.tenant)?;
+        let subject = args.subject;
+        let versions = {
+            let subject = subject.clone();
+            self.blocking(move |memory| {
+                memory.history(&tenant, &subject).map_err(|e| e.to_string())
+            })
+            .await?
+        };
+        let mut text = String::new();
+        if versions.is_empty() {
+            text.push_str(&format!("no facts about {subject:?}"));
+        }
+        for v in &versions {
+            let until = if v.valid.to == Timestamp::MAX {
+                "now".to_string()
+            } else {
+                v.valid.to.to_string()
+            };
+            let believed = if v.known.is_open() {
+                String::new()
+            } else {
+                format!(", retracted {}", v.known.to)
+            };
+            text.push_str(&format!(
+                "{} {} {} (from {} until {until}{believed}; said in {})\n",
+                v.subject,
+                v.predicate,
+                v.object,
+                v.valid.from,
+                v.source.as_deref().unwrap_or("?")
+            ));
+        }
+        let versions: Vec<Json> = versions.iter().map(|v| v.to_json()).collect();
+        Ok(structured(
+            text.trim_end().to_string(),
+            json!({ "subject": subject, "versions": versions }),
+        ))
+    }
+
+    /// Erase a subject.
+    #[tool(
+        description = "Erase a subject from memory for good: every message that mentions it, every fact about it and every name it went by, from all reads and all past versions. Other subjects are untouched. Use only when the user asks for something to be forgotten."
+    )]
+    async fn forget(
+        &self,
+        Parameters(args): Parameters<SubjectArgs>,
+    ) -> Result<CallToolResult, String> {
+        let tenant = self.tenant(args.tenant)?;
+        let subject = args.subject;
+        let report = {
+            let subject = subject.clone();
+            self.blocking(move |memory| memory.forget(&tenant, &subject).map_err(|e| e.to_string()))
+                .await?
+        };
+        Ok(structured(
+            format!(
+                "forgot {subject:?}: {} messages, {} facts, {} names",
+                report.episodes, report.facts, report.aliases
+            ),
+            report.to_json(),
+        ))
+    }
+
+    /// A read-only Datalog query over the memory's relations.
+    #[tool(
+        description = "Run one read-only Datalog query over the memory's relations (mem_episode(id, tenant, session, role, seq, at, text), mem_fact(slot, tenant, subject, predicate, object, text, confidence), ...), e.g. `?- mem_fact(_, T, S, works_at, C, _, _) as_of 2022-01-01.` Returns columns and rows. Writes, rules and schema changes are refused."
+    )]
+    async fn query(
+        &self,
+        Parameters(args): Parameters<QueryArgs>,
+    ) -> Result<CallToolResult, String> {
+        let answer = self
+            .blocking(move |memory| {
+                let mut session = memory.engine().session();
+                let fail = |e: chronolog_engine::Error| e.render(&args.query);
+                let prepared = session.prepare(&args.query).map_err(fail)?;
+                let params = match &args.params {
+                    Some(params) => session
+                        .params_from_json(&Json::Object(params.clone()).to_string())
+                        .map_err(|e| e.to_string())?,
+                    None => Default::default(),
+                };
+                let limits = Limits {
+                    deadline: Some(Instant::now() + QUERY_DEADLINE),
+                    ..Limits::default()
+                };
+                let rows = session.execute(&prepared, &params, &limits).map_err(fail)?;
+                let total = rows.len();
+                let mut answer = session.output_json(&Output::Rows(rows));
+                let shown = answer["rows"]["rows"].as_array_mut().map(|rows| {
+                    rows.truncate(MAX_QUERY_ROWS);
+                    rows.len()
+                });
+                answer["rows"]["total"] = json!(total);
+                answer["rows"]["truncated"] = json!(shown.unwrap_or(0) < total);
+                Ok(answer["rows"].take())
+            })
+            .await?;
+        Ok(structured(answer.to_string(), answer))
+    }
+}
+
+impl MemoryServer {
+    /// The tenant a call is about: the fixed one, or the one it names.
+    fn tenant(&self, given: Option<String>) -> Result<String, String> {
+        match (&self.fixed_tenant, given) {
+            (Some(fixed), None) => Ok(fixed.clone()),
+            (Some(fixed), Some(given)) if &given == fixed => Ok(given),
+            (Some(fixed), Some(given)) => Err(format!(
+                "this server serves tenant {fixed:?} only; leave `tenant` out (it was {given:?})"
+            )),
+            (None, Some(given)) => Ok(given),
+            (None, None) => Err("`tenant` is required: whose memory to use".into()),
+        }
+    }
+
+    /// Runs `work` on the blocking pool: memory calls do disk and model
+    /// work, and a panic there must not end the server.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Memory) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
+        let memory = self.memory.clone();
+        tokio::task::spawn_blocking(move || work(&memory))
+            .await
+            .map_err(|e| format!("internal error: {e}"))?
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("chronolog", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS);
+        if let Some(tenant) = &self.fixed_tenant {
+            info = info.with_instructions(format!(
+                "{INSTRUCTIONS} This server holds the memory of tenant {tenant:?}; leave `tenant` out."
+            ));
+        }
+        info
+    }
+}
+
+/// A result with a text for the model and the same answer as structured
+/// JSON for programs.
+fn structured(text: String, value: Json) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result
+}
+
+fn time(name: &str, text: &str) -> Result<Timestamp, String> {
+    Timestamp::parse(text).map_err(|e| {
+        format!(
+            "`{name}` is not a time ({e}); use ISO 8601 like 2024-05-01 or 2024-05-01T10:00:00Z"
+        )
+    })
+}
