@@ -52,6 +52,10 @@ typedef enum ChronologStatus {
 // one is reported instead of crashing. 0 is never a valid handle.
 typedef uint64_t ChronologDb;
 
+// A memory handle: a number, never dereferenced, like [`crate::ChronologDb`].
+// 0 is never a valid handle.
+typedef uint64_t ChronologMemory;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -152,6 +156,90 @@ const char *chronolog_last_error(void);
 
 // The library's version, e.g. "0.1.0". Static; do not free it.
 const char *chronolog_version(void);
+
+// Opens (creating it if needed) the memory in directory `path`, or an
+// in-memory one when `path` is null, with a background worker that
+// consolidates what is added; writes its handle to `out_memory`.
+//
+// # Safety
+// `path` is null or a NUL-terminated string; `out_memory` points to
+// writable storage for one handle.
+enum ChronologStatus chronolog_memory_open(const char *path, ChronologMemory *out_memory);
+
+// Closes a memory: its worker finishes the pass it is in, and the store's
+// files are released once calls running on it from other threads end.
+// Closing twice is `INVALID_HANDLE`.
+enum ChronologStatus chronolog_memory_close(ChronologMemory memory);
+
+// Appends one message to `tenant`'s memory, verbatim, and writes its
+// episode id (`tenant/e<n>`) to `out_id`. `role` is who said it (`user`,
+// `assistant`, a name); `at` (an ISO date or datetime; null: now) is when;
+// `session` (null: none) is the conversation it belongs to. No model runs
+// on this path; the episode is durable and searchable when it returns.
+//
+// # Safety
+// `tenant`, `role`, `text`, `at` and `session` are null or NUL-terminated
+// strings; `out_id` points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_add(ChronologMemory memory,
+                                          const char *tenant,
+                                          const char *role,
+                                          const char *text,
+                                          const char *at,
+                                          const char *session,
+                                          char **out_id);
+
+// Consolidates every episode not consolidated yet into facts, now, and
+// writes what it did to `out_json`: `{"episodes", "claims", "facts",
+// "restated", "ended", "withdrawn", "contested", "dropped",
+// "reinforced"}`.
+//
+// # Safety
+// `out_json` points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_consolidate(ChronologMemory memory, char **out_json);
+
+// Answers `question` from `tenant`'s memory: writes the context as JSON
+// to `out_json` (`{"abstain", "reason", "tokens", "budget", "as_of",
+// "items": [{"kind", "id", "text", "speaker", "at", "valid_from",
+// "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
+// is the context to paste into a prompt). `options_json` (null: the
+// defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
+// `"budget"` (tokens, default 2000).
+//
+// # Safety
+// `tenant`, `question` and `options_json` are null or NUL-terminated
+// strings; `out_json` points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_search(ChronologMemory memory,
+                                             const char *tenant,
+                                             const char *question,
+                                             const char *options_json,
+                                             char **out_json);
+
+// Writes every version of every fact about `subject` (a name or alias in
+// `tenant`'s memory) to `out_json`, oldest first per fact: `[{"slot",
+// "subject", "predicate", "object", "text", "confidence", "valid_from",
+// "valid_to", "known_from", "known_to", "supersedes", "source",
+// "sources"}]`, times in ISO 8601 and `null` for an open end.
+//
+// # Safety
+// `tenant` and `subject` are null or NUL-terminated strings; `out_json`
+// points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_history(ChronologMemory memory,
+                                              const char *tenant,
+                                              const char *subject,
+                                              char **out_json);
+
+// Erases `subject` from `tenant`'s memory, with every episode that
+// mentions it, every fact about it and its aliases, from every read and
+// every old snapshot; writes the counts to `out_json` (`{"episodes",
+// "facts", "aliases", "rows"}`).
+//
+// # Safety
+// `tenant` and `subject` are null or NUL-terminated strings; `out_json`
+// points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_forget(ChronologMemory memory,
+                                             const char *tenant,
+                                             const char *subject,
+                                             char **out_json);
 
 #ifdef __cplusplus
 }  // extern "C"

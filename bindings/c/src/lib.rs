@@ -1,7 +1,9 @@
 //! Chronolog's C ABI. A small surface for other languages: open and close
 //! a database, run a script with parameters and get every statement's
 //! result as JSON, add a message to the conversation log, search it, free
-//! what was returned, and read the last error.
+//! what was returned, and read the last error; and the agent memory
+//! (`chronolog_memory_*`, in `memory.rs`): add a tenant's messages,
+//! consolidate, search into a JSON context, a subject's history, forget.
 //!
 //! The boundary's rules, each enforced here and nowhere else:
 //! - Nothing unwinds into C: every body runs under `catch_unwind`, and a
@@ -18,6 +20,14 @@
 //!   `out` parameters are set to null/0 first, so an error never leaves
 //!   garbage to free.
 #![allow(unsafe_code)] // This crate is the unsafe boundary; see the rules above.
+
+mod memory;
+
+pub use memory::{
+    ChronologMemory, chronolog_memory_add, chronolog_memory_close, chronolog_memory_consolidate,
+    chronolog_memory_forget, chronolog_memory_history, chronolog_memory_open,
+    chronolog_memory_search,
+};
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

@@ -88,9 +88,10 @@ pub fn count_tokens(text: &str) -> usize {
 const HEADER_FACTS: &str = "Facts:\n";
 /// The most facts a context leads with.
 const MAX_FACTS: usize = 8;
-/// One leading fact per this many tokens of budget (2 at 500, 8 at 2,000):
-/// at small budgets the messages matter more (coverage at 500 tokens on
-/// LoCoMo's dev split: 0.22 with 8 facts, 0.41 with this rule).
+/// One leading fact per this many tokens of budget (2 at 500, 8 at 2,000),
+/// and at least one: at small budgets the messages matter more (coverage
+/// at 500 tokens on LoCoMo's dev split: 0.22 with 8 facts, 0.41 with this
+/// rule), but the best fact is the cheapest answer at any budget.
 const TOKENS_PER_LEADING_FACT: usize = 250;
 /// A fact leads only with at least this share of the best fact's score.
 const FACT_MIN_SHARE: f64 = 0.5;
@@ -213,7 +214,7 @@ pub(crate) fn assemble(
     for (fact, score) in facts
         .iter()
         .filter(|(_, s)| *s >= FACT_MIN_SHARE * best)
-        .take((budget / TOKENS_PER_LEADING_FACT).min(MAX_FACTS))
+        .take((budget / TOKENS_PER_LEADING_FACT).clamp(1, MAX_FACTS))
     {
         let mut item = fact_item(store, fact, *score, question.asks_when);
         if fits(&mut item, &mut used) {
@@ -281,9 +282,15 @@ pub(crate) fn assemble(
 impl Context {
     /// The context as JSON: `{"abstain", "reason", "tokens", "budget",
     /// "as_of", "items": [{"kind", "id", "text", "speaker", "at",
-    /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`.
+    /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`;
+    /// times in ISO 8601, `null` for an open end.
     pub fn to_json(&self) -> serde_json::Value {
-        let time = |t: Option<Timestamp>| t.map(|t| serde_json::Value::String(t.to_string()));
+        // An open end (a fact that still holds) is null, as in
+        // `FactVersion::to_json`.
+        let time = |t: Option<Timestamp>| {
+            t.filter(|t| *t != Timestamp::MIN && *t != Timestamp::MAX)
+                .map(|t| serde_json::Value::String(t.to_string()))
+        };
         serde_json::json!({
             "abstain": self.abstain,
             "reason": self.reason,

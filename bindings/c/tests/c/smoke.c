@@ -143,6 +143,66 @@ int main(int argc, char **argv) {
   chronolog_free_string(json);
   CHECK(chronolog_close(db) == CHRONOLOG_STATUS_OK, "close again");
 
+  /* The agent memory: a tenant's messages in, facts and a context out. */
+  char mem_dir[4096];
+  snprintf(mem_dir, sizeof mem_dir, "%s-memory", argv[1]);
+  ChronologMemory mem = 0;
+  CHECK(chronolog_memory_open(mem_dir, &mem) == CHRONOLOG_STATUS_OK && mem != 0, "memory open");
+  char *eid = NULL;
+  CHECK(chronolog_memory_add(mem, "alice", "user", "I work at Tencent in Shenzhen.", "2021-03-01",
+                             NULL, &eid) == CHRONOLOG_STATUS_OK &&
+            eid && strcmp(eid, "alice/e1") == 0,
+        "memory add");
+  chronolog_free_string(eid);
+  CHECK(chronolog_memory_add(mem, "alice", "user", "Big news: I just joined Moonshot!",
+                             "2024-06-01", "s2", &eid) == CHRONOLOG_STATUS_OK,
+        "memory add 2");
+  chronolog_free_string(eid);
+  CHECK(chronolog_memory_add(mem, "a/b", "user", "x", NULL, NULL, &eid) ==
+                CHRONOLOG_STATUS_INVALID_ARGUMENT &&
+            eid == NULL && strstr(chronolog_last_error(), "tenant"),
+        "bad tenant refused");
+  CHECK(chronolog_memory_add(mem, "alice", "user", "x", "someday", NULL, &eid) ==
+            CHRONOLOG_STATUS_INVALID_ARGUMENT,
+        "bad time refused");
+  st = chronolog_memory_consolidate(mem, &json);
+  /* The background worker may have consolidated some already; after this
+     call every episode is. */
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"episodes\":"), "consolidate");
+  chronolog_free_string(json);
+  st = chronolog_memory_search(mem, "alice", "Where do I work?", NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"abstain\":false") &&
+            strstr(json, "works at Moonshot"),
+        "search now");
+  chronolog_free_string(json);
+  st = chronolog_memory_search(mem, "alice", "Where do I work?",
+                               "{\"as_of\": \"2022-01-01\", \"budget\": 300}", &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "works at Tencent") &&
+            strstr(json, "\"budget\":300"),
+        "search as of 2022");
+  chronolog_free_string(json);
+  CHECK(chronolog_memory_search(mem, "alice", "q", "{\"colour\": 1}", &json) ==
+            CHRONOLOG_STATUS_INVALID_ARGUMENT,
+        "bad search options refused");
+  st = chronolog_memory_history(mem, "alice", "user", &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"supersedes\":\"Tencent\""),
+        "history");
+  chronolog_free_string(json);
+  st = chronolog_memory_forget(mem, "alice", "Tencent", &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"episodes\":1"), "forget");
+  chronolog_free_string(json);
+  CHECK(chronolog_memory_close(mem) == CHRONOLOG_STATUS_OK, "memory close");
+  CHECK(chronolog_memory_close(mem) == CHRONOLOG_STATUS_INVALID_HANDLE, "memory second close");
+  CHECK(chronolog_memory_search(mem, "alice", "q", NULL, &json) == CHRONOLOG_STATUS_INVALID_HANDLE,
+        "closed memory refused");
+  CHECK(chronolog_memory_open(mem_dir, &mem) == CHRONOLOG_STATUS_OK, "memory reopen");
+  st = chronolog_memory_search(mem, "alice", "Moonshot", NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "alice/e2") &&
+            strstr(json, "Shenzhen") == NULL,
+        "memory durable, forgotten stays forgotten");
+  chronolog_free_string(json);
+  CHECK(chronolog_memory_close(mem) == CHRONOLOG_STATUS_OK, "memory close again");
+
   if (failures == 0) printf("all C checks passed\n");
   return failures == 0 ? 0 : 1;
 }

@@ -29,8 +29,17 @@ class Chronolog:
         lib.chronolog_embedder.argtypes = [ctypes.c_uint64, out_str]
         lib.chronolog_last_error.restype = c_str
         lib.chronolog_version.restype = c_str
+        handle = ctypes.c_uint64
+        lib.chronolog_memory_open.argtypes = [c_str, ctypes.POINTER(handle)]
+        lib.chronolog_memory_close.argtypes = [handle]
+        lib.chronolog_memory_add.argtypes = [handle, c_str, c_str, c_str, c_str, c_str, out_str]
+        lib.chronolog_memory_consolidate.argtypes = [handle, out_str]
+        lib.chronolog_memory_search.argtypes = [handle, c_str, c_str, c_str, out_str]
+        lib.chronolog_memory_history.argtypes = [handle, c_str, c_str, out_str]
+        lib.chronolog_memory_forget.argtypes = [handle, c_str, c_str, out_str]
         for name in ("open", "close", "execute", "add_message", "search", "free_string", "cancel",
-                     "set_timeout", "embedder"):
+                     "set_timeout", "embedder", "memory_open", "memory_close", "memory_add",
+                     "memory_consolidate", "memory_search", "memory_history", "memory_forget"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
         self.lib = lib
 
@@ -73,6 +82,97 @@ class Chronolog:
             db, query.encode(), k, as_of.encode() if as_of else None, ctypes.byref(out))
         status, text = self.take(status, out)
         return (status, json.loads(text)) if status == OK else (status, text)
+
+
+    # The agent memory.
+
+    def memory_open(self, path):
+        handle = ctypes.c_uint64(0)
+        status = self.lib.chronolog_memory_open(path.encode() if path else None,
+                                                ctypes.byref(handle))
+        assert status == OK, self.error()
+        return handle.value
+
+    def memory_call(self, name, memory, *args):
+        """Calls chronolog_memory_NAME(memory, *args, &out): (status, JSON or message)."""
+        out = ctypes.c_void_p()
+        encoded = [a.encode() if isinstance(a, str) else a for a in args]
+        status = getattr(self.lib, "chronolog_memory_" + name)(memory, *encoded, ctypes.byref(out))
+        status, text = self.take(status, out)
+        if status == OK and name != "add":
+            return status, json.loads(text)
+        return status, text
+
+
+def check_memory(c, path):
+    mem = c.memory_open(path)
+    status, first = c.memory_call("add", mem, "alice", "user", "I work at Tencent in Shenzhen.",
+                                  "2021-03-01", None)
+    assert (status, first) == (OK, "alice/e1"), (status, first)
+    status, second = c.memory_call("add", mem, "alice", "user",
+                                   "Big news: I just joined Moonshot!", "2024-06-01", "s2")
+    assert (status, second) == (OK, "alice/e2"), (status, second)
+    status, _ = c.memory_call("add", mem, "bob", "user", "I work at Apple.", None, None)
+    assert status == OK
+    assert c.memory_call("add", mem, "a/b", "user", "x", None, None)[0] == INVALID_ARGUMENT
+    assert c.memory_call("add", mem, "alice", None, "x", None, None)[0] == NULL_POINTER
+    status, report = c.memory_call("consolidate", mem)
+    # The background worker may have done some already; after this call
+    # every episode is consolidated.
+    assert status == OK and set(report) >= {"episodes", "facts", "restated"}, report
+
+    status, context = c.memory_call("search", mem, "alice", "Where do I work?", None)
+    assert status == OK and not context["abstain"], context
+    assert "works at Moonshot" in context["items"][0]["text"], context
+    assert context["items"][0]["supersedes"] == "Tencent", context
+    assert context["text"].startswith("Facts:"), context
+    assert context["tokens"] <= context["budget"] == 2000
+    status, then = c.memory_call("search", mem, "alice", "Where do I work?",
+                                 json.dumps({"as_of": "2022-01-01", "budget": 200}))
+    assert "works at Tencent" in then["items"][0]["text"], then
+    assert then["budget"] == 200 and then["tokens"] <= 200, then
+    status, bobs = c.memory_call("search", mem, "bob", "Where do I work? Tencent Moonshot", None)
+    assert "Tencent" not in json.dumps(bobs["items"]), bobs
+    status, message = c.memory_call("search", mem, "alice", "q", '{"budget": "lots"}')
+    assert status == INVALID_ARGUMENT and "budget" in message, (status, message)
+
+    status, versions = c.memory_call("history", mem, "alice", "user")
+    believed = [v for v in versions if v["predicate"] == "works_at" and v["known_to"] is None]
+    assert [v["object"] for v in believed] == ["Tencent", "Moonshot"], versions
+    assert believed[0]["valid_to"] == "2024-06-01" and believed[1]["valid_to"] is None
+
+    # Threads share a memory handle.
+    errors = []
+
+    def worker(n):
+        for i in range(10):
+            status, out = c.memory_call("add", mem, "t", "user", f"note {n}-{i}", None, None)
+            if status != OK:
+                errors.append(out)
+            status, out = c.memory_call("search", mem, "t", "note", None)
+            if status != OK:
+                errors.append(out)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+    status, gone = c.memory_call("forget", mem, "alice", "Tencent")
+    assert status == OK and gone["episodes"] == 1, gone
+    assert c.lib.chronolog_memory_close(mem) == OK
+    assert c.lib.chronolog_memory_close(mem) == INVALID_HANDLE
+    assert c.memory_call("search", mem, "alice", "q", None)[0] == INVALID_HANDLE
+
+    mem = c.memory_open(path)
+    status, context = c.memory_call("search", mem, "alice", "Moonshot Tencent", None)
+    assert "alice/e2" in json.dumps(context) and "Shenzhen" not in json.dumps(context), context
+    status, out = c.memory_call("add", mem, "t", "user", "one more", None, None)
+    # Episode numbers run across the memory (3 messages, 40 notes, this).
+    assert out == "t/e44", out
+    assert c.lib.chronolog_memory_close(mem) == OK
 
 
 def main(lib_path, db_dir):
@@ -212,6 +312,7 @@ def main(lib_path, db_dir):
     status, out = c.execute(in_memory, ":relations.")
     assert out == [{"relations": []}], out
     assert c.lib.chronolog_close(in_memory) == OK
+    check_memory(c, db_dir + "-memory")
     print("all Python checks passed")
 
 

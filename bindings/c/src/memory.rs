@@ -1,0 +1,362 @@
+//! The agent memory through the C ABI: open a memory, add messages to a
+//! tenant's memory, consolidate, search (the context as JSON), a
+//! subject's history, forget a subject. The boundary's rules are the
+//! database's (see the crate docs): numbered handles from their own
+//! registry, registered strings, typed statuses, nothing unwinds into C.
+//!
+//! A memory handle owns its store: a directory is opened either as a
+//! database (`chronolog_open`) or as a memory, not both at once.
+
+use std::collections::HashMap;
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use chronolog_engine::{Engine, Store};
+use chronolog_memory::{Memory, Message, Options, SearchOptions};
+use serde_json::{Value as Json, json};
+
+use crate::{
+    ChronologStatus, Failure, boundary, clear_out, give_string, lock, optional_text_arg, text_arg,
+    time_arg, warn_once_if_stand_in,
+};
+
+/// A memory handle: a number, never dereferenced, like [`crate::ChronologDb`].
+/// 0 is never a valid handle.
+pub type ChronologMemory = u64;
+
+static NEXT_MEMORY: AtomicU64 = AtomicU64::new(1);
+static MEMORIES: LazyLock<Mutex<HashMap<ChronologMemory, Arc<Memory>>>> =
+    LazyLock::new(Mutex::default);
+
+fn memory_of(handle: ChronologMemory) -> Result<Arc<Memory>, Failure> {
+    lock(&MEMORIES).get(&handle).cloned().ok_or_else(|| {
+        Failure::new(
+            ChronologStatus::InvalidHandle,
+            format!("memory handle {handle} is unknown or already closed"),
+        )
+    })
+}
+
+impl Failure {
+    /// A memory error: bad names and lines are the caller's arguments;
+    /// the engine's errors keep their statuses.
+    fn memory(e: chronolog_memory::Error) -> Failure {
+        use chronolog_memory::Error as E;
+        match e {
+            E::Engine(e) => Failure::engine(e, ""),
+            E::Worker(_) => Failure::new(ChronologStatus::InternalError, e.to_string()),
+            other => Failure::new(ChronologStatus::InvalidArgument, other.to_string()),
+        }
+    }
+}
+
+/// Opens (creating it if needed) the memory in directory `path`, or an
+/// in-memory one when `path` is null, with a background worker that
+/// consolidates what is added; writes its handle to `out_memory`.
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string; `out_memory` points to
+/// writable storage for one handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_open(
+    path: *const c_char,
+    out_memory: *mut ChronologMemory,
+) -> ChronologStatus {
+    boundary(|| {
+        if out_memory.is_null() {
+            return Err(Failure::new(
+                ChronologStatus::NullPointer,
+                "`out_memory` is null",
+            ));
+        }
+        // SAFETY: non-null and writable by the caller's contract.
+        unsafe { *out_memory = 0 };
+        // SAFETY: the caller's contract.
+        let path = unsafe { optional_text_arg(path, "path") }?;
+        let store = match path {
+            None => Store::in_memory(),
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    Failure::new(
+                        ChronologStatus::StorageError,
+                        format!("cannot create {dir}: {e}"),
+                    )
+                })?;
+                Store::open(dir).map_err(|e| {
+                    Failure::new(
+                        ChronologStatus::StorageError,
+                        format!("cannot open {dir}: {e}"),
+                    )
+                })?
+            }
+        };
+        warn_once_if_stand_in();
+        let engine = Engine::with_embedder(store, chronolog_engine::default_embedder());
+        let memory = Memory::with_engine(engine, Options::default()).map_err(Failure::memory)?;
+        let handle = NEXT_MEMORY.fetch_add(1, Ordering::Relaxed);
+        lock(&MEMORIES).insert(handle, Arc::new(memory));
+        // SAFETY: checked above.
+        unsafe { *out_memory = handle };
+        Ok(())
+    })
+}
+
+/// Closes a memory: its worker finishes the pass it is in, and the store's
+/// files are released once calls running on it from other threads end.
+/// Closing twice is `INVALID_HANDLE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_memory_close(memory: ChronologMemory) -> ChronologStatus {
+    boundary(|| match lock(&MEMORIES).remove(&memory) {
+        Some(_) => Ok(()),
+        None => Err(Failure::new(
+            ChronologStatus::InvalidHandle,
+            format!("memory handle {memory} is unknown or already closed"),
+        )),
+    })
+}
+
+/// Appends one message to `tenant`'s memory, verbatim, and writes its
+/// episode id (`tenant/e<n>`) to `out_id`. `role` is who said it (`user`,
+/// `assistant`, a name); `at` (an ISO date or datetime; null: now) is when;
+/// `session` (null: none) is the conversation it belongs to. No model runs
+/// on this path; the episode is durable and searchable when it returns.
+///
+/// # Safety
+/// `tenant`, `role`, `text`, `at` and `session` are null or NUL-terminated
+/// strings; `out_id` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_add(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    role: *const c_char,
+    text: *const c_char,
+    at: *const c_char,
+    session: *const c_char,
+    out_id: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_id, "out_id") }?;
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        let role = unsafe { text_arg(role, "role") }?;
+        let text = unsafe { text_arg(text, "text") }?;
+        let at = time_arg(unsafe { optional_text_arg(at, "at") }?, "at")?;
+        let session = unsafe { optional_text_arg(session, "session") }?;
+        let mut message = Message::new(role, text);
+        if let Some(at) = at {
+            message = message.at(at);
+        }
+        if let Some(session) = session {
+            message = message.session(session);
+        }
+        let id = memory_of(memory)?
+            .add(tenant, message)
+            .map_err(Failure::memory)?;
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_id, id) }
+    })
+}
+
+/// Consolidates every episode not consolidated yet into facts, now, and
+/// writes what it did to `out_json`: `{"episodes", "claims", "facts",
+/// "restated", "ended", "withdrawn", "contested", "dropped",
+/// "reinforced"}`.
+///
+/// # Safety
+/// `out_json` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_consolidate(
+    memory: ChronologMemory,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let report = memory_of(memory)?
+            .consolidate_now()
+            .map_err(Failure::memory)?;
+        let json = json!({
+            "episodes": report.episodes,
+            "claims": report.claims,
+            "facts": report.facts,
+            "restated": report.restated,
+            "ended": report.ended,
+            "withdrawn": report.withdrawn,
+            "contested": report.contested,
+            "dropped": report.dropped,
+            "reinforced": report.reinforced,
+        });
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, json.to_string()) }
+    })
+}
+
+/// Answers `question` from `tenant`'s memory: writes the context as JSON
+/// to `out_json` (`{"abstain", "reason", "tokens", "budget", "as_of",
+/// "items": [{"kind", "id", "text", "speaker", "at", "valid_from",
+/// "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
+/// is the context to paste into a prompt). `options_json` (null: the
+/// defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
+/// `"budget"` (tokens, default 2000).
+///
+/// # Safety
+/// `tenant`, `question` and `options_json` are null or NUL-terminated
+/// strings; `out_json` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_search(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    question: *const c_char,
+    options_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        let question = unsafe { text_arg(question, "question") }?;
+        let options = unsafe { optional_text_arg(options_json, "options_json") }?;
+        let options = search_options(options)?;
+        let context = memory_of(memory)?
+            .search(tenant, question, &options)
+            .map_err(Failure::memory)?;
+        let mut json = context.to_json();
+        json["text"] = Json::String(context.to_text());
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, json.to_string()) }
+    })
+}
+
+fn search_options(text: Option<&str>) -> Result<SearchOptions, Failure> {
+    let mut options = SearchOptions::default();
+    let Some(text) = text else {
+        return Ok(options);
+    };
+    let bad = |m: String| Failure::new(ChronologStatus::InvalidArgument, m);
+    let parsed: Json =
+        serde_json::from_str(text).map_err(|e| bad(format!("`options_json` is not JSON: {e}")))?;
+    let Json::Object(object) = parsed else {
+        return Err(bad("`options_json` must be a JSON object".into()));
+    };
+    for (key, value) in &object {
+        match (key.as_str(), value) {
+            ("as_of" | "known_at", Json::Null) => {}
+            ("as_of", Json::String(t)) => options.as_of = time_arg(Some(t), "as_of")?,
+            ("known_at", Json::String(t)) => options.known_at = time_arg(Some(t), "known_at")?,
+            ("budget", Json::Number(n)) => {
+                options.budget = n
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| bad(format!("`budget` must be a whole number, not {n}")))?;
+            }
+            (key, value) => {
+                return Err(bad(format!(
+                    "`options_json`: unknown option or wrong type: {key} = {value} \
+                     (options: as_of, known_at as ISO times; budget as tokens)"
+                )));
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// Writes every version of every fact about `subject` (a name or alias in
+/// `tenant`'s memory) to `out_json`, oldest first per fact: `[{"slot",
+/// "subject", "predicate", "object", "text", "confidence", "valid_from",
+/// "valid_to", "known_from", "known_to", "supersedes", "source",
+/// "sources"}]`, times in ISO 8601 and `null` for an open end.
+///
+/// # Safety
+/// `tenant` and `subject` are null or NUL-terminated strings; `out_json`
+/// points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_history(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    subject: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        let subject = unsafe { text_arg(subject, "subject") }?;
+        let versions = memory_of(memory)?
+            .history(tenant, subject)
+            .map_err(Failure::memory)?;
+        let json = Json::Array(versions.iter().map(|v| v.to_json()).collect());
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, json.to_string()) }
+    })
+}
+
+/// Erases `subject` from `tenant`'s memory, with every episode that
+/// mentions it, every fact about it and its aliases, from every read and
+/// every old snapshot; writes the counts to `out_json` (`{"episodes",
+/// "facts", "aliases", "rows"}`).
+///
+/// # Safety
+/// `tenant` and `subject` are null or NUL-terminated strings; `out_json`
+/// points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_forget(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    subject: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        let subject = unsafe { text_arg(subject, "subject") }?;
+        let report = memory_of(memory)?
+            .forget(tenant, subject)
+            .map_err(Failure::memory)?;
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, report.to_json().to_string()) }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_options_read_times_and_budgets_and_refuse_the_rest() {
+        let options = search_options(Some(r#"{"as_of": "2022-01-01", "budget": 300}"#))
+            .unwrap_or_else(|f| panic!("{}", f.message));
+        assert_eq!(options.budget, 300);
+        assert_eq!(
+            options.as_of.map(|t| t.to_string()).as_deref(),
+            Some("2022-01-01")
+        );
+        for bad in [
+            "[]",
+            "{",
+            r#"{"as_of": "someday"}"#,
+            r#"{"budget": -1}"#,
+            r#"{"budget": "many"}"#,
+            r#"{"colour": 1}"#,
+        ] {
+            let failure = search_options(Some(bad)).err();
+            assert_eq!(
+                failure.map(|f| f.status),
+                Some(ChronologStatus::InvalidArgument),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_tenant_is_an_argument_error_and_an_engine_bug_stays_internal() {
+        let bad = chronolog_memory::Error::BadTenant("a/b".into());
+        assert_eq!(
+            Failure::memory(bad).status,
+            ChronologStatus::InvalidArgument
+        );
+        let bug = chronolog_memory::Error::Engine(chronolog_engine::Error::Internal("x".into()));
+        assert_eq!(Failure::memory(bug).status, ChronologStatus::InternalError);
+    }
+}
