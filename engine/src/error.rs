@@ -107,9 +107,6 @@ pub enum RuntimeError {
         /// What it was given.
         got: String,
     },
-    /// A message without a role (`add_message`).
-    #[error("a message needs a role")]
-    MessageNeedsRole,
     /// Input from outside the language that cannot be stored (an imported
     /// file's line), with where it came from.
     #[error("{0}")]

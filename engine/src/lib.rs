@@ -25,7 +25,6 @@ mod error;
 mod exec;
 mod frozen;
 mod json;
-mod messages;
 mod ops;
 mod order;
 mod radix;
@@ -38,6 +37,8 @@ mod stored_cache;
 mod symbols;
 mod val;
 
+/// The largest `k` a ranked operator (`near`, `bm25`, `hops`, `rrf`) takes.
+pub use chronolog_ql::MAX_RANKED_K;
 pub use chronolog_ql::plan::{
     Bm25Plan, Count, HopsPlan, Metric, NearPlan, RankedPlan, RrfPlan, Term,
 };
@@ -52,7 +53,6 @@ pub use chronolog_storage::{
 pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
-pub use messages::{MESSAGE_RELATION, MessageHit};
 pub use retrieval::default_embedder::{
     default_embedder, default_embedder_with_notice, stand_in_reason,
 };

@@ -22,6 +22,7 @@
 #![allow(unsafe_code)] // This crate is the unsafe boundary; see the rules above.
 
 mod memory;
+mod messages;
 
 pub use memory::{
     ChronologMemory, chronolog_memory_add, chronolog_memory_close, chronolog_memory_consolidate,
@@ -500,9 +501,12 @@ pub unsafe extern "C" fn chronolog_add_message(
         )?;
         let handle = database(db)?;
         let mut fork = lock(&handle.db).fork();
-        let id = fork
-            .add_message(role, text, valid_from)
-            .map_err(|e| Failure::engine(e, text))?;
+        let id = messages::add_message(&mut fork, role, text, valid_from).map_err(|e| match e {
+            messages::AddError::NoRole => {
+                Failure::new(ChronologStatus::InvalidArgument, "a message needs a role")
+            }
+            messages::AddError::Engine(e) => Failure::engine(e, text),
+        })?;
         lock(&handle.db).adopt_writes(&fork);
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_id, id) }
@@ -532,8 +536,7 @@ pub unsafe extern "C" fn chronolog_search(
         let as_of = time_arg(unsafe { optional_text_arg(as_of, "as_of") }?, "as_of")?;
         let handle = database(db)?;
         let mut fork = lock(&handle.db).fork();
-        let hits = fork
-            .search_messages(query, k as usize, as_of)
+        let hits = messages::search_messages(&mut fork, query, k as usize, as_of)
             .map_err(|e| Failure::engine(e, query))?;
         let json: Vec<_> = hits
             .iter()

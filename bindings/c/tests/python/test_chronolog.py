@@ -234,6 +234,8 @@ def main(lib_path, db_dir):
     assert [h["id"] for h in hits] == [first], hits
     status, message = c.add_message(db, "alice", "x", "yesterday-ish")
     assert status == INVALID_ARGUMENT, (status, message)
+    status, message = c.add_message(db, " ", "x")
+    assert status == INVALID_ARGUMENT and "role" in message, (status, message)
 
     # One handle, several threads.
     errors = []
