@@ -284,3 +284,60 @@ fn a_two_part_question_gets_the_evidence_for_both_parts() {
     assert!(text.contains("works at Tencent"), "{text}");
     assert!(text.contains("lives in Lisbon"), "{text}");
 }
+
+#[test]
+fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
+    let memory = memory();
+    let said = |role: &str, date: &str, text: &str| {
+        memory
+            .add("chat", Message::new(role, text).at(at(date)))
+            .expect("add")
+    };
+    let caroline = said(
+        "Caroline",
+        "2023-05-01",
+        "I painted a sunrise last weekend.",
+    );
+    let melanie = said(
+        "Melanie",
+        "2023-05-01",
+        "I painted too: painting, painting, painting all week!",
+    );
+    said("Melanie", "2023-05-02", "We went camping by the lake.");
+    said(
+        "Caroline",
+        "2023-05-02",
+        "I am researching adoption agencies.",
+    );
+    memory.consolidate_now().expect("consolidate");
+
+    let question = "What did Caroline paint?";
+    let context = ask(&memory, "chat", question);
+    assert_eq!(
+        context.ranked_episodes.first(),
+        Some(&caroline),
+        "{context:#?}"
+    );
+    let channels: Vec<&str> = context.channels.iter().map(|(c, _)| c.as_str()).collect();
+    assert!(channels.contains(&"speaker_words"), "{channels:?}");
+
+    // Without the speaker channels, the other speaker's wordier message
+    // wins: the channel is what puts Caroline's first.
+    let without = ask_with(
+        &memory,
+        "chat",
+        question,
+        SearchOptions {
+            channels: chronolog_memory::Channel::ALL
+                .into_iter()
+                .filter(|c| !matches!(c.name(), "speaker_words" | "speaker_meaning"))
+                .collect(),
+            ..SearchOptions::default()
+        },
+    );
+    assert_eq!(
+        without.ranked_episodes.first(),
+        Some(&melanie),
+        "{without:#?}"
+    );
+}

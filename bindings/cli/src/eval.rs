@@ -97,8 +97,27 @@ fn configs(all: bool) -> Vec<Config> {
         },
         Config {
             name: "episodes only",
-            channels: vec![EpisodeWords, EpisodeMeaning, Recency],
+            channels: vec![
+                EpisodeWords,
+                EpisodeMeaning,
+                SpeakerWords,
+                SpeakerMeaning,
+                Recency,
+            ],
             abstain: false,
+        },
+        Config {
+            name: "speaker only",
+            channels: vec![SpeakerWords, SpeakerMeaning],
+            abstain: false,
+        },
+        Config {
+            name: "hybrid without speaker",
+            channels: Channel::ALL
+                .into_iter()
+                .filter(|c| !matches!(c, SpeakerWords | SpeakerMeaning))
+                .collect(),
+            abstain: true,
         },
     ]
 }

@@ -84,12 +84,12 @@ pub(crate) fn someone_else(
     }
     let top: Vec<super::assemble::Episode> = ranked
         .iter()
-        .take(TOP_FOR_PEOPLE)
         .filter_map(|id| {
             super::assemble::episode_by_id(store, rel, id, as_of, known_at)
                 .ok()
                 .flatten()
         })
+        .take(TOP_FOR_PEOPLE)
         .collect();
     // Only the people who speak in this memory: a person only spoken
     // about (a sister) is found in the speakers' messages.

@@ -17,6 +17,11 @@ pub enum Channel {
     EpisodeMeaning,
     /// `bm25` over episodes.
     EpisodeWords,
+    /// `bm25` over the episodes said by a person the question names (who
+    /// did what is mostly in that person's own words).
+    SpeakerWords,
+    /// `near` over the episodes said by a person the question names.
+    SpeakerMeaning,
     /// `near` over facts.
     FactMeaning,
     /// `bm25` over facts.
@@ -32,9 +37,11 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 7] = [
+    pub const ALL: [Channel; 9] = [
         Channel::EpisodeMeaning,
         Channel::EpisodeWords,
+        Channel::SpeakerWords,
+        Channel::SpeakerMeaning,
         Channel::FactMeaning,
         Channel::FactWords,
         Channel::Graph,
@@ -47,6 +54,8 @@ impl Channel {
         match self {
             Channel::EpisodeMeaning => "episode_meaning",
             Channel::EpisodeWords => "episode_words",
+            Channel::SpeakerWords => "speaker_words",
+            Channel::SpeakerMeaning => "speaker_meaning",
             Channel::FactMeaning => "fact_meaning",
             Channel::FactWords => "fact_words",
             Channel::Graph => "graph",
@@ -67,6 +76,8 @@ impl Channel {
     pub fn weight(self) -> f64 {
         match self {
             Channel::EpisodeWords => 1.0,
+            Channel::SpeakerWords => SPEAKER_WEIGHT,
+            Channel::SpeakerMeaning => SPEAKER_MEANING_WEIGHT,
             Channel::EpisodeMeaning => 0.3,
             Channel::FactWords => 0.3,
             Channel::FactMeaning => 0.15,
@@ -83,6 +94,9 @@ pub(crate) struct Ranked {
     pub channel: Channel,
     pub items: Vec<(String, f64)>,
 }
+
+const SPEAKER_WEIGHT: f64 = 2.0;
+const SPEAKER_MEANING_WEIGHT: f64 = 2.0;
 
 /// The reciprocal-rank offset (the usual 60).
 const RRF_K: f64 = 10.0;
@@ -118,7 +132,9 @@ pub(crate) fn run(
         p
     };
     let words = Value::str(&question.text);
-    let meaning = wants(Channel::EpisodeMeaning) || wants(Channel::FactMeaning);
+    let meaning = wants(Channel::EpisodeMeaning)
+        || wants(Channel::FactMeaning)
+        || wants(Channel::SpeakerMeaning);
     let vector = if meaning && !question.text.trim().is_empty() {
         let cached = vectors.lock().get(&question.text).cloned();
         let v = match cached {
@@ -159,6 +175,43 @@ pub(crate) fn run(
         if wants(channel) && !question.text.trim().is_empty() {
             let text = format!("?- bm25({rel}, $q, $k, tenant = $t) as_of $at known_at $known.");
             let items = ranked(&mut session, &text, &base(&[("q", words.clone())]))?;
+            out.push(Ranked { channel, items });
+        }
+    }
+    let speakers = if wants(Channel::SpeakerWords) || wants(Channel::SpeakerMeaning) {
+        speakers(engine, tenant, question)
+    } else {
+        Vec::new()
+    };
+    for (channel, search, input) in [
+        (
+            Channel::SpeakerWords,
+            "bm25(mem_episode, $q",
+            Some(words.clone()),
+        ),
+        (
+            Channel::SpeakerMeaning,
+            "near(mem_episode, $q",
+            vector.clone(),
+        ),
+    ] {
+        let Some(input) = input.filter(|_| wants(channel) && !question.text.trim().is_empty())
+        else {
+            continue;
+        };
+        let mut items: Vec<(String, f64)> = Vec::new();
+        for speaker in &speakers {
+            let text =
+                format!("?- {search}, $k, tenant = $t, role = $s) as_of $at known_at $known.");
+            let seed = [("q", input.clone()), ("s", Value::Sym(*speaker))];
+            items.extend(ranked(&mut session, &text, &base(&seed))?);
+        }
+        // Two speakers named: interleave by score, each id once.
+        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let mut seen = std::collections::HashSet::new();
+        items.retain(|(id, _)| seen.insert(id.clone()));
+        items.truncate(k as usize);
+        if !items.is_empty() {
             out.push(Ranked { channel, items });
         }
     }
@@ -241,6 +294,46 @@ pub(crate) fn run(
         });
     }
     Ok(out)
+}
+
+/// The roles (as stored symbols) of the people the question names who
+/// speak in this tenant's memory.
+fn speakers(engine: &Engine, tenant: &str, question: &Question) -> Vec<chronolog_engine::Symbol> {
+    let store = engine.store();
+    let (Ok(rel), Some(tenant_sym)) = (
+        crate::view::relation(store, crate::schema::EPISODE),
+        store.symbol(tenant),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in question
+        .entities
+        .iter()
+        .filter_map(|e| e.strip_prefix(&format!("{tenant}/")))
+        .filter(|name| *name != "user")
+    {
+        let mut capitalised = name.to_string();
+        if let Some(first) = capitalised.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        for candidate in [name.to_string(), capitalised] {
+            let Some(sym) = store.symbol(&candidate) else {
+                continue;
+            };
+            let speaks = store
+                .snapshot()
+                .scan(rel)
+                .eq(1, Value::Sym(tenant_sym))
+                .eq(3, Value::Sym(sym))
+                .count()
+                .is_ok_and(|n| n > 0);
+            if speaks && !out.contains(&sym) {
+                out.push(sym);
+            }
+        }
+    }
+    out
 }
 
 /// Weighted reciprocal-rank fusion of the channels: an id's score is the

@@ -4,8 +4,9 @@
 //! 1. [`understand`]: the question's entities, its time, whether it asks when.
 //! 2. Channels, each a query in the language restricted to the tenant's
 //!    rows (`tenant = $t`) and read at the question's instants: meaning
-//!    (`near`) and words (`bm25`) over episodes and over facts, the graph
-//!    around the question's entities (`hops`), recency and salience.
+//!    (`near`) and words (`bm25`) over episodes and over facts, words over
+//!    the messages of a speaker the question names, the graph around the
+//!    question's entities (`hops`), recency and salience.
 //! 3. Weighted reciprocal-rank fusion (`rrf`).
 //! 4. [`abstain`]: too little evidence is said, not padded.
 //! 5. [`assemble`]: facts first, then the episodes behind them and the best
@@ -116,14 +117,18 @@ pub(crate) fn search(
     let verdict = verdict
         .or_else(|| abstain::uncovered(&understood.text, &texts))
         .or_else(|| {
-            abstain::someone_else(
-                engine,
-                tenant,
-                &understood,
-                &context.ranked_episodes,
-                as_of,
-                known_at,
-            )
+            // Judged on the ranking without the speaker channel, which
+            // puts a named speaker's messages first by construction.
+            let unbiased: Vec<channels::Ranked> = rankings
+                .iter()
+                .filter(|r| !matches!(r.channel, Channel::SpeakerWords | Channel::SpeakerMeaning))
+                .cloned()
+                .collect();
+            let ids: Vec<String> = channels::fuse(&unbiased)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+            abstain::someone_else(engine, tenant, &understood, &ids, as_of, known_at)
         });
     if let (true, Some(reason)) = (options.abstain, verdict) {
         context.abstain = true;
