@@ -130,6 +130,8 @@ pub struct EvalArgs {
     pub out: Option<PathBuf>,
     /// One JSON line per question: question, context, gold answer.
     pub export: Option<PathBuf>,
+    /// An SVG plot of coverage against the token budget.
+    pub plot: Option<PathBuf>,
     /// `hashing` or `model` (all-MiniLM-L6-v2, when installed).
     pub embedder: String,
     /// Run every ablation and baseline, not only the hybrid.
@@ -348,6 +350,9 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     print_table(&result);
+    if let Some(plot) = &args.plot {
+        crate::plot::coverage(&result, plot)?;
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ mod input;
 mod interactive;
 mod mcp;
 mod output;
+mod plot;
 mod recall;
 mod remember;
 mod shell;
@@ -174,6 +175,10 @@ struct EvalOptions {
     /// for an LLM reader and judge elsewhere.
     #[arg(long)]
     export: Option<PathBuf>,
+    /// Draw coverage against the token budget, one line per configuration,
+    /// as an SVG file here.
+    #[arg(long)]
+    plot: Option<PathBuf>,
     /// hashing, or model (all-MiniLM-L6-v2, installed by scripts/install-model.sh).
     #[arg(long, default_value = "model")]
     embedder: String,
@@ -269,6 +274,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     file: options.file,
                     out: options.out,
                     export: options.export,
+                    plot: options.plot,
                     embedder: options.embedder,
                     all: options.all,
                 },
