@@ -341,3 +341,51 @@ fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
         "{without:#?}"
     );
 }
+
+#[test]
+fn a_question_about_one_speaker_in_anothers_words_abstains() {
+    let memory = memory();
+    let said = |role: &str, date: &str, text: &str| {
+        memory
+            .add("chat", Message::new(role, text).at(at(date)))
+            .expect("add")
+    };
+    said(
+        "Melanie",
+        "2023-05-01",
+        "I ran a charity race for mental health last Saturday, it made me realize self-care matters.",
+    );
+    said(
+        "Caroline",
+        "2023-05-01",
+        "That is great! I went to a support group.",
+    );
+    said(
+        "Caroline",
+        "2023-05-02",
+        "I am researching adoption agencies these days.",
+    );
+    said(
+        "Melanie",
+        "2023-05-02",
+        "We went camping by the lake with the kids.",
+    );
+    memory.consolidate_now().expect("consolidate");
+
+    let hers = ask(
+        &memory,
+        "chat",
+        "What did Melanie realize after the charity race?",
+    );
+    assert!(!hers.abstain, "{hers:#?}");
+    assert!(hers.to_text().contains("charity race"));
+    // The same question about the other speaker: the words are Melanie's.
+    let swapped = ask(
+        &memory,
+        "chat",
+        "What did Caroline realize after the charity race?",
+    );
+    assert!(swapped.abstain, "{swapped:#?}");
+    assert!(swapped.items.is_empty());
+    assert!(swapped.reason.is_some(), "{swapped:#?}");
+}

@@ -211,7 +211,9 @@ pub(crate) fn run(
         let mut seen = std::collections::HashSet::new();
         items.retain(|(id, _)| seen.insert(id.clone()));
         items.truncate(k as usize);
-        if !items.is_empty() {
+        // Pushed even empty: a named speaker none of whose messages shares
+        // a word with the question is the abstention gate's signal.
+        if !speakers.is_empty() {
             out.push(Ranked { channel, items });
         }
     }

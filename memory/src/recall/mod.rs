@@ -8,7 +8,8 @@
 //!    the messages of a speaker the question names, the graph around the
 //!    question's entities (`hops`), recency and salience.
 //! 3. Weighted reciprocal-rank fusion (`rrf`).
-//! 4. [`abstain`]: too little evidence is said, not padded.
+//! 4. [`abstain`]: too little evidence is said, not padded; a question
+//!    about one person whose words are another's is refused.
 //! 5. [`assemble`]: facts first, then the episodes behind them and the best
 //!    other episodes, within a token budget (cl100k_base).
 
@@ -116,6 +117,7 @@ pub(crate) fn search(
     let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
     let verdict = verdict
         .or_else(|| abstain::uncovered(&understood.text, &texts))
+        .or_else(|| abstain::others_words(&rankings))
         .or_else(|| {
             // Judged on the ranking without the speaker channel, which
             // puts a named speaker's messages first by construction.
