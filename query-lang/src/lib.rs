@@ -2,7 +2,8 @@
 //! knows nothing of how data is stored; `chronolog-engine` runs its output.
 //!
 //! Pipeline, one typed form per stage: `lex` (tokens with spans) -> `parse`
-//! (`ast::Program`) -> resolution and stratification -> logical plans.
+//! (`ast::Program`) -> `resolve` ([`Resolved`]) -> `stratify` ([`Strata`])
+//! -> `lower` (a logical [`plan::Plan`]); `compile_query` runs the last three.
 
 pub mod ast;
 mod compile;
@@ -13,7 +14,10 @@ pub mod plan;
 mod scc;
 mod span;
 
-pub use compile::{Catalog, ColumnInfo, Lets, MAX_RANKED_K, OUTPUT, compile_query, constant};
+pub use compile::{
+    Catalog, ColumnInfo, Component, Lets, MAX_RANKED_K, OUTPUT, Read, ReadRel, Resolved, Strata,
+    compile_query, constant, lower, resolve, stratify,
+};
 pub use error::{CompileError, CompileErrorKind, ParseError, ParseErrorKind};
 pub use lexer::parse_time;
 pub use parser::{MAX_NESTING, ParsedStatement, parse, parse_each};

@@ -1,13 +1,11 @@
 //! Strongly connected components of the relation dependency graph, for
 //! stratification.
 
-use crate::span::Span;
-
 /// Tarjan's strongly connected components, in reverse topological order of
 /// the condensation: a component comes after every component it reads.
 /// Iterative, with an explicit stack of (node, next edge): a chain of tens
 /// of thousands of rules must not recurse that deep.
-pub(crate) fn tarjan(edges: &[Vec<(usize, bool, Span)>]) -> Vec<Vec<usize>> {
+pub(crate) fn tarjan(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let n = edges.len();
     let mut index: Vec<Option<usize>> = vec![None; n];
     let mut low = vec![0; n];
@@ -29,7 +27,7 @@ pub(crate) fn tarjan(edges: &[Vec<(usize, bool, Span)>]) -> Vec<Vec<usize>> {
                 stack.push(v);
                 on_stack[v] = true;
             }
-            if let Some(&(w, _, _)) = edges[v].get(*k) {
+            if let Some(&w) = edges[v].get(*k) {
                 *k += 1;
                 match index[w] {
                     None => calls.push((w, 0)),
@@ -66,14 +64,8 @@ mod tests {
 
     #[test]
     fn components_come_after_what_they_read() {
-        let s = Span::default();
         // 0 -> 1 -> 2 -> 1, 3 alone; edges point from a reader to what it reads.
-        let edges = vec![
-            vec![(1, false, s)],
-            vec![(2, false, s)],
-            vec![(1, false, s)],
-            vec![],
-        ];
+        let edges = vec![vec![1], vec![2], vec![1], vec![]];
         let sccs = tarjan(&edges);
         let pos = |v: usize| sccs.iter().position(|c| c.contains(&v)).expect("present");
         assert_eq!(sccs.iter().find(|c| c.contains(&1)).map(Vec::len), Some(2));
@@ -83,16 +75,9 @@ mod tests {
 
     #[test]
     fn a_long_chain_does_not_recurse() {
-        let s = Span::default();
         let n = 200_000;
-        let edges: Vec<Vec<(usize, bool, Span)>> = (0..n)
-            .map(|i| {
-                if i + 1 < n {
-                    vec![(i + 1, false, s)]
-                } else {
-                    vec![]
-                }
-            })
+        let edges: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
             .collect();
         let sccs = tarjan(&edges);
         assert_eq!(sccs.len(), n);
