@@ -147,6 +147,7 @@ pub(crate) struct Bind {
 }
 
 /// How a rule's steps bind its slots.
+#[derive(Clone, Debug)]
 pub(crate) struct Shape {
     /// Per step: its `Bind` arguments (empty for filters, assignments and
     /// negated atoms, which bind nothing).

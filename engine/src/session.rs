@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::exec::{Executor, Limits};
+use crate::exec::{Executor, Limits, Physical};
 use crate::retrieval::Retrieval;
 use crate::retrieval::embed::Embedder;
 use crate::rows::Rows;
@@ -52,6 +52,8 @@ pub enum Output {
 #[derive(Debug, Clone)]
 pub struct Prepared {
     plan: Plan,
+    /// Worked out once here rather than at every execution.
+    physical: Physical,
 }
 
 impl Prepared {
@@ -501,7 +503,8 @@ impl Session {
             }
             Statement::Query(query) => {
                 let plan = self.compile(query, Some(self.script))?;
-                Output::Rows(self.execute_plan(&plan, params, limits)?)
+                let physical = Physical::of(&plan)?;
+                Output::Rows(self.execute_plan(&plan, &physical, params, limits)?)
             }
             // `run_with` batches facts itself; they never reach here.
             Statement::Fact(f) => {
@@ -556,9 +559,11 @@ impl Session {
     pub fn prepare(&self, text: &str) -> Result<Prepared> {
         let program = parse(text)?;
         match program.statements.as_slice() {
-            [Statement::Query(query)] => Ok(Prepared {
-                plan: self.compile(query, None)?,
-            }),
+            [Statement::Query(query)] => {
+                let plan = self.compile(query, None)?;
+                let physical = Physical::of(&plan)?;
+                Ok(Prepared { plan, physical })
+            }
             _ => Err(CompileError::new(
                 CompileErrorKind::ExpectedOneQuery,
                 chronolog_ql::Span::new(0, text.len()),
@@ -575,7 +580,7 @@ impl Session {
         limits: &Limits,
     ) -> Result<Rows> {
         let params = to_vals(params);
-        self.execute_plan(&prepared.plan, &params, limits)
+        self.execute_plan(&prepared.plan, &prepared.physical, &params, limits)
     }
 
     /// The plan of a query as text (`:explain`).
@@ -586,6 +591,7 @@ impl Session {
     fn execute_plan(
         &mut self,
         plan: &Plan,
+        physical: &Physical,
         params: &FxHashMap<String, Val>,
         limits: &Limits,
     ) -> Result<Rows> {
@@ -599,7 +605,7 @@ impl Session {
             self.engine.stored_cache(),
             self.engine.retrieval(),
         );
-        let rows = executor.run(plan)?;
+        let rows = executor.run(plan, physical)?;
         executor.finish();
         Ok(rows)
     }

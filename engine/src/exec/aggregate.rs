@@ -2,9 +2,10 @@
 //! not over distinct values).
 
 use chronolog_ql::ast::Aggregate;
-use chronolog_ql::plan::{HeadTerm, RulePlan};
+use chronolog_ql::plan::HeadTerm;
 use smallvec::SmallVec;
 
+use super::physical::BoundRule;
 use super::*;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
@@ -17,7 +18,11 @@ use crate::val::{Tuple, Val};
 impl Executor<'_> {
     /// The head tuples of a rule that aggregates, from its bindings (each
     /// distinct binding counts once: answers are sets).
-    pub(super) fn aggregate(&mut self, rule: &RulePlan, bindings: &Batch) -> Result<Vec<Tuple>> {
+    pub(super) fn aggregate(
+        &mut self,
+        rule: &BoundRule<'_>,
+        bindings: &Batch,
+    ) -> Result<Vec<Tuple>> {
         // Distinct bindings in value order: a fixed order, since `collect`
         // lists and float sums depend on it.
         let symbols = self.symbol_order();
@@ -26,21 +31,15 @@ impl Executor<'_> {
         order.dedup_by(|a, b| bindings.row(*a as usize) == bindings.row(*b as usize));
         // Each binding's group: its head values, numbered by a relation
         // used as a dictionary.
-        let key_arity = rule
-            .head_terms
-            .iter()
-            .filter(|h| matches!(h, HeadTerm::Value(_)))
-            .count();
+        let key_arity = rule.head.len();
         let mut groups = Relation::new(key_arity);
         let mut members: Vec<(u64, u32)> = Vec::with_capacity(order.len());
         let mut key: SmallVec<[Val; 4]> = SmallVec::new();
         for &at in &order {
             let b = bindings.row(at as usize);
             key.clear();
-            for h in &rule.head_terms {
-                if let HeadTerm::Value(t) = h {
-                    key.push(self.eval(t, b)?);
-                }
+            for t in &rule.head {
+                key.push(self.value(t, b)?);
             }
             members.push((u64::from(groups.find_or_insert(&key)), at));
         }
@@ -50,8 +49,8 @@ impl Executor<'_> {
         let mut inputs: Vec<Val> = Vec::new();
         for span in members.chunk_by(|a, b| a.0 == b.0) {
             let mut keys = groups.row(span[0].0 as u32).iter();
-            let mut tuple = Vec::with_capacity(rule.head_terms.len());
-            for h in &rule.head_terms {
+            let mut tuple = Vec::with_capacity(rule.plan.head_terms.len());
+            for h in &rule.plan.head_terms {
                 match h {
                     HeadTerm::Value(_) => tuple.push(keys.next().cloned().unwrap_or(Val::Null)),
                     HeadTerm::Aggregate(agg, slot) => {
@@ -74,6 +73,7 @@ impl Executor<'_> {
         // row.
         if key_arity == 0 && out.is_empty() {
             let empty: Option<Vec<Val>> = rule
+                .plan
                 .head_terms
                 .iter()
                 .map(|h| match h {

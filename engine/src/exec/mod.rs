@@ -13,7 +13,8 @@
 //! enough to copy it whole into a grouped, columnar form (`frozen.rs`). No
 //! storage lock is held across a step.
 //!
-//! The executor, file by file: `limits.rs` (what stops a query),
+//! The executor, file by file: `physical.rs` (the plan's names resolved and
+//! terms bound before evaluation starts), `limits.rs` (what stops a query),
 //! `steps.rs` (a rule's steps over batches of bindings), `stored.rs`
 //! (reading stored relations), `aggregate.rs`, `history.rs`, `terms.rs`
 //! (values of terms, comparisons).
@@ -21,6 +22,7 @@
 mod aggregate;
 mod history;
 mod limits;
+mod physical;
 mod steps;
 mod stored;
 mod terms;
@@ -28,12 +30,11 @@ mod terms;
 use std::ops::Range;
 use std::sync::Arc;
 
-use chronolog_ql::plan::{Arg, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
+use chronolog_ql::plan::Plan;
 use chronolog_storage::{Snapshot, Timestamp};
 use rustc_hash::FxHashMap;
 
-use crate::batch::{Batch, Shape};
-use crate::distinct::head_is_distinct;
+use crate::batch::Batch;
 use crate::error::{Result, RuntimeError};
 use crate::order::SymbolOrder;
 use crate::relation::Relation;
@@ -44,6 +45,8 @@ use crate::val::{Tuple, Val};
 
 use limits::MEMORY_CHECK_EVERY;
 pub use limits::{Limits, Strategy, default_query_memory};
+pub(crate) use physical::Physical;
+use physical::{BoundRel, BoundRule, BoundStep};
 use steps::{RuleRun, Sink, Source};
 use stored::StoredReads;
 use stored::coerce_key;
@@ -123,7 +126,9 @@ impl Executor<'_> {
         }
     }
 
-    pub(crate) fn run(&mut self, plan: &Plan) -> Result<Rows> {
+    /// Runs `plan`, whose physical stage is `physical` (`Physical::of`
+    /// the same plan).
+    pub(crate) fn run(&mut self, plan: &Plan, physical: &Physical) -> Result<Rows> {
         if let Some(t) = &plan.as_of {
             self.valid = self.time_of(t, "as_of")?;
         }
@@ -152,24 +157,22 @@ impl Executor<'_> {
             .collect();
         self.derived_names = plan.derived.iter().map(|d| d.name.clone()).collect();
         let output = plan.derived.len() - 1;
-        let mut rules_per_head = vec![0usize; plan.derived.len()];
-        for rule in plan.strata.iter().flat_map(|s| &s.rules) {
-            rules_per_head[rule.head] += 1;
-        }
-        let passthrough = plan.strata.last().and_then(|s| passthrough(&s.rules));
+        let rules = self.bind(plan, physical)?;
+        let passthrough = physical.passthrough.clone();
+        let mut next_rule = 0;
         for (i, stratum) in plan.strata.iter().enumerate() {
+            let rules = &rules[next_rule..next_rule + stratum.rules.len()];
+            next_rule += stratum.rules.len();
             if i + 1 == plan.strata.len() && passthrough.is_some() {
                 continue;
             }
             if stratum.recursive && self.limits.strategy == Strategy::Naive {
-                self.naive_fixpoint(&stratum.rules)?;
+                self.naive_fixpoint(rules)?;
             } else if stratum.recursive {
-                self.fixpoint(&stratum.rules, &stratum.relations)?;
+                self.fixpoint(rules, &stratum.relations)?;
             } else {
-                for rule in &stratum.rules {
-                    let distinct = rules_per_head[rule.head] == 1
-                        && self.derived[rule.head].len() == 0
-                        && head_is_distinct(rule, self.snapshot.store());
+                for rule in rules {
+                    let distinct = rule.distinct && self.derived[rule.head()].len() == 0;
                     self.eval_rule_with(rule, None, distinct)?;
                 }
             }
@@ -221,7 +224,7 @@ impl Executor<'_> {
     }
 
     /// Naive evaluation: every rule over everything, until nothing changes.
-    pub(super) fn naive_fixpoint(&mut self, rules: &[RulePlan]) -> Result<()> {
+    fn naive_fixpoint(&mut self, rules: &[BoundRule<'_>]) -> Result<()> {
         loop {
             self.check_interrupts()?;
             let mut changed = false;
@@ -236,7 +239,7 @@ impl Executor<'_> {
 
     /// Semi-naive evaluation of one recursive stratum. The delta of a
     /// relation is the range of rows it gained in the previous round.
-    pub(super) fn fixpoint(&mut self, rules: &[RulePlan], members: &[usize]) -> Result<()> {
+    fn fixpoint(&mut self, rules: &[BoundRule<'_>], members: &[usize]) -> Result<()> {
         let lens = |this: &Self| -> FxHashMap<usize, u32> {
             members
                 .iter()
@@ -256,8 +259,8 @@ impl Executor<'_> {
             self.check_interrupts()?;
             for rule in rules {
                 for (at, step) in rule.steps.iter().enumerate() {
-                    let Step::Atom {
-                        rel: RelRef::Derived(r),
+                    let BoundStep::Atom {
+                        rel: BoundRel::Derived(r),
                         negated: false,
                         ..
                     } = step
@@ -284,9 +287,9 @@ impl Executor<'_> {
     /// copy row positions, and new rows land past every delta range). Says
     /// whether anything new was added. With `delta = (step, range)`, the atom
     /// at that step reads only the rows of its relation in `range`.
-    pub(super) fn eval_rule(
+    fn eval_rule(
         &mut self,
-        rule: &RulePlan,
+        rule: &BoundRule<'_>,
         delta: Option<(usize, Range<u32>)>,
     ) -> Result<bool> {
         self.eval_rule_with(rule, delta, false)
@@ -295,15 +298,14 @@ impl Executor<'_> {
     /// [`Executor::eval_rule`], appending without the set probe when
     /// `distinct` (the head relation is empty, no other rule adds to it,
     /// and `head_is_distinct` holds).
-    pub(super) fn eval_rule_with(
+    fn eval_rule_with(
         &mut self,
-        rule: &RulePlan,
+        rule: &BoundRule<'_>,
         delta: Option<(usize, Range<u32>)>,
         distinct: bool,
     ) -> Result<bool> {
-        let shape = Shape::of(rule)?;
-        let width = rule.slots.len();
-        let mut sink = if rule.aggregates() {
+        let width = rule.plan.slots.len();
+        let mut sink = if rule.plan.aggregates() {
             Sink::Bindings(Batch::new(width))
         } else if distinct {
             Sink::Append(false)
@@ -313,7 +315,6 @@ impl Executor<'_> {
         let mut start = Batch::start(width);
         let run = RuleRun {
             rule,
-            shape: &shape,
             delta: &delta,
         };
         self.run_steps(&run, 0, &mut start, &mut sink)?;
@@ -322,7 +323,7 @@ impl Executor<'_> {
             Sink::Bindings(all) => {
                 let mut added = false;
                 for t in self.aggregate(rule, &all)? {
-                    added |= self.add(rule.head, t)?;
+                    added |= self.add(rule.head(), t)?;
                 }
                 Ok(added)
             }
@@ -342,38 +343,4 @@ impl Executor<'_> {
             _ => Batch::with_capacity(width, 16),
         }
     }
-}
-
-/// When the query's own rule is a single atom over a derived relation with
-/// distinct variables, its answer is that relation (in `order` of columns),
-/// and copying it into the output relation can be skipped.
-fn passthrough(rules: &[RulePlan]) -> Option<(usize, Vec<usize>)> {
-    let [rule] = rules else { return None };
-    let [
-        Step::Atom {
-            rel: RelRef::Derived(rel),
-            args,
-            negated: false,
-        },
-    ] = rule.steps.as_slice()
-    else {
-        return None;
-    };
-    // Column of the atom that binds each slot.
-    let mut column_of = vec![usize::MAX; rule.slots.len()];
-    for (c, arg) in args.iter().enumerate() {
-        match arg {
-            Arg::Bind(slot) if column_of[*slot] == usize::MAX => column_of[*slot] = c,
-            _ => return None,
-        }
-    }
-    let order = rule
-        .head_terms
-        .iter()
-        .map(|h| match h {
-            HeadTerm::Value(Term::Slot(s)) => Some(column_of[*s]),
-            _ => None,
-        })
-        .collect::<Option<Vec<usize>>>()?;
-    Some((*rel, order))
 }

@@ -4,15 +4,15 @@
 
 use std::ops::Range;
 
-use chronolog_ql::plan::{Arg, HeadTerm, RelRef, RulePlan, Step, Term};
 use smallvec::SmallVec;
 
+use super::physical::{BoundArg, BoundRel, BoundRule, BoundStep, Operand};
 use super::*;
-use crate::batch::{BATCH_ROWS, Batch, Bind, Shape};
+use crate::batch::{BATCH_ROWS, Batch, Bind};
 use crate::error::{Error, Result};
 use crate::frozen::Run;
 use crate::relation::Positions;
-use crate::retrieval::{At, input_terms};
+use crate::retrieval::At;
 use crate::val::{Tuple, Val};
 
 /// Where an atom's matches come from.
@@ -55,11 +55,10 @@ pub(super) enum Sink {
     Bindings(Batch),
 }
 
-/// One evaluation of a rule: the rule, its shape, and which atom (if any)
-/// reads only a delta.
-pub(super) struct RuleRun<'r> {
-    pub(super) rule: &'r RulePlan,
-    pub(super) shape: &'r Shape,
+/// One evaluation of a rule: the rule, and which atom (if any) reads only
+/// a delta.
+pub(super) struct RuleRun<'r, 'p> {
+    pub(super) rule: &'r BoundRule<'p>,
     pub(super) delta: &'r Option<(usize, Range<u32>)>,
 }
 
@@ -68,7 +67,7 @@ impl Executor<'_> {
     /// (which it may reorder, filter or overwrite).
     pub(super) fn run_steps(
         &mut self,
-        run: &RuleRun<'_>,
+        run: &RuleRun<'_, '_>,
         i: usize,
         input: &mut Batch,
         sink: &mut Sink,
@@ -81,41 +80,41 @@ impl Executor<'_> {
             return self.emit(run, input, sink);
         };
         match step {
-            Step::Filter(a, op, b) => {
+            BoundStep::Filter(a, op, b) => {
                 let mut keep = Vec::with_capacity(input.len());
                 for r in 0..input.len() {
                     let row = input.row(r);
-                    let (a, b) = (self.eval(a, row)?, self.eval(b, row)?);
+                    let (a, b) = (self.value(a, row)?, self.value(b, row)?);
                     keep.push(self.compare(&a, *op, &b)?);
                 }
                 input.retain(&keep);
                 self.run_steps(run, i + 1, input, sink)
             }
-            Step::Assign(slot, term) => {
+            BoundStep::Assign(slot, term) => {
                 for r in 0..input.len() {
-                    let v = self.eval(term, input.row(r))?;
+                    let v = self.value(term, input.row(r))?;
                     input.set(r, *slot, v);
                 }
                 self.run_steps(run, i + 1, input, sink)
             }
-            Step::Atom {
+            BoundStep::Atom {
                 rel,
                 args,
                 negated: true,
             } => {
                 let mut keep = Vec::with_capacity(input.len());
                 for r in 0..input.len() {
-                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    let source = self.source(run, i, *rel, args, input.row(r))?;
                     keep.push(source.is_empty());
                 }
                 input.retain(&keep);
                 self.run_steps(run, i + 1, input, sink)
             }
-            Step::Atom { rel, args, .. } => {
-                let binds = &run.shape.binds[i];
+            BoundStep::Atom { rel, args, .. } => {
+                let binds = &run.rule.shape.binds[i];
                 let mut out = self.spare_batch(input.width());
                 for r in 0..input.len() {
-                    let source = self.source(run, i, rel, args, input.row(r))?;
+                    let source = self.source(run, i, *rel, args, input.row(r))?;
                     let n = source.len();
                     let mut k = 0;
                     while k < n {
@@ -132,16 +131,16 @@ impl Executor<'_> {
                 self.spare.push(out);
                 done
             }
-            Step::Ranked { op, args } => {
-                let binds = &run.shape.binds[i];
+            BoundStep::Ranked { op, inputs, args } => {
+                let binds = &run.rule.shape.binds[i];
                 let mut out = Batch::new(input.width());
                 for r in 0..input.len() {
                     let parent = input.row(r);
                     let ranking = {
-                        let mut inputs = Vec::new();
-                        for term in input_terms(op) {
-                            inputs.push(self.eval(term, parent)?);
-                        }
+                        let inputs = inputs
+                            .iter()
+                            .map(|term| self.value(term, parent))
+                            .collect::<Result<Vec<Val>>>()?;
                         let at = At {
                             snapshot: self.snapshot,
                             valid: self.valid,
@@ -157,8 +156,8 @@ impl Executor<'_> {
                     'ranks: for (rank, (id, score)) in ranking.into_iter().enumerate() {
                         let values = [id, Val::Float(score), Val::Int(rank as i64 + 1)];
                         for (c, a) in args.iter().enumerate() {
-                            if let Arg::Bound(t) = a
-                                && self.eval(t, parent)? != column(&values, c)
+                            if let BoundArg::Key(t) = a
+                                && self.value(t, parent)? != column(&values, c)
                             {
                                 continue 'ranks;
                             }
@@ -178,36 +177,36 @@ impl Executor<'_> {
     /// The matches of the atom at step `i` for the bindings in `row`.
     pub(super) fn source(
         &mut self,
-        run: &RuleRun<'_>,
+        run: &RuleRun<'_, '_>,
         i: usize,
-        rel: &RelRef,
-        args: &[Arg],
+        rel: BoundRel,
+        args: &[BoundArg],
         row: &[Val],
     ) -> Result<Source> {
-        let cols = &run.shape.key_columns[i];
+        let cols = &run.rule.shape.key_columns[i];
         let mut key: SmallVec<[Val; 4]> = SmallVec::with_capacity(cols.len());
         for &c in cols {
             key.push(match &args[c] {
-                Arg::Bound(Term::Slot(s)) => row[*s].clone(),
-                Arg::Bound(other) => self.eval(other, row)?,
-                Arg::Bind(_) | Arg::Any => {
+                BoundArg::Key(Operand::Slot(s)) => row[*s].clone(),
+                BoundArg::Key(other) => self.value(other, row)?,
+                BoundArg::Bind | BoundArg::Any => {
                     return Err(Error::Internal("a key column without a term".into()));
                 }
             });
         }
         Ok(match rel {
-            RelRef::Derived(r) => {
+            BoundRel::Derived(r) => {
                 let range = match run.delta {
                     Some((at, range)) if *at == i => range.clone(),
-                    _ => 0..self.derived[*r].len(),
+                    _ => 0..self.derived[r].len(),
                 };
                 if cols.is_empty() {
-                    Source::DerivedRange(*r, range)
+                    Source::DerivedRange(r, range)
                 } else {
-                    Source::Derived(*r, self.derived[*r].positions(cols, &key, range))
+                    Source::Derived(r, self.derived[r].positions(cols, &key, range))
                 }
             }
-            RelRef::Stored(name) => self.scan_stored(name, cols, &key)?,
+            BoundRel::Stored(id) => self.scan_stored(id, cols, &key)?,
         })
     }
 
@@ -255,8 +254,14 @@ impl Executor<'_> {
 
     /// Adds the head tuple of each binding in `batch` (or, for a rule that
     /// aggregates, keeps the bindings).
-    pub(super) fn emit(&mut self, run: &RuleRun<'_>, batch: &Batch, sink: &mut Sink) -> Result<()> {
+    pub(super) fn emit(
+        &mut self,
+        run: &RuleRun<'_, '_>,
+        batch: &Batch,
+        sink: &mut Sink,
+    ) -> Result<()> {
         let rule = run.rule;
+        let head = rule.head();
         let append = matches!(sink, Sink::Append(_));
         match sink {
             Sink::Bindings(all) => {
@@ -270,25 +275,21 @@ impl Executor<'_> {
                     let row = batch.row(r);
                     // Most derivations in a recursion rediscover known
                     // tuples: probe before copying one.
-                    let new = match &run.shape.head_slots {
-                        Some(slots) if !append => {
-                            self.derived[rule.head].insert_projected(row, slots)
-                        }
+                    let new = match &rule.shape.head_slots {
+                        Some(slots) if !append => self.derived[head].insert_projected(row, slots),
                         _ => {
                             tuple.clear();
-                            for h in &rule.head_terms {
-                                if let HeadTerm::Value(term) = h {
-                                    tuple.push(match term {
-                                        Term::Slot(s) => row[*s].clone(),
-                                        other => self.eval(other, row)?,
-                                    });
-                                }
+                            for term in &rule.head {
+                                tuple.push(match term {
+                                    Operand::Slot(s) => row[*s].clone(),
+                                    other => self.value(other, row)?,
+                                });
                             }
                             if append {
-                                self.derived[rule.head].push_distinct(tuple.drain(..));
+                                self.derived[head].push_distinct(tuple.drain(..));
                                 true
                             } else {
-                                self.derived[rule.head].insert(&tuple)
+                                self.derived[head].insert(&tuple)
                             }
                         }
                     };

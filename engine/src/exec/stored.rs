@@ -5,7 +5,7 @@
 use chronolog_storage::{ColumnType, RelationId, Value};
 
 use super::*;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::frozen::{Column, Frozen};
 use crate::stored_cache::Materialized;
 use crate::val::{Tuple, Val};
@@ -15,8 +15,11 @@ use crate::val::{Tuple, Val};
 /// through the storage value index (cheapest for point queries).
 pub(super) const MATERIALIZE_AFTER: u32 = 64;
 
+/// One stored relation a query reads (registered when the query is bound:
+/// `physical.rs`).
 pub(super) struct StoredReads {
     pub(super) name: String,
+    pub(super) rel: RelationId,
     /// The relation's column types, to bring lookup keys to them.
     pub(super) types: Vec<ColumnType>,
     pub(super) lookups: u32,
@@ -24,50 +27,35 @@ pub(super) struct StoredReads {
 }
 
 impl Executor<'_> {
-    /// Rows of a stored relation live at the query's (valid, known) whose
-    /// columns `cols` equal `key`.
-    pub(super) fn scan_stored(
-        &mut self,
-        name: &str,
-        cols: &[usize],
-        key: &[Val],
-    ) -> Result<Source> {
-        // A query reads few stored relations: a short list beats a map.
-        let id = match self.stored.iter().position(|s| s.name == name) {
-            Some(id) => id,
-            None => {
-                let store = self.snapshot.store();
-                self.stored.push(StoredReads {
-                    name: name.to_string(),
-                    types: store.column_types(store.relation_id(name)?)?,
-                    lookups: 0,
-                    materialized: None,
-                });
-                self.stored.len() - 1
-            }
-        };
-        let Some(key) = coerce_key(self.snapshot.store(), &self.stored[id].types, cols, key) else {
+    /// Rows of stored relation `id` (an index into `Executor::stored`)
+    /// live at the query's (valid, known) whose columns `cols` equal `key`.
+    pub(super) fn scan_stored(&mut self, id: usize, cols: &[usize], key: &[Val]) -> Result<Source> {
+        let reads = self
+            .stored
+            .get(id)
+            .ok_or_else(|| Error::Internal("a stored relation the query did not bind".into()))?;
+        let rel = reads.rel;
+        let Some(key) = coerce_key(self.snapshot.store(), &reads.types, cols, key) else {
             return Ok(Source::Read(Vec::new()));
         };
         let key = key.as_ref();
         let reads = &mut self.stored[id];
         reads.lookups += 1;
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
-            let m = self.materialize(name)?;
+            let m = self.materialize(rel)?;
             self.stored[id].materialized = Some(m);
         }
         if let Some(m) = self.stored[id].materialized.as_mut() {
             return Ok(Source::Stored(id, m.relation.run(cols, key)));
         }
-        Ok(Source::Read(self.read_storage(name, cols, key)?))
+        Ok(Source::Read(self.read_storage(rel, cols, key)?))
     }
 
     /// Every row of a stored relation live at the query's instant, from the
     /// cache when the same rows were materialized before; read column by
     /// column (one typed pass each) into a columnar copy.
-    pub(super) fn materialize(&mut self, name: &str) -> Result<Materialized> {
+    pub(super) fn materialize(&mut self, rel: RelationId) -> Result<Materialized> {
         let store = self.snapshot.store();
-        let rel: RelationId = store.relation_id(name)?;
         let live = self
             .snapshot
             .scan(rel)
@@ -102,12 +90,11 @@ impl Executor<'_> {
     /// Reads matching rows through the storage scan API.
     pub(super) fn read_storage(
         &mut self,
-        name: &str,
+        rel: RelationId,
         cols: &[usize],
         key: &[Val],
     ) -> Result<Vec<Tuple>> {
         let store = self.snapshot.store();
-        let rel: RelationId = store.relation_id(name)?;
         let mut scan = self
             .snapshot
             .scan(rel)

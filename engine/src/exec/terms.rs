@@ -8,6 +8,7 @@ use chronolog_ql::plan::{Constant, Count, Term};
 use chronolog_storage::Timestamp;
 use rustc_hash::FxHashMap;
 
+use super::physical::Operand;
 use super::*;
 use crate::error::{Error, Result, RuntimeError};
 use crate::ops::{arith, compare};
@@ -79,21 +80,24 @@ impl Executor<'_> {
         }
     }
 
-    /// Evaluates a term under one row of bindings (slots a term reads are
-    /// bound: `Shape::of` checked).
+    /// Evaluates a plan term under one row of bindings, for the few terms
+    /// evaluated once per query (times, `history` keys); the rules' terms
+    /// are bound first (`physical.rs`) and evaluated by [`Executor::value`].
     pub(super) fn eval(&mut self, term: &Term, bindings: &[Val]) -> Result<Val> {
-        Ok(match term {
-            Term::Slot(s) => bindings
+        let operand = self.operand(term)?;
+        self.value(&operand, bindings)
+    }
+
+    /// Evaluates a bound term under one row of bindings (slots a term
+    /// reads are bound: `Shape::of` checked).
+    pub(super) fn value(&self, operand: &Operand, bindings: &[Val]) -> Result<Val> {
+        Ok(match operand {
+            Operand::Slot(s) => bindings
                 .get(*s)
                 .cloned()
                 .ok_or_else(|| Error::Internal("unbound variable".into()))?,
-            Term::Const(c) => self.constant(c),
-            Term::Param(p) => self
-                .params
-                .get(p)
-                .cloned()
-                .ok_or_else(|| Error::MissingParam(p.clone()))?,
-            Term::Neg(a) => match self.eval(a, bindings)? {
+            Operand::Value(v) => v.clone(),
+            Operand::Neg(a) => match self.value(a, bindings)? {
                 Val::Int(i) => Val::Int(
                     i.checked_neg()
                         .ok_or_else(|| Error::from(RuntimeError::Overflow(format!("-({i})"))))?,
@@ -101,8 +105,8 @@ impl Executor<'_> {
                 Val::Float(x) => Val::Float(-x),
                 other => return Err(RuntimeError::CannotNegate(format!("{other:?}")).into()),
             },
-            Term::Arith(a, op, b) => {
-                let (a, b) = (self.eval(a, bindings)?, self.eval(b, bindings)?);
+            Operand::Arith(a, op, b) => {
+                let (a, b) = (self.value(a, bindings)?, self.value(b, bindings)?);
                 arith(&a, *op, &b)?
             }
         })
