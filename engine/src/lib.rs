@@ -24,7 +24,7 @@ mod engine;
 mod error;
 mod exec;
 mod frozen;
-mod json;
+pub mod json;
 mod ops;
 mod order;
 mod radix;

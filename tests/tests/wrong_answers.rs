@@ -439,9 +439,11 @@ fn symbols_with_capitals_or_spaces_are_quoted_and_sym_parameters_work_in_facts()
     assert_eq!(column(answer(&mut db, "?- sister(X, 'Mia Wong').")), ["me"]);
     // A `{"sym": ...}` parameter in a fact, for a name the store has not
     // seen yet and for one it has.
-    let params = db
-        .params_from_json(r#"{"who": {"sym": "Zoe Q"}, "me": {"sym": "me"}}"#)
-        .expect("params");
+    let params = chronolog_engine::json::params(
+        &mut db,
+        r#"{"who": {"sym": "Zoe Q"}, "me": {"sym": "me"}}"#,
+    )
+    .expect("params");
     db.run_with("sister($me, $who).", &params, &Default::default())
         .expect("a sym parameter in a fact");
     assert_eq!(column(answer(&mut db, "?- sister(X, 'Zoe Q').")), ["me"]);

@@ -37,7 +37,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
-use chronolog_engine::{Error, Limits, Session};
+use chronolog_engine::{Error, Limits, Session, json};
 use chronolog_engine::{Store, Timestamp};
 use serde_json::json;
 
@@ -448,13 +448,12 @@ pub unsafe extern "C" fn chronolog_execute(
             return Err(Failure::new(ChronologStatus::Stopped, "query cancelled"));
         }
         let params = match params_json {
-            Some(text) => db
-                .params_from_json(text)
+            Some(text) => json::params(db, text)
                 .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, e.to_string()))?,
             None => HashMap::new(),
         };
         let ran = db.run_script(script, &params, &limits);
-        let json: Vec<_> = ran.outputs.iter().map(|o| db.output_json(o)).collect();
+        let json: Vec<_> = ran.outputs.iter().map(|o| json::output(db, o)).collect();
         if let Some(e) = ran.error {
             runner.finish(&handle);
             let mut failure = Failure::engine(e, script);

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
-use chronolog_engine::{Limits, Output, Timestamp};
+use chronolog_engine::{Limits, Output, Timestamp, json};
 use chronolog_memory::{Memory, Message, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -319,9 +319,10 @@ impl MemoryServer {
                 let fail = |e: chronolog_engine::Error| e.render(&args.query);
                 let prepared = session.prepare(&args.query).map_err(fail)?;
                 let params = match &args.params {
-                    Some(params) => session
-                        .params_from_json(&Json::Object(params.clone()).to_string())
-                        .map_err(|e| e.to_string())?,
+                    Some(params) => {
+                        json::params(&mut session, &Json::Object(params.clone()).to_string())
+                            .map_err(|e| e.to_string())?
+                    }
                     None => Default::default(),
                 };
                 let limits = Limits {
@@ -330,7 +331,7 @@ impl MemoryServer {
                 };
                 let rows = session.execute(&prepared, &params, &limits).map_err(fail)?;
                 let total = rows.len();
-                let mut answer = session.output_json(&Output::Rows(rows));
+                let mut answer = json::output(&session, &Output::Rows(rows));
                 let shown = answer["rows"]["rows"].as_array_mut().map(|rows| {
                     rows.truncate(MAX_QUERY_ROWS);
                     rows.len()

@@ -77,7 +77,7 @@ pub fn print(
     let took = style.timing.then(|| format_duration(elapsed));
     match style.format {
         Format::Json => {
-            let mut json = db.output_json(output);
+            let mut json = chronolog_engine::json::output(db, output);
             if let (Some(object), true) = (json.as_object_mut(), style.timing) {
                 object.insert(
                     "elapsed_ms".into(),

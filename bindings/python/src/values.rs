@@ -41,7 +41,7 @@ impl Sym {
 
 /// `params` (a dict of name to value) in the engine's JSON parameter
 /// form, made while holding the GIL; the engine reads it with
-/// [`Session::params_from_json`] once the GIL is released.
+/// [`chronolog_engine::json::params`] once the GIL is released.
 pub(crate) fn params_json(params: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
     let Some(params) = params else {
         return Ok(None);
@@ -64,7 +64,7 @@ pub(crate) fn read_params(
     json: Option<&str>,
 ) -> Result<HashMap<String, Value>, chronolog_engine::Error> {
     match json {
-        Some(json) => session.params_from_json(json),
+        Some(json) => chronolog_engine::json::params(session, json),
         None => Ok(HashMap::new()),
     }
 }
