@@ -130,18 +130,22 @@ impl Memory {
     /// A memory over `engine` (whose embedder embeds episodes and facts).
     pub fn with_engine(engine: Engine, options: Options) -> Result<Memory> {
         let mut session = engine.session();
-        schema::ensure(&mut session)?;
+        let created = schema::ensure(&mut session)?;
         let episode = session
             .store()
             .relation_id(schema::EPISODE)
             .map_err(chronolog_engine::Error::from)?;
         let next_seq = view::last_seq(&session)? + 1;
-        let consolidator = Consolidator::new(
+        let mut consolidator = Consolidator::new(
             engine.session(),
             options.extractor,
             options.adjudicator,
             options.half_life_days,
         )?;
+        // A store from before passages: its consolidated episodes get theirs.
+        if created.contains(&schema::PASSAGE) && next_seq > 1 {
+            consolidator.backfill_passages()?;
+        }
         let shared = Arc::new(Shared {
             engine,
             writer: Mutex::new(Writer { session, next_seq }),

@@ -12,6 +12,22 @@ use crate::error::Result;
 /// Episodes: one lossless message each, valid from when it was said,
 /// never rewritten. `seq` orders them across the store.
 pub const EPISODE: &str = "mem_episode";
+/// Passages: each episode as the meaning channels read it, the message
+/// before it in its session and the speakers' names included ("The kids
+/// loved it!" says little alone), embedded by consolidation, never on `add`.
+/// A passage has an id of its own ([`passage_id`]) so that forgetting the
+/// message before it can erase it whole.
+pub const PASSAGE: &str = "mem_passage";
+
+/// The id of `episode`'s passage.
+pub fn passage_id(episode: &str) -> String {
+    format!("{episode}/p")
+}
+
+/// The episode a passage id belongs to.
+pub fn passage_episode(passage: &str) -> &str {
+    passage.strip_suffix("/p").unwrap_or(passage)
+}
 /// Facts: one row per version of a slot (subject and predicate, and the
 /// object too for many-valued predicates); the slot is the key, so a new
 /// value cuts the old one at its start and supersedes it.
@@ -37,7 +53,11 @@ pub const CURSOR: &str = "mem_cursor";
 const CREATE: &[(&str, &str)] = &[
     (
         EPISODE,
-        ":create mem_episode(id: sym key, tenant: sym, session: sym, role: sym, seq: int, at: time, text: str search embed).",
+        ":create mem_episode(id: sym key, tenant: sym, session: sym, role: sym, seq: int, at: time, text: str search).",
+    ),
+    (
+        PASSAGE,
+        ":create mem_passage(id: sym key, episode: sym, tenant: sym, role: sym, text: str embed).",
     ),
     (
         FACT,
@@ -63,12 +83,14 @@ const CREATE: &[(&str, &str)] = &[
 ];
 
 /// Creates whichever relations are missing (a store opened before gets
-/// none twice).
-pub fn ensure(session: &mut Session) -> Result<()> {
+/// none twice), and says which it created.
+pub fn ensure(session: &mut Session) -> Result<Vec<&'static str>> {
+    let mut created = Vec::new();
     for (name, create) in CREATE {
         if session.store().relation_id(name).is_err() {
             session.run(create)?;
+            created.push(*name);
         }
     }
-    Ok(())
+    Ok(created)
 }

@@ -330,6 +330,9 @@ pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<For
         rows: 0,
     };
     let reason = format!("forget: a subject of tenant {tenant}");
+    // The message after a forgotten one holds it in its passage: that
+    // passage goes too, and comes back with its own message alone.
+    let followers = followers(store, &episodes)?;
     for sym in episodes
         .iter()
         .chain(&slots)
@@ -344,5 +347,90 @@ pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<For
             .map_err(chronolog_engine::Error::from)?;
         report.rows += record.rows;
     }
+    let passage_rel = relation(store, schema::PASSAGE)?;
+    for follower in &followers {
+        let passage = schema::passage_id(&follower.id);
+        let record = store
+            .purge(&passage, &reason)
+            .map_err(chronolog_engine::Error::from)?;
+        report.rows += record.rows;
+        engine.session().write(|txn| {
+            let values = vec![
+                Value::Sym(txn.symbol(&passage)?),
+                Value::Sym(txn.symbol(&follower.id)?),
+                Value::Sym(txn.symbol(tenant)?),
+                Value::Sym(txn.symbol(&follower.role)?),
+                Value::str(&format!("{}: {}", follower.role, follower.text)),
+            ];
+            txn.assert(passage_rel, values, Interval::starting(follower.at), None)?;
+            Ok(())
+        })?;
+    }
     Ok(report)
+}
+
+/// An episode that follows a forgotten one in its session.
+struct Follower {
+    id: String,
+    role: String,
+    at: Timestamp,
+    text: String,
+}
+
+/// The episodes right after each of `episodes` in its session, those
+/// being forgotten left out.
+fn followers(store: &Store, episodes: &[Symbol]) -> Result<Vec<Follower>> {
+    let rel = relation(store, schema::EPISODE)?;
+    let snapshot = store.snapshot();
+    let mut out: Vec<Follower> = Vec::new();
+    for &sym in episodes {
+        let rows = snapshot
+            .scan(rel)
+            .history()
+            .eq(0, Value::Sym(sym))
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        let Some(row) = rows.first() else { continue };
+        let (Some(tenant), Some(session), Some(Value::Int(seq))) =
+            (row.values.get(1), row.values.get(2), row.values.get(4))
+        else {
+            continue;
+        };
+        let mut next: Option<(i64, Follower)> = None;
+        snapshot
+            .scan(rel)
+            .history()
+            .eq(1, tenant.clone())
+            .eq(2, session.clone())
+            .for_each(|r| {
+                let Value::Int(s) = r.value(4).to_owned() else {
+                    return;
+                };
+                let Value::Sym(id) = r.value(0).to_owned() else {
+                    return;
+                };
+                if s > *seq && !episodes.contains(&id) && next.as_ref().is_none_or(|(n, _)| s < *n)
+                {
+                    next = Some((
+                        s,
+                        Follower {
+                            id: text_of(store, Some(&Value::Sym(id))),
+                            role: text_of(store, Some(&r.value(3).to_owned())),
+                            at: match r.value(5).to_owned() {
+                                Value::Time(t) => t,
+                                _ => r.valid().from,
+                            },
+                            text: text_of(store, Some(&r.value(6).to_owned())),
+                        },
+                    ));
+                }
+            })
+            .map_err(chronolog_engine::Error::from)?;
+        if let Some((_, follower)) = next
+            && !out.iter().any(|f| f.id == follower.id)
+        {
+            out.push(follower);
+        }
+    }
+    Ok(out)
 }

@@ -271,7 +271,7 @@ fn two_tenants_with_the_same_names_never_see_each_other() {
     let mut session = memory.engine().session();
     for query in [
         r#"?- bm25(mem_episode, "Mia Acme climbing Oslo", 50, tenant = beta) as (E, _), mem_episode(E, T, _, _, _, _, _)."#,
-        r#"?- near(mem_episode, "Mia climbing", 50, tenant = beta) as (E, _), mem_episode(E, T, _, _, _, _, _)."#,
+        r#"?- near(mem_passage, "Mia climbing", 50, tenant = beta) as (P, _), mem_passage(P, E, T, _, _), mem_episode(E, _, _, _, _, _, Said)."#,
         r#"?- bm25(mem_fact, "Mia Acme climbing Oslo", 50, tenant = beta) as (F, _), mem_fact(F, T, _, _, _, _, _)."#,
         r#"?- near(mem_fact, "Mia climbing", 50, tenant = beta) as (F, _), mem_fact(F, T, _, _, _, _, _)."#,
         r#"?- hops('beta/mia', 3) as (N, _), mem_entity(N, T, _, _)."#,
@@ -328,6 +328,16 @@ fn forget_erases_the_subject_its_episodes_and_its_facts() {
         panic!("rows")
     };
     assert_eq!(rows.len(), 0);
+    // The next message's passage held the forgotten one before it: it is
+    // rewritten with its own words alone.
+    let out = session
+        .run("?- mem_passage(_, _, _, _, Text).")
+        .expect("passages");
+    let Some(Output::Rows(rows)) = out.last() else {
+        panic!("rows")
+    };
+    let texts: Vec<String> = rows.iter().map(|r| session.render(&r[0])).collect();
+    assert_eq!(texts, ["user: I love hiking."], "{texts:?}");
     // The rest of the memory stays.
     assert_eq!(believed(&memory, "u1", "2023-01-01", "likes"), ["hiking"]);
     // The purge is audited, without the name.

@@ -355,6 +355,12 @@ fn a_question_about_one_speaker_in_anothers_words_abstains() {
         "2023-05-01",
         "I ran a charity race for mental health last Saturday, it made me realize self-care matters.",
     );
+    // Caroline echoes Melanie's words: who says them is not whose they are.
+    said(
+        "Caroline",
+        "2023-05-01",
+        "Wow, a charity race for mental health! What did you realize after it?",
+    );
     said(
         "Caroline",
         "2023-05-01",

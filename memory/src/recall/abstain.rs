@@ -53,104 +53,191 @@ pub(crate) fn judge(
     None
 }
 
-/// Below this ratio of the named speaker's best `bm25` score to anyone's,
-/// the question is taken to be about someone else's words. On LoCoMo's
-/// dev split, 0.5 abstained on 24.5% of the adversarial questions and
-/// wrongly on 8.8% of the others (with the people gate); 0.7 on 37.6% and
-/// 17.6%, past the 10% of wrong abstentions allowed.
-const OTHERS_WORDS_RATIO: f64 = 0.5;
+/// Below this ratio of the best score of a message whose matching
+/// sentence is the named person's own to the best of anyone else's, the
+/// question is taken to be about someone else. Chosen on LoCoMo's dev
+/// split (docs/evaluation.md): 0.7 / 0.75 / 0.8 abstained on 50% / 52% /
+/// 56% of the adversarial questions that name one speaker and wrongly on
+/// 6% / 7% / 9% of the answerable ones (prototype; the harness's numbers
+/// are in the doc).
+const OWNERS_WORDS_RATIO: f64 = 0.75;
+/// Messages each of the gate's two word searches looks at.
+const OWNERS_CANDIDATES: usize = 20;
 
-/// `Some(reason)` when the question names a speaker whose own messages
-/// match its words much less well than the best message of anyone else:
-/// the memory holds this about someone else. Scores of the two `bm25`
-/// channels share one scale (one tenant's rows, the same IDF), so the
-/// ratio of their best scores means the same in every memory.
-pub(crate) fn others_words(rankings: &[Ranked]) -> Option<String> {
-    // A channel that ran and found nothing scores 0; one that did not run
-    // (no speaker named, words not searched) says nothing.
-    let best = |channel: Channel| {
-        rankings
-            .iter()
-            .filter(|r| r.channel == channel)
-            .map(|r| r.items.first().map_or(0.0, |(_, s)| *s))
-            .reduce(f64::max)
-    };
-    let (Some(speaker), Some(anyone)) = (best(Channel::SpeakerWords), best(Channel::EpisodeWords))
-    else {
-        return None;
-    };
-    (anyone > 0.0 && speaker / anyone < OTHERS_WORDS_RATIO).then(|| {
-        "the question's words match other people's messages far better than those of the person it names"
-            .to_string()
-    })
-}
-
-/// Messages the question's people are looked for in: on LoCoMo's dev
-/// split, among the first 3 this abstained on 47% of the adversarial
-/// questions and wrongly on 28% of the others; among 6, 23% and 12%;
-/// among 10, 14% and 6% (the wrong ones kept under 10%).
-const TOP_FOR_PEOPLE: usize = 10;
-
-/// `Some(reason)` when the question asks about a person of this memory
-/// but none of the closest messages was said by them or names them: the
-/// memory holds this about someone else (LoCoMo's adversarial questions
-/// swap the two speakers).
-pub(crate) fn someone_else(
+/// `Some(reason)` when the question names one speaker of this memory and
+/// what it asks about is, in the messages that match its topic words,
+/// someone else's: said by another person in the first person ("I ran a
+/// charity race"), not by the person named nor to them ("your race").
+/// LoCoMo's adversarial questions swap the two speakers this way, and the
+/// named person's replies echo the other's words ("a charity race, wow"),
+/// so who *says* the words tells less than whose they are.
+pub(crate) fn owners_words(
     engine: &Engine,
     tenant: &str,
     question: &Question,
-    ranked: &[String],
     as_of: Timestamp,
     known_at: Option<Timestamp>,
-) -> Option<String> {
+) -> crate::error::Result<Option<String>> {
     let store = engine.store();
-    let rel = crate::view::relation(store, crate::schema::EPISODE).ok()?;
-    let people: Vec<&str> = question
-        .entities
-        .iter()
-        .filter_map(|e| e.strip_prefix(&format!("{tenant}/")))
-        .filter(|name| *name != "user")
-        .collect();
-    if people.is_empty() || ranked.is_empty() {
-        return None;
-    }
-    let top: Vec<super::assemble::Episode> = ranked
-        .iter()
-        .filter_map(|id| {
-            super::assemble::episode_by_id(store, rel, id, as_of, known_at)
-                .ok()
-                .flatten()
-        })
-        .take(TOP_FOR_PEOPLE)
-        .collect();
-    // Only the people who speak in this memory: a person only spoken
-    // about (a sister) is found in the speakers' messages.
-    let speaks = |name: &str| {
-        let mut capitalised = name.to_string();
-        if let Some(first) = capitalised.get_mut(0..1) {
-            first.make_ascii_uppercase();
-        }
-        [name.to_string(), capitalised].iter().any(|n| {
-            store.symbol(n).is_some_and(|sym| {
-                store
-                    .snapshot()
-                    .scan(rel)
-                    .history()
-                    .eq(3, chronolog_engine::Value::Sym(sym))
-                    .count()
-                    .is_ok_and(|n| n > 0)
-            })
-        })
+    let named = super::channels::speakers(engine, tenant, question);
+    let [person] = named.as_slice() else {
+        return Ok(None);
     };
-    for person in people.into_iter().filter(|p| speaks(p)) {
-        let about = top.iter().any(|e| e.role.eq_ignore_ascii_case(person));
-        if !about {
-            return Some(format!(
-                "the messages closest to the question are not about {person}"
-            ));
+    let Ok(person_name) = store.symbol_name(*person).map(|n| n.to_string()) else {
+        return Ok(None);
+    };
+    let mut people: Vec<String> = vec![person_name.to_lowercase()];
+    let topics = |people: &[String]| -> Vec<String> {
+        topic_words(&question.text)
+            .into_iter()
+            .filter(|w| !people.contains(w))
+            .collect()
+    };
+    if topics(&people).is_empty() {
+        return Ok(None);
+    }
+    let query = topics(&people).join(" ");
+    let mut found = super::channels::episode_words(
+        engine,
+        tenant,
+        &query,
+        None,
+        OWNERS_CANDIDATES,
+        as_of,
+        known_at,
+    )?;
+    found.extend(super::channels::episode_words(
+        engine,
+        tenant,
+        &query,
+        Some(*person),
+        OWNERS_CANDIDATES,
+        as_of,
+        known_at,
+    )?);
+    for f in &found {
+        let role = f.role.to_lowercase();
+        if !people.contains(&role) {
+            people.push(role);
         }
     }
-    None
+    let wanted: Vec<String> = topics(&people).iter().map(|w| stem(w)).collect();
+    let (mut own, mut others) = (0.0f64, 0.0f64);
+    for f in &found {
+        let speaker = f.role.to_lowercase();
+        let others_named: Vec<&String> = people.iter().filter(|p| **p != speaker).collect();
+        let Some(sentence) = best_sentence(&f.text, &wanted) else {
+            continue;
+        };
+        let persons = if addressed(sentence, &others_named) {
+            // Said to someone: the person named, when they take part.
+            speaker != people[0]
+        } else {
+            speaker == people[0]
+        };
+        if persons {
+            own = own.max(f.score);
+        } else {
+            others = others.max(f.score);
+        }
+    }
+    Ok(
+        (others > 0.0 && own < OWNERS_WORDS_RATIO * others).then(|| {
+            format!(
+                "what the question asks about is someone else's in this memory, not {person_name}'s"
+            )
+        }),
+    )
+}
+
+/// Words that make a sentence the speaker's own.
+const FIRST_PERSON: &[&str] = &[
+    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "i'll",
+];
+/// Words that make a sentence about the one spoken to.
+const SECOND_PERSON: &[&str] = &["you", "your", "yours", "yourself", "you're", "you've"];
+
+/// The sentence of `text` with the most of `wanted` (stemmed) words.
+fn best_sentence<'t>(text: &'t str, wanted: &[String]) -> Option<&'t str> {
+    let mut best: Option<(&str, usize)> = None;
+    for sentence in sentences(text) {
+        let hits = words(sentence)
+            .map(|w| stem(&w))
+            .filter(|w| wanted.contains(w))
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        if hits > 0 && best.is_none_or(|(_, h)| hits > h) {
+            best = Some((sentence, hits));
+        }
+    }
+    best.map(|(s, _)| s)
+}
+
+/// Whether a sentence is about the one spoken to rather than the speaker:
+/// more "you" than "I", or a question or a sentence naming another person
+/// without "I".
+fn addressed(sentence: &str, others: &[&String]) -> bool {
+    let ws: Vec<String> = words(sentence).collect();
+    let first = ws
+        .iter()
+        .filter(|w| FIRST_PERSON.contains(&w.as_str()))
+        .count();
+    let second = ws
+        .iter()
+        .filter(|w| SECOND_PERSON.contains(&w.as_str()))
+        .count();
+    // "Mel" names Melanie: a word of three letters or more that starts a
+    // name, and is not a common word.
+    let names_other = ws.iter().any(|w| {
+        w.len() >= 3
+            && !STOP.contains(&w.as_str())
+            && others.iter().any(|name| name.starts_with(w.as_str()))
+    });
+    second > first || (first == 0 && (sentence.trim_end().ends_with('?') || names_other))
+}
+
+/// Sentences: split after `.`, `!` or `?` followed by white space.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_some_and(|b| b.is_ascii_whitespace())
+        {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out.retain(|s| !s.trim().is_empty());
+    out
+}
+
+/// Lower-cased words, curly apostrophes straightened, a possessive "'s"
+/// dropped ("Melanie's" is "melanie").
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| {
+            let w = w.to_lowercase().replace('\u{2019}', "'");
+            let w = w.trim_matches('\'');
+            w.strip_suffix("'s").unwrap_or(w).to_string()
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// A crude stem for matching a question's words in a sentence: a common
+/// suffix off where four letters or more remain ("races" is "race").
+fn stem(word: &str) -> String {
+    for suffix in ["ing", "ed", "es", "s"] {
+        if let Some(root) = word.strip_suffix(suffix)
+            && root.chars().count() >= 4
+        {
+            return root.to_string();
+        }
+    }
+    word.to_string()
 }
 
 /// Words that carry no topic of their own in a question.
@@ -162,15 +249,15 @@ const STOP: &[&str] = &[
     "him", "this", "that", "these", "those", "there", "here", "with", "from", "into", "about",
     "than", "then", "also", "just", "some", "any", "all", "not", "but", "yes", "name", "named",
     "thing", "things", "tell", "know", "remember", "remind", "please", "like", "much", "many",
-    "long", "ever", "still", "now", "one", "get", "got", "kind", "sort", "type",
+    "long", "ever", "still", "now", "one", "get", "got", "kind", "sort", "type", "been", "being",
+    "myself", "more", "most", "other", "such", "only", "own", "same", "over", "under", "again",
+    "once", "very", "too", "each", "every", "off", "down", "don", "doesn", "didn",
 ];
 
 /// The question's topic words: three letters or more, not in [`STOP`].
 pub(crate) fn topic_words(question: &str) -> Vec<String> {
-    question
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
+    words(question)
+        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()) && !w.contains('\''))
         .collect()
 }
 
@@ -233,5 +320,37 @@ mod tests {
         assert!(uncovered("Where do I work?", &["I worked at Tencent"]).is_none());
         assert!(uncovered("When did I start at Moonshot?", &["I started at Moonshot"]).is_none());
         assert!(uncovered("Where do I?", &["anything"]).is_none());
+        assert_eq!(
+            topic_words("What is Melanie's dog's name?"),
+            ["melanie", "dog"]
+        );
+    }
+
+    #[test]
+    fn a_sentence_is_the_speakers_own_unless_it_is_said_to_someone() {
+        let mel = "melanie".to_string();
+        let others = [&mel];
+        assert!(!addressed("I ran a charity race last week.", &others));
+        assert!(addressed("Your charity race sounds great.", &others));
+        assert!(addressed("How was the race?", &others));
+        assert!(addressed("Mel, the race sounds great!", &others));
+        // "I" outweighs a question mark or a name.
+        assert!(!addressed("Mel, I ran a race too!", &others));
+        assert!(!addressed("Did I tell you about my race?", &others));
+    }
+
+    #[test]
+    fn the_matching_sentence_is_the_one_with_most_topic_words() {
+        let wanted: Vec<String> = ["charity", "race"].iter().map(|w| stem(w)).collect();
+        let text = "Hi! I ran a race. It was a charity race for kids.";
+        assert_eq!(
+            best_sentence(text, &wanted),
+            Some("It was a charity race for kids.")
+        );
+        assert_eq!(best_sentence("Nothing here.", &wanted), None);
+        assert_eq!(sentences("One. Two!Three? "), ["One.", " Two!Three?"]);
+        assert_eq!(stem("races"), "race");
+        assert_eq!(stem("painting"), "paint");
+        assert_eq!(stem("was"), "was");
     }
 }

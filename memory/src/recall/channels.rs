@@ -159,12 +159,13 @@ pub(crate) fn run(
         ranked_ids(session, text, params)
     };
     for (channel, rel) in [
-        (Channel::EpisodeMeaning, "mem_episode"),
+        (Channel::EpisodeMeaning, "mem_passage"),
         (Channel::FactMeaning, "mem_fact"),
     ] {
         if let (true, Some(v)) = (wants(channel), &vector) {
             let text = format!("?- near({rel}, $v, $k, tenant = $t) as_of $at known_at $known.");
-            let items = ranked(&mut session, &text, &base(&[("v", v.clone())]))?;
+            let items =
+                episodes_of_passages(ranked(&mut session, &text, &base(&[("v", v.clone())]))?);
             out.push(Ranked { channel, items });
         }
     }
@@ -191,7 +192,7 @@ pub(crate) fn run(
         ),
         (
             Channel::SpeakerMeaning,
-            "near(mem_episode, $q",
+            "near(mem_passage, $q",
             vector.clone(),
         ),
     ] {
@@ -204,7 +205,11 @@ pub(crate) fn run(
             let text =
                 format!("?- {search}, $k, tenant = $t, role = $s) as_of $at known_at $known.");
             let seed = [("q", input.clone()), ("s", Value::Sym(*speaker))];
-            items.extend(ranked(&mut session, &text, &base(&seed))?);
+            items.extend(episodes_of_passages(ranked(
+                &mut session,
+                &text,
+                &base(&seed),
+            )?));
         }
         // Two speakers named: interleave by score, each id once.
         items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -300,7 +305,11 @@ pub(crate) fn run(
 
 /// The roles (as stored symbols) of the people the question names who
 /// speak in this tenant's memory.
-fn speakers(engine: &Engine, tenant: &str, question: &Question) -> Vec<chronolog_engine::Symbol> {
+pub(crate) fn speakers(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+) -> Vec<chronolog_engine::Symbol> {
     let store = engine.store();
     let (Ok(rel), Some(tenant_sym)) = (
         crate::view::relation(store, crate::schema::EPISODE),
@@ -354,6 +363,68 @@ pub(crate) fn fuse(rankings: &[Ranked]) -> Vec<(String, f64)> {
         .collect();
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     fused
+}
+
+/// Passage ids as the episodes they stand for (other ids as they are).
+fn episodes_of_passages(items: Vec<(String, f64)>) -> Vec<(String, f64)> {
+    items
+        .into_iter()
+        .map(|(id, score)| (crate::schema::passage_episode(&id).to_string(), score))
+        .collect()
+}
+
+/// A message a word search found: its score, who said it, what they said.
+pub(crate) struct Found {
+    pub score: f64,
+    pub role: String,
+    pub text: String,
+}
+
+/// `bm25` over `tenant`'s messages for `words`, those said by `role`
+/// only when given: the abstention gate's own searches, with the
+/// question's topic words alone (its names would favour whoever says them).
+pub(crate) fn episode_words(
+    engine: &Engine,
+    tenant: &str,
+    words: &str,
+    role: Option<chronolog_engine::Symbol>,
+    k: usize,
+    as_of: Timestamp,
+    known_at: Option<Timestamp>,
+) -> Result<Vec<Found>> {
+    let mut session = engine.session();
+    let mut params: HashMap<String, Value> = HashMap::from([
+        ("t".to_string(), Value::str(tenant)),
+        ("q".to_string(), Value::str(words)),
+        ("k".to_string(), Value::Int(k as i64)),
+        ("at".to_string(), Value::Time(as_of)),
+        (
+            "known".to_string(),
+            Value::Time(known_at.unwrap_or_else(Timestamp::now)),
+        ),
+    ]);
+    let filter = match role {
+        Some(role) => {
+            params.insert("s".to_string(), Value::Sym(role));
+            ", role = $s"
+        }
+        None => "",
+    };
+    let text = format!(
+        "?- bm25(mem_episode, $q, $k, tenant = $t{filter}) as (E, S), \
+         mem_episode(E, _, _, Role, _, _, Text) as_of $at known_at $known."
+    );
+    Ok(rows(&mut session, &text, &params)?
+        .into_iter()
+        .filter_map(|r| match r.as_slice() {
+            [_, score, role, text] => Some(Found {
+                score: score.as_f64().unwrap_or(0.0),
+                role: session.render(role),
+                text: session.render(text),
+            }),
+            _ => None,
+        })
+        .collect())
 }
 
 fn ranked_ids(

@@ -115,23 +115,10 @@ pub(crate) fn search(
         options.budget,
     )?;
     let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
-    let verdict = verdict
-        .or_else(|| abstain::uncovered(&understood.text, &texts))
-        .or_else(|| abstain::others_words(&rankings))
-        .or_else(|| {
-            // Judged on the ranking without the speaker channel, which
-            // puts a named speaker's messages first by construction.
-            let unbiased: Vec<channels::Ranked> = rankings
-                .iter()
-                .filter(|r| !matches!(r.channel, Channel::SpeakerWords | Channel::SpeakerMeaning))
-                .cloned()
-                .collect();
-            let ids: Vec<String> = channels::fuse(&unbiased)
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect();
-            abstain::someone_else(engine, tenant, &understood, &ids, as_of, known_at)
-        });
+    let verdict = match verdict.or_else(|| abstain::uncovered(&understood.text, &texts)) {
+        Some(reason) => Some(reason),
+        None => abstain::owners_words(engine, tenant, &understood, as_of, known_at)?,
+    };
     if let (true, Some(reason)) = (options.abstain, verdict) {
         context.abstain = true;
         context.reason = Some(reason);
