@@ -360,7 +360,7 @@ pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<For
                 Value::Sym(txn.symbol(&follower.id)?),
                 Value::Sym(txn.symbol(tenant)?),
                 Value::Sym(txn.symbol(&follower.role)?),
-                Value::str(&format!("{}: {}", follower.role, follower.text)),
+                Value::str(format!("{}: {}", follower.role, follower.text)),
             ];
             txn.assert(passage_rel, values, Interval::starting(follower.at), None)?;
             Ok(())

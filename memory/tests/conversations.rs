@@ -546,3 +546,54 @@ fn same_instant_contradictions_go_to_the_adjudicator() {
         ["Initech"]
     );
 }
+
+#[test]
+fn a_store_from_before_passages_gets_passages_for_what_it_consolidated() {
+    // What an earlier version left: episodes with no passages, and the
+    // cursor past them.
+    let engine = Engine::with_embedder(
+        chronolog_engine::Store::in_memory(),
+        Arc::new(HashingEmbedder::new(64)),
+    );
+    let mut session = engine.session();
+    for statement in [
+        ":create mem_episode(id: sym key, tenant: sym, session: sym, role: sym, seq: int, at: time, text: str search embed).",
+        ":create mem_cursor(name: sym key, seq: int).",
+        r#"mem_episode('u1/e1', u1, default, user, 1, 2022-01-01, "I adopted a dog.") valid 2022-01-01."#,
+        r#"mem_episode('u1/e2', u1, default, user, 2, 2022-01-02, "She is called Rex.") valid 2022-01-02."#,
+        "mem_cursor(consolidated, 2).",
+    ] {
+        session.run(statement).expect(statement);
+    }
+    let memory = Memory::with_engine(
+        engine,
+        Options {
+            background: false,
+            ..Options::default()
+        },
+    )
+    .expect("memory");
+    let mut session = memory.engine().session();
+    let out = session
+        .run("?- mem_passage(P, E, u1, _, Text).")
+        .expect("passages");
+    let Some(Output::Rows(rows)) = out.last() else {
+        panic!("rows")
+    };
+    let mut passages: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| session.render(v)).collect())
+        .collect();
+    passages.sort();
+    assert_eq!(
+        passages,
+        [
+            ["u1/e1/p", "u1/e1", "user: I adopted a dog."],
+            [
+                "u1/e2/p",
+                "u1/e2",
+                "user: I adopted a dog.\nuser: She is called Rex."
+            ],
+        ]
+    );
+}

@@ -321,17 +321,15 @@ fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
     let channels: Vec<&str> = context.channels.iter().map(|(c, _)| c.as_str()).collect();
     assert!(channels.contains(&"speaker_words"), "{channels:?}");
 
-    // Without the speaker channels, the other speaker's wordier message
-    // wins: the channel is what puts Caroline's first.
+    // By words alone, the other speaker's wordier message wins: the
+    // speaker channels are what put Caroline's first.
     let without = ask_with(
         &memory,
         "chat",
         question,
         SearchOptions {
-            channels: chronolog_memory::Channel::ALL
-                .into_iter()
-                .filter(|c| !matches!(c.name(), "speaker_words" | "speaker_meaning"))
-                .collect(),
+            channels: vec![chronolog_memory::Channel::EpisodeWords],
+            abstain: false,
             ..SearchOptions::default()
         },
     );
@@ -359,7 +357,7 @@ fn a_question_about_one_speaker_in_anothers_words_abstains() {
     said(
         "Caroline",
         "2023-05-01",
-        "Wow, a charity race for mental health! What did you realize after it?",
+        "Wow, your charity race for mental health sounds amazing! What did you realize after it?",
     );
     said(
         "Caroline",

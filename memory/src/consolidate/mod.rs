@@ -668,39 +668,16 @@ fn write_passage(
     Ok(())
 }
 
-/// What the meaning channels embed for `episode`: the end of the message
-/// before it in its session (what it answers, most often), then it, each
-/// after its speaker's name.
+/// What the meaning channels embed for `episode`: the message before it
+/// in its session (what it answers, most often), then it, each after its
+/// speaker's name. Only the last ~160 characters of the message before
+/// were tried on LoCoMo's dev split: consolidation 78 s instead of 100 s,
+/// but dense R@5 0.334 instead of 0.369 and coverage at 2,000 tokens
+/// 0.716 instead of 0.726.
 fn passage_text(previous: Option<&(String, String)>, episode: &Episode) -> String {
     match previous {
-        Some((role, text)) => format!(
-            "{role}: {}\n{}: {}",
-            tail(text, PREVIOUS_CHARS),
-            episode.role,
-            episode.text
-        ),
+        Some((role, text)) => format!("{role}: {text}\n{}: {}", episode.role, episode.text),
         None => format!("{}: {}", episode.role, episode.text),
-    }
-}
-
-/// How much of the message before an episode its passage holds: its
-/// last sentence or two. The whole message doubled consolidation's
-/// embedding time on LoCoMo's dev split for no more recall.
-const PREVIOUS_CHARS: usize = 160;
-
-/// The last `max` bytes of `text` or fewer, starting at a word.
-fn tail(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let rest = &text[start..];
-    match rest.find(char::is_whitespace) {
-        Some(i) => rest[i..].trim_start(),
-        None => rest,
     }
 }
 
