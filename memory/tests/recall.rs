@@ -393,3 +393,42 @@ fn a_question_about_one_speaker_in_anothers_words_abstains() {
     assert!(swapped.items.is_empty());
     assert!(swapped.reason.is_some(), "{swapped:#?}");
 }
+
+#[test]
+fn a_question_about_the_past_gets_the_values_that_ended_marked_past() {
+    let memory = memory();
+    say(&memory, "u1", "2018-09-01", "I live in Paris these days.");
+    say(&memory, "u1", "2021-04-10", "I moved to Berlin last month.");
+    memory.consolidate_now().expect("consolidate");
+    let context = ask(&memory, "u1", "Where did I use to live?");
+    let listed = facts(&context);
+    assert!(listed[0].contains("lives in Berlin"), "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|f| f.contains("lives in Paris (past: from 2018-09-01 until 2021-03-01")),
+        "{listed:?}"
+    );
+    // Asked about now, the old value is no item of its own.
+    let now = ask(&memory, "u1", "Where do I live?");
+    assert!(
+        !facts(&now).iter().any(|f| f.contains("lives in Paris")),
+        "{:?}",
+        facts(&now)
+    );
+    // As of a day before the move, nothing had ended yet.
+    let before_the_move = ask_with(
+        &memory,
+        "u1",
+        "Where did I use to live?",
+        SearchOptions {
+            as_of: Some(at("2020-01-01")),
+            ..SearchOptions::default()
+        },
+    );
+    assert!(
+        !facts(&before_the_move).iter().any(|f| f.contains("past:")),
+        "{:?}",
+        facts(&before_the_move)
+    );
+}

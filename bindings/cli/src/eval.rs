@@ -26,6 +26,8 @@ const KS: [usize; 4] = [1, 5, 10, 20];
 /// One turn of a conversation.
 struct Turn {
     dia_id: String,
+    /// Its episode's id without the tenant, once ingested.
+    episode: String,
     speaker: String,
     text: String,
     at: Option<Timestamp>,
@@ -166,7 +168,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     let items = data
         .as_array()
         .ok_or_else(|| anyhow!("expected a JSON list"))?;
-    let conversations: Vec<Conversation> = match dataset {
+    let mut conversations: Vec<Conversation> = match dataset {
         Dataset::Locomo => items.iter().map(load).collect(),
         Dataset::LongMemEval => items
             .iter()
@@ -196,7 +198,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     let mut dia_of: HashMap<String, (String, String)> = HashMap::new();
     let mut now_of: HashMap<String, Timestamp> = HashMap::new();
     let mut full_tokens: HashMap<String, usize> = HashMap::new();
-    for conv in &conversations {
+    for conv in &mut conversations {
         let messages: Vec<Message> = conv
             .turns
             .iter()
@@ -208,7 +210,9 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             })
             .collect();
         let ids = memory.add_batch(&conv.id, &messages)?;
-        for (id, turn) in ids.into_iter().zip(&conv.turns) {
+        let prefix = format!("{}/", conv.id);
+        for (id, turn) in ids.into_iter().zip(conv.turns.iter_mut()) {
+            turn.episode = id.strip_prefix(&prefix).unwrap_or(&id).to_string();
             dia_of.insert(id, (turn.dia_id.clone(), turn.session.clone()));
         }
         let last = conv
@@ -219,18 +223,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .unwrap_or_else(Timestamp::now);
         now_of.insert(conv.id.clone(), Timestamp(last.micros() + 86_400_000_000));
         // The full-context baseline: every turn, as the context renders one.
-        let all: String = conv
-            .turns
-            .iter()
-            .map(|t| {
-                format!(
-                    "- [{} {}] {}\n",
-                    t.at.map_or(String::new(), |a| a.to_string()),
-                    t.speaker,
-                    t.text
-                )
-            })
-            .collect();
+        let all: String = conv.turns.iter().map(turn_line).collect();
         full_tokens.insert(conv.id.clone(), chronolog_memory::count_tokens(&all));
     }
     let ingested = started.elapsed().as_secs_f64();
@@ -449,13 +442,7 @@ fn prefix_covers(
         let Some(turn) = by_dia.get(dia.as_str()) else {
             continue;
         };
-        let line = format!(
-            "- [{} {}] {}\n",
-            turn.at.map_or(String::new(), |a| a.to_string()),
-            turn.speaker,
-            turn.text
-        );
-        let tokens = chronolog_memory::count_tokens(&line);
+        let tokens = chronolog_memory::count_tokens(&turn_line(turn));
         if used + tokens > budget {
             break;
         }
@@ -463,6 +450,17 @@ fn prefix_covers(
         inside.insert(dia.as_str());
     }
     evidence.iter().all(|e| inside.contains(e.as_str()))
+}
+
+/// A turn as a context renders its message (baselines count the same
+/// tokens per message as the memory's contexts).
+fn turn_line(turn: &Turn) -> String {
+    chronolog_memory::message_line(
+        turn.at.unwrap_or(Timestamp::MIN),
+        &turn.speaker,
+        &turn.episode,
+        &turn.text,
+    )
 }
 
 /// Plain BM25 over one conversation's turns (the baseline).
@@ -698,6 +696,7 @@ fn load(conv: &Json) -> Conversation {
                 }
                 turns.push(Turn {
                     dia_id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
+                    episode: String::new(),
                     speaker: turn["speaker"].as_str().unwrap_or("unknown").to_string(),
                     text,
                     at,
@@ -780,6 +779,7 @@ fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
             }
             turns.push(Turn {
                 dia_id,
+                episode: String::new(),
                 speaker: turn["role"].as_str().unwrap_or("user").to_string(),
                 text: turn["content"].as_str().unwrap_or_default().to_string(),
                 at,

@@ -95,7 +95,10 @@ const MAX_FACTS: usize = 8;
 const TOKENS_PER_LEADING_FACT: usize = 250;
 /// A fact leads only with at least this share of the best fact's score.
 const FACT_MIN_SHARE: f64 = 0.5;
-const HEADER_EPISODES: &str = "Messages:\n";
+const HEADER_EPISODES: &str = "Messages (times in UTC):\n";
+/// The most past values shown under a leading fact when the question asks
+/// about the past.
+const PAST_PER_FACT: usize = 2;
 
 impl Context {
     /// The context as text to paste into a prompt.
@@ -149,6 +152,10 @@ pub(crate) fn assemble(
     let episode_rel = relation(store, schema::EPISODE)?;
     let tenant_prefix = format!("{tenant}/");
     let mut facts: Vec<(FactVersion, f64)> = Vec::new();
+    // Per leading-fact slot, its values that ended by the instant, when
+    // the question asks about the past: most recent first.
+    let mut pasts: std::collections::HashMap<String, Vec<FactVersion>> =
+        std::collections::HashMap::new();
     let mut episodes: Vec<(Episode, f64)> = Vec::new();
     let mut ranked_episodes: Vec<String> = Vec::new();
     let mut rank = |id: &str| {
@@ -183,6 +190,23 @@ pub(crate) fn assemble(
             for source in fact.source.iter().chain(&fact.sources) {
                 rank(source);
             }
+            if question.asks_past {
+                let believed = |r: &chronolog_engine::RowVersion| match known_at {
+                    Some(k) => r.tx.from <= k && k < r.tx.to,
+                    None => r.tx.to == Timestamp::MAX,
+                };
+                let mut ended: Vec<&chronolog_engine::RowVersion> = history
+                    .iter()
+                    .filter(|r| r.valid.to <= as_of && believed(r))
+                    .collect();
+                ended.sort_by_key(|r| std::cmp::Reverse(r.valid.from));
+                let versions = ended
+                    .into_iter()
+                    .take(PAST_PER_FACT)
+                    .map(|r| view::version(store, r, &history))
+                    .collect::<Result<Vec<_>>>()?;
+                pasts.insert(fact.slot.clone(), versions);
+            }
             facts.push((fact, *score));
             continue;
         }
@@ -216,10 +240,26 @@ pub(crate) fn assemble(
         .filter(|(_, s)| *s >= FACT_MIN_SHARE * best)
         .take((budget / TOKENS_PER_LEADING_FACT).clamp(1, MAX_FACTS))
     {
-        let mut item = fact_item(store, fact, *score, question.asks_when);
+        let mut item = fact_item(
+            store,
+            fact,
+            *score,
+            question.asks_when,
+            false,
+            &tenant_prefix,
+        );
         if fits(&mut item, &mut used) {
             support.extend(fact.source.iter().cloned());
             items.push(item);
+            // "Where did I use to live?": what the slot held before, marked
+            // past, right after what it holds now.
+            for past in pasts.get(&fact.slot).into_iter().flatten() {
+                let mut item = fact_item(store, past, *score, true, true, &tenant_prefix);
+                if fits(&mut item, &mut used) {
+                    support.extend(past.source.iter().cloned());
+                    items.push(item);
+                }
+            }
         }
     }
     let mut episode_items: Vec<Item> = Vec::new();
@@ -232,7 +272,7 @@ pub(crate) fn assemble(
             .find(|(e, _)| e.id == id)
             .map_or(0.0, |(_, s)| *s);
         if let Some(episode) = episode_by_id(store, episode_rel, &id, as_of, known_at)? {
-            let mut item = episode_item(&episode, score);
+            let mut item = episode_item(&episode, score, &tenant_prefix);
             if fits(&mut item, &mut used) {
                 taken_episodes.insert(id);
                 episode_items.push(item);
@@ -243,7 +283,7 @@ pub(crate) fn assemble(
         if taken_episodes.contains(&episode.id) {
             continue;
         }
-        let mut item = episode_item(episode, *score);
+        let mut item = episode_item(episode, *score, &tenant_prefix);
         if fits(&mut item, &mut used) {
             taken_episodes.insert(episode.id.clone());
             episode_items.push(item);
@@ -358,13 +398,42 @@ pub(crate) fn episode_by_id(
     Ok(rows.first().map(|r| Episode::from_row(store, &r.values)))
 }
 
-fn episode_item(episode: &Episode, score: f64) -> Item {
+/// An instant as a context shows it: a date, or a date and the minute
+/// (UTC), which tokenizes in half the tokens of the ISO form
+/// (`2023-05-08 13:56` against `2023-05-08T13:56:00Z`).
+fn short_time(at: Timestamp) -> String {
+    let full = at.to_string();
+    match full.split_once('T') {
+        Some((date, time)) => match time.get(..5) {
+            Some(minute) => format!("{date} {minute}"),
+            None => full.clone(),
+        },
+        None => full,
+    }
+}
+
+/// An id as a context shows it: without its tenant, which every id of a
+/// context shares (the JSON and `Item::id` keep it whole).
+fn short_id<'a>(id: &'a str, tenant_prefix: &str) -> &'a str {
+    id.strip_prefix(tenant_prefix).unwrap_or(id)
+}
+
+/// One message as a context renders it: `- [when who id] what`, `id`
+/// without its tenant. Public so that baselines measured against contexts
+/// (the evaluation's full history) count the same tokens per message.
+pub fn message_line(at: Timestamp, role: &str, id: &str, text: &str) -> String {
+    format!("- [{} {role} {id}] {text}\n", short_time(at))
+}
+
+fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -> Item {
     Item {
         kind: ItemKind::Episode,
         id: episode.id.clone(),
-        text: format!(
-            "- [{} {} {}] {}\n",
-            episode.at, episode.role, episode.id, episode.text
+        text: message_line(
+            episode.at,
+            &episode.role,
+            short_id(&episode.id, tenant_prefix),
+            &episode.text,
         ),
         said: episode.text.clone(),
         speaker: Some(episode.role.clone()),
@@ -382,6 +451,8 @@ fn fact_item(
     fact: &FactVersion,
     score: f64,
     asks_when: bool,
+    past: bool,
+    tenant_prefix: &str,
 ) -> Item {
     let subject = fact
         .subject
@@ -390,16 +461,24 @@ fn fact_item(
     let until = if fact.valid.to == Timestamp::MAX {
         "now".to_string()
     } else {
-        fact.valid.to.to_string()
+        short_time(fact.valid.to)
     };
     let replaced = fact
         .supersedes
         .as_ref()
         .map_or(String::new(), |s| format!("; replaced {s}"));
-    let when = if asks_when {
-        format!(" (from {} until {until}{replaced})", fact.valid.from)
+    let when = if past {
+        format!(
+            " (past: from {} until {until}{replaced})",
+            short_time(fact.valid.from)
+        )
+    } else if asks_when {
+        format!(
+            " (from {} until {until}{replaced})",
+            short_time(fact.valid.from)
+        )
     } else {
-        format!(" ({} .. {until}{replaced})", fact.valid.from)
+        format!(" ({} .. {until}{replaced})", short_time(fact.valid.from))
     };
     let source = fact.source.clone().unwrap_or_default();
     let speaker = source_speaker(store, &source);
@@ -407,9 +486,10 @@ fn fact_item(
         kind: ItemKind::Fact,
         id: fact.slot.clone(),
         text: format!(
-            "- {subject} {} {}{when} [from {source}]\n",
+            "- {subject} {} {}{when} [from {}]\n",
             fact.predicate.replace('_', " "),
-            fact.object
+            fact.object,
+            short_id(&source, tenant_prefix)
         ),
         said: fact.text.clone(),
         speaker,
@@ -435,5 +515,23 @@ fn source_speaker(store: &chronolog_engine::Store, episode: &str) -> Option<Stri
     match rows.first()?.values.get(3) {
         Some(Value::Sym(s)) => store.symbol_name(*s).ok().map(|n| n.to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_context_shows_times_to_the_minute_and_ids_without_their_tenant() {
+        let day = Timestamp(1_683_504_000_000_000); // 2023-05-08
+        assert_eq!(short_time(day), "2023-05-08");
+        let later = Timestamp(day.micros() + (13 * 3600 + 56 * 60 + 7) * 1_000_000);
+        assert_eq!(short_time(later), "2023-05-08 13:56");
+        assert_eq!(short_time(Timestamp::MAX), "inf");
+        assert_eq!(short_id("conv-26/e3", "conv-26/"), "e3");
+        assert_eq!(short_id("other/e3", "conv-26/"), "other/e3");
+        // Half the tokens of the ISO form.
+        assert!(count_tokens(&short_time(later)) < count_tokens(&later.to_string()));
     }
 }

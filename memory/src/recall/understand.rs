@@ -30,6 +30,9 @@ pub struct Question {
     pub as_of_because: Option<String>,
     /// It asks when, or for how long: intervals matter.
     pub asks_when: bool,
+    /// It asks about the past without naming a time ("Where did I use to
+    /// live?"): the values a fact held before are shown, marked past.
+    pub asks_past: bool,
 }
 
 static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -37,6 +40,11 @@ static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?P<dir>before|after|when|while)\s+(?:I|we|he|she|they)?\s*(?:was|were|am|lived|moved|worked|started|joined|left|went|got)?\s*(?:to|at|in|for|with)?\s*(?P<x>[A-Za-z][\w'-]*(?: [A-Z][\w'-]*)?)",
     )
     .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:used to|use to|previous(?:ly)?|former(?:ly)?|before|ever|in the past|earlier|no longer|any ?more|originally|at first)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
 static WHEN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
@@ -212,6 +220,9 @@ pub fn understand(
         as_of_because = Some(question[found.start..found.end].to_string());
         text = format!("{} {}", &question[..found.start], &question[found.end..]);
     }
+    // A named time ("before Berlin", "in 2022") answers at that instant
+    // instead.
+    let asks_past = as_of.is_none() && PAST_WORDS.is_match(question);
     Ok(Question {
         text: text.trim().to_string(),
         entities,
@@ -219,6 +230,7 @@ pub fn understand(
         as_of,
         as_of_because,
         asks_when,
+        asks_past,
     })
 }
 
