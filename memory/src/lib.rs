@@ -47,6 +47,7 @@ pub use consolidate::when::When;
 pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
 pub use memory::{Memory, Message, Options};
-pub use recall::assemble::{count_tokens, message_line};
+pub use recall::assemble::count_tokens;
+pub use recall::render::{MessageBudget, message_line, render_messages};
 pub use recall::{Channel, Context, Item, ItemKind, SearchOptions};
 pub use view::{FactVersion, ForgetReport};

@@ -223,7 +223,13 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .unwrap_or_else(Timestamp::now);
         now_of.insert(conv.id.clone(), Timestamp(last.micros() + 86_400_000_000));
         // The full-context baseline: every turn, as the context renders one.
-        let all: String = conv.turns.iter().map(turn_line).collect();
+        let lines: Vec<String> = conv.turns.iter().map(turn_line).collect();
+        let all = chronolog_memory::render_messages(
+            conv.turns
+                .iter()
+                .zip(&lines)
+                .map(|(t, l)| (t.at.unwrap_or(Timestamp::MIN), l.as_str())),
+        );
         full_tokens.insert(conv.id.clone(), chronolog_memory::count_tokens(&all));
     }
     let ingested = started.elapsed().as_secs_f64();
@@ -436,31 +442,27 @@ fn prefix_covers(
         return false;
     }
     let by_dia: HashMap<&str, &Turn> = conv.turns.iter().map(|t| (t.dia_id.as_str(), t)).collect();
-    let mut used = 0;
+    let mut spent = chronolog_memory::MessageBudget::new();
     let mut inside = HashSet::new();
     for (dia, _) in ranked {
         let Some(turn) = by_dia.get(dia.as_str()) else {
             continue;
         };
+        let at = turn.at.unwrap_or(Timestamp::MIN);
         let tokens = chronolog_memory::count_tokens(&turn_line(turn));
-        if used + tokens > budget {
+        if spent.used() + spent.cost(at, tokens) > budget {
             break;
         }
-        used += tokens;
+        spent.take(at, tokens);
         inside.insert(dia.as_str());
     }
     evidence.iter().all(|e| inside.contains(e.as_str()))
 }
 
 /// A turn as a context renders its message (baselines count the same
-/// tokens per message as the memory's contexts).
+/// tokens per message as the memory's contexts, time lines included).
 fn turn_line(turn: &Turn) -> String {
-    chronolog_memory::message_line(
-        turn.at.unwrap_or(Timestamp::MIN),
-        &turn.speaker,
-        &turn.episode,
-        &turn.text,
-    )
+    chronolog_memory::message_line(&turn.episode, &turn.speaker, &turn.text)
 }
 
 /// Plain BM25 over one conversation's turns (the baseline).

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use chronolog_engine::{Engine, Interval, Timestamp, Value};
 
+use super::render::{MessageBudget, message_line, render_messages, short_id, short_time};
 use super::understand::Question;
 use crate::error::Result;
 use crate::schema;
@@ -47,7 +48,8 @@ pub struct Item {
     pub sources: Vec<String>,
     /// Its fused score.
     pub score: f64,
-    /// Its tokens (cl100k_base) as rendered.
+    /// Its tokens (cl100k_base) as rendered: for a message its line, not
+    /// the time line it shares with the messages of its minute.
     pub tokens: usize,
 }
 
@@ -128,9 +130,11 @@ impl Context {
         }
         if !episodes.is_empty() {
             out.push_str(HEADER_EPISODES);
-            for item in episodes {
-                out.push_str(&item.text);
-            }
+            out.push_str(&render_messages(
+                episodes
+                    .iter()
+                    .map(|i| (i.at.unwrap_or(Timestamp::MIN), i.text.as_str())),
+            ));
         }
         out
     }
@@ -229,6 +233,20 @@ pub(crate) fn assemble(
             false
         }
     };
+    // A message also costs its minute's time line, once per minute.
+    let mut messages = MessageBudget::new();
+    let mut fits_message = |item: &mut Item, used: &mut usize| {
+        item.tokens = count_tokens(&item.text);
+        let at = item.at.unwrap_or(Timestamp::MIN);
+        let cost = messages.cost(at, item.tokens);
+        if *used + cost <= budget {
+            *used += cost;
+            messages.take(at, item.tokens);
+            true
+        } else {
+            false
+        }
+    };
     // Facts lead, but only those ranked near the best fact, and a few: a
     // long list of loosely related facts would take the budget from the
     // messages that hold the evidence (LoCoMo's dev split: coverage at
@@ -273,7 +291,7 @@ pub(crate) fn assemble(
             .map_or(0.0, |(_, s)| *s);
         if let Some(episode) = episode_by_id(store, episode_rel, &id, as_of, known_at)? {
             let mut item = episode_item(&episode, score, &tenant_prefix);
-            if fits(&mut item, &mut used) {
+            if fits_message(&mut item, &mut used) {
                 taken_episodes.insert(id);
                 episode_items.push(item);
             }
@@ -284,7 +302,7 @@ pub(crate) fn assemble(
             continue;
         }
         let mut item = episode_item(episode, *score, &tenant_prefix);
-        if fits(&mut item, &mut used) {
+        if fits_message(&mut item, &mut used) {
             taken_episodes.insert(episode.id.clone());
             episode_items.push(item);
         }
@@ -398,41 +416,13 @@ pub(crate) fn episode_by_id(
     Ok(rows.first().map(|r| Episode::from_row(store, &r.values)))
 }
 
-/// An instant as a context shows it: a date, or a date and the minute
-/// (UTC), which tokenizes in half the tokens of the ISO form
-/// (`2023-05-08 13:56` against `2023-05-08T13:56:00Z`).
-fn short_time(at: Timestamp) -> String {
-    let full = at.to_string();
-    match full.split_once('T') {
-        Some((date, time)) => match time.get(..5) {
-            Some(minute) => format!("{date} {minute}"),
-            None => full.clone(),
-        },
-        None => full,
-    }
-}
-
-/// An id as a context shows it: without its tenant, which every id of a
-/// context shares (the JSON and `Item::id` keep it whole).
-fn short_id<'a>(id: &'a str, tenant_prefix: &str) -> &'a str {
-    id.strip_prefix(tenant_prefix).unwrap_or(id)
-}
-
-/// One message as a context renders it: `- [when who id] what`, `id`
-/// without its tenant. Public so that baselines measured against contexts
-/// (the evaluation's full history) count the same tokens per message.
-pub fn message_line(at: Timestamp, role: &str, id: &str, text: &str) -> String {
-    format!("- [{} {role} {id}] {text}\n", short_time(at))
-}
-
 fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -> Item {
     Item {
         kind: ItemKind::Episode,
         id: episode.id.clone(),
         text: message_line(
-            episode.at,
-            &episode.role,
             short_id(&episode.id, tenant_prefix),
+            &episode.role,
             &episode.text,
         ),
         said: episode.text.clone(),
@@ -515,23 +505,5 @@ fn source_speaker(store: &chronolog_engine::Store, episode: &str) -> Option<Stri
     match rows.first()?.values.get(3) {
         Some(Value::Sym(s)) => store.symbol_name(*s).ok().map(|n| n.to_string()),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_context_shows_times_to_the_minute_and_ids_without_their_tenant() {
-        let day = Timestamp(1_683_504_000_000_000); // 2023-05-08
-        assert_eq!(short_time(day), "2023-05-08");
-        let later = Timestamp(day.micros() + (13 * 3600 + 56 * 60 + 7) * 1_000_000);
-        assert_eq!(short_time(later), "2023-05-08 13:56");
-        assert_eq!(short_time(Timestamp::MAX), "inf");
-        assert_eq!(short_id("conv-26/e3", "conv-26/"), "e3");
-        assert_eq!(short_id("other/e3", "conv-26/"), "other/e3");
-        // Half the tokens of the ISO form.
-        assert!(count_tokens(&short_time(later)) < count_tokens(&later.to_string()));
     }
 }

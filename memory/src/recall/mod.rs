@@ -16,6 +16,7 @@
 pub mod abstain;
 pub mod assemble;
 mod channels;
+pub mod render;
 pub mod understand;
 
 use std::collections::HashMap;
