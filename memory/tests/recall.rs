@@ -432,3 +432,63 @@ fn a_question_about_the_past_gets_the_values_that_ended_marked_past() {
         facts(&before_the_move)
     );
 }
+
+#[test]
+fn a_question_naming_a_day_finds_what_was_said_that_day() {
+    let memory = memory();
+    let said = |date: &str, text: &str| {
+        memory
+            .add("chat", Message::new("Tim", text).at(at(date)))
+            .expect("add")
+    };
+    // The wordier matches are said on other days.
+    said(
+        "2023-10-02",
+        "My knee injury is bad, the injury of the season: injury, injury.",
+    );
+    let that_day = said("2023-11-16", "The injury is healing, slowly.");
+    said(
+        "2023-12-20",
+        "Another injury update: my injury is gone, no more injury!",
+    );
+    memory.consolidate_now().expect("consolidate");
+
+    let question = "What did Tim say about his injury on 16 November, 2023?";
+    let context = ask_with(
+        &memory,
+        "chat",
+        question,
+        SearchOptions {
+            now: Some(at("2024-01-01")),
+            ..SearchOptions::default()
+        },
+    );
+    assert_eq!(
+        context.ranked_episodes.first(),
+        Some(&that_day),
+        "{context:#?}"
+    );
+    let channels: Vec<&str> = context.channels.iter().map(|(c, _)| c.as_str()).collect();
+    assert!(channels.contains(&"said_then"), "{channels:?}");
+
+    // Without that channel the wordier message of October comes first
+    // (December's is after the instant the question names).
+    let without = ask_with(
+        &memory,
+        "chat",
+        question,
+        SearchOptions {
+            channels: chronolog_memory::Channel::ALL
+                .into_iter()
+                .filter(|c| *c != chronolog_memory::Channel::SaidThen)
+                .collect(),
+            now: Some(at("2024-01-01")),
+            ..SearchOptions::default()
+        },
+    );
+    assert_ne!(
+        without.ranked_episodes.first(),
+        Some(&that_day),
+        "{without:#?}"
+    );
+}

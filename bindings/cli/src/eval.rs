@@ -53,8 +53,12 @@ struct Asked {
     main: Context,
     /// Whether the context covers the evidence, at each of [`BUDGETS`].
     covered: Vec<bool>,
-    /// The search at 2,000 tokens took this long.
+    /// The search at 2,000 tokens took this long (the question's
+    /// embedding cached).
     micros: u64,
+    /// Embedding the question with the memory's embedder took this long
+    /// (the hybrid, every tenth question).
+    embed_micros: Option<u64>,
 }
 
 struct Conversation {
@@ -114,6 +118,7 @@ fn configs(all: bool) -> Vec<Config> {
                 EpisodeMeaning,
                 SpeakerWords,
                 SpeakerMeaning,
+                SaidThen,
                 Recency,
             ],
             abstain: false,
@@ -250,10 +255,14 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         .iter()
         .flat_map(|conv| conv.qa.iter().map(move |qa| (conv, qa)))
         .collect();
+    let mut embeddings: Vec<u64> = Vec::new();
     for (order, config) in configs(args.all).iter().enumerate() {
         let mut stats = Stats::default();
-        // One question's searches at every budget; the one at 2,000 timed.
-        let ask = |(conv, qa): &(&Conversation, &Qa)| -> Result<Asked> {
+        // One question's searches at every budget, smallest first; the one
+        // at 2,000 timed, the question's embedding already in the memory's
+        // cache (the search at 500 made it). The hybrid also times the
+        // embedding on its own, for every tenth question.
+        let ask = |(index, (conv, qa)): (usize, &(&Conversation, &Qa))| -> Result<Asked> {
             let options = |budget| SearchOptions {
                 budget,
                 channels: config.channels.clone(),
@@ -261,34 +270,54 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 now: qa.now.or_else(|| now_of.get(&conv.id).copied()),
                 ..SearchOptions::default()
             };
-            let t = Instant::now();
-            let main = memory.search(&conv.id, &qa.question, &options(2_000))?;
-            let micros = t.elapsed().as_micros() as u64;
+            let embed_micros = if order == 0 && index % 10 == 0 {
+                let t = Instant::now();
+                memory.engine().embed(&[qa.question.as_str()])?;
+                Some(t.elapsed().as_micros() as u64)
+            } else {
+                None
+            };
             let mut covered = Vec::new();
+            let mut main = None;
+            let mut micros = 0;
             for budget in BUDGETS {
-                let context = if budget == 2_000 {
-                    main.clone()
-                } else {
-                    memory.search(&conv.id, &qa.question, &options(budget))?
-                };
+                let t = Instant::now();
+                let context = memory.search(&conv.id, &qa.question, &options(budget))?;
+                if budget == 2_000 {
+                    micros = t.elapsed().as_micros() as u64;
+                    main = Some(context.clone());
+                }
                 covered.push(covers(&context, &qa.evidence, &dia_of));
             }
             Ok(Asked {
-                main,
+                main: main.ok_or_else(|| anyhow!("no search at 2,000 tokens"))?,
                 covered,
                 micros,
+                embed_micros,
             })
         };
         // The hybrid, whose latency is the one reported, asks one question
         // at a time; the ablations ask on every core at once.
         let asked: Vec<Asked> = if order == 0 || threads == 1 {
-            questions.iter().map(ask).collect::<Result<_>>()?
+            questions
+                .iter()
+                .enumerate()
+                .map(ask)
+                .collect::<Result<_>>()?
         } else {
             let chunk = questions.len().div_ceil(threads).max(1);
             std::thread::scope(|scope| {
                 let handles: Vec<_> = questions
                     .chunks(chunk)
-                    .map(|part| scope.spawn(|| part.iter().map(ask).collect::<Result<Vec<_>>>()))
+                    .enumerate()
+                    .map(|(n, part)| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .enumerate()
+                                .map(|(i, q)| ask((n * chunk + i, q)))
+                                .collect::<Result<Vec<_>>>()
+                        })
+                    })
                     .collect();
                 let mut all = Vec::new();
                 for handle in handles {
@@ -306,9 +335,11 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 main,
                 covered,
                 micros,
+                embed_micros,
             },
         ) in questions.iter().zip(asked)
         {
+            embeddings.extend(embed_micros);
             let ranked: Vec<&(String, String)> = main
                 .ranked_episodes
                 .iter()
@@ -391,6 +422,11 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         "consolidate_seconds": consolidated,
         "consolidation": format!("{report:?}"),
         "full_context_tokens_per_conversation": total_full / conversations.len().max(1),
+        "question_embedding_ms": {
+            "p50": percentile(&mut embeddings, 0.50) as f64 / 1000.0,
+            "p95": percentile(&mut embeddings, 0.95) as f64 / 1000.0,
+            "questions": embeddings.len(),
+        },
         "configs": table.iter().map(|((_, name), v)| json!({"name": name, "metrics": v})).collect::<Vec<_>>(),
         "rows": rows,
     });
@@ -592,20 +628,13 @@ impl Stats {
             })
         };
         let mut micros = self.micros.clone();
-        micros.sort_unstable();
-        let pct = |p: f64| {
-            micros
-                .get(((micros.len() as f64 - 1.0) * p).round() as usize)
-                .copied()
-                .unwrap_or(0)
-        };
         json!({
             "answerable": show(&answerable),
             "by_category": self.by_category.iter().map(|(c, s)| (c.clone(), show(s))).collect::<BTreeMap<_, _>>(),
             "unanswerable_abstained": self.unanswerable.abstained as f64 / self.unanswerable.questions.max(1) as f64,
             "unanswerable_questions": self.unanswerable.questions,
-            "search_p50_us": pct(0.5),
-            "search_p95_us": pct(0.95),
+            "search_p50_us": percentile(&mut micros, 0.5),
+            "search_p95_us": percentile(&mut micros, 0.95),
         })
     }
 }
@@ -623,6 +652,15 @@ impl Stats {
     }
 }
 
+/// The `p` quantile (0 to 1) of `values`, nearest rank; 0 when empty.
+fn percentile(values: &mut [u64], p: f64) -> u64 {
+    values.sort_unstable();
+    values
+        .get(((values.len() as f64 - 1.0) * p).round() as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
 /// "D3:12" -> "D3".
 fn session_of(dia_id: &str) -> String {
     dia_id.split(':').next().unwrap_or(dia_id).to_string()
@@ -630,7 +668,7 @@ fn session_of(dia_id: &str) -> String {
 
 fn print_table(result: &Json) {
     println!(
-        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation\n",
+        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation; a question's embedding p50 / p95 {:.1} / {:.1} ms ({} questions)\n",
         result["dataset"].as_str().unwrap_or(""),
         result["conversations"],
         result["turns"],
@@ -639,6 +677,13 @@ fn print_table(result: &Json) {
         result["ingest_seconds"].as_f64().unwrap_or(0.0),
         result["consolidate_seconds"].as_f64().unwrap_or(0.0),
         result["full_context_tokens_per_conversation"],
+        result["question_embedding_ms"]["p50"]
+            .as_f64()
+            .unwrap_or(0.0),
+        result["question_embedding_ms"]["p95"]
+            .as_f64()
+            .unwrap_or(0.0),
+        result["question_embedding_ms"]["questions"],
     );
     println!(
         "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"

@@ -53,14 +53,18 @@ pub(crate) fn judge(
     None
 }
 
-/// Below this ratio of the best score of a message whose matching
-/// sentence is the named person's own to the best of anyone else's, the
-/// question is taken to be about someone else. Chosen on LoCoMo's dev
-/// split (`chronolog eval locomo`, docs/evaluation.md): 0.75 / 0.85 /
-/// 0.95 abstained on 55% / 62% / 69% of the adversarial questions and
-/// wrongly on 5% / 9% / 13% of the answerable ones; 0.75 leaves room on
-/// both sides of the goal (50% and at most 10%).
+/// Below this ratio of the named person's best matches (the summed scores
+/// of the [`OWNERS_BEST`] best messages whose matching sentence is theirs)
+/// to anyone else's, the question is taken to be about someone else.
+/// Chosen on LoCoMo's dev split (`chronolog eval locomo`,
+/// docs/evaluation.md): with the best message alone, 0.75 / 0.85 / 0.95
+/// abstained on 55% / 62% / 69% of the adversarial questions and wrongly
+/// on 5% / 9% / 13% of the answerable ones; the two best at 0.75 abstain
+/// on more of the first and fewer of the second (one strong echo no
+/// longer outweighs the person's own words).
 const OWNERS_WORDS_RATIO: f64 = 0.75;
+/// How many of each side's best matches are summed.
+const OWNERS_BEST: usize = 2;
 /// Messages each of the gate's two word searches looks at.
 const OWNERS_CANDIDATES: usize = 20;
 
@@ -122,8 +126,14 @@ pub(crate) fn owners_words(
         }
     }
     let wanted: Vec<String> = topics(&people).iter().map(|w| stem(w)).collect();
-    let (mut own, mut others) = (0.0f64, 0.0f64);
+    // Each message once (the two searches overlap), its score to the
+    // person's side or to everyone else's.
+    let mut seen = std::collections::HashSet::new();
+    let (mut own, mut others): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     for f in &found {
+        if !seen.insert(f.id.as_str()) {
+            continue;
+        }
         let speaker = f.role.to_lowercase();
         let others_named: Vec<&String> = people.iter().filter(|p| **p != speaker).collect();
         let Some(sentence) = best_sentence(&f.text, &wanted) else {
@@ -136,11 +146,12 @@ pub(crate) fn owners_words(
             speaker == people[0]
         };
         if persons {
-            own = own.max(f.score);
+            own.push(f.score);
         } else {
-            others = others.max(f.score);
+            others.push(f.score);
         }
     }
+    let (own, others) = (best_sum(own), best_sum(others));
     Ok(
         (others > 0.0 && own < OWNERS_WORDS_RATIO * others).then(|| {
             format!(
@@ -148,6 +159,12 @@ pub(crate) fn owners_words(
             )
         }),
     )
+}
+
+/// The sum of the [`OWNERS_BEST`] highest scores.
+fn best_sum(mut scores: Vec<f64>) -> f64 {
+    scores.sort_by(|a, b| b.total_cmp(a));
+    scores.iter().take(OWNERS_BEST).sum()
 }
 
 /// Words that make a sentence the speaker's own.

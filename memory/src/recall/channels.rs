@@ -29,6 +29,9 @@ pub enum Channel {
     /// `hops` from the question's entities: facts about them, episodes
     /// naming them.
     Graph,
+    /// `bm25` over the episodes said in the period the question names
+    /// ("What did Tim say on 16 November, 2023?").
+    SaidThen,
     /// The tenant's latest episodes.
     Recency,
     /// The tenant's most salient facts (decayed to now).
@@ -37,7 +40,7 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 9] = [
+    pub const ALL: [Channel; 10] = [
         Channel::EpisodeMeaning,
         Channel::EpisodeWords,
         Channel::SpeakerWords,
@@ -45,6 +48,7 @@ impl Channel {
         Channel::FactMeaning,
         Channel::FactWords,
         Channel::Graph,
+        Channel::SaidThen,
         Channel::Recency,
         Channel::Salience,
     ];
@@ -59,6 +63,7 @@ impl Channel {
             Channel::FactMeaning => "fact_meaning",
             Channel::FactWords => "fact_words",
             Channel::Graph => "graph",
+            Channel::SaidThen => "said_then",
             Channel::Recency => "recency",
             Channel::Salience => "salience",
         }
@@ -82,6 +87,7 @@ impl Channel {
             Channel::FactWords => 0.3,
             Channel::FactMeaning => 0.15,
             Channel::Graph => 0.1,
+            Channel::SaidThen => SAID_THEN_WEIGHT,
             Channel::Recency | Channel::Salience => 0.02,
         }
     }
@@ -97,6 +103,11 @@ pub(crate) struct Ranked {
 
 const SPEAKER_WEIGHT: f64 = 2.0;
 const SPEAKER_MEANING_WEIGHT: f64 = 2.0;
+const SAID_THEN_WEIGHT: f64 = 1.0;
+
+/// How many of the tenant's best `bm25` matches the said-then channel
+/// looks through for those said in the period.
+const SAID_THEN_CANDIDATES: i64 = 500;
 
 /// The reciprocal-rank offset (the usual 60).
 const RRF_K: f64 = 10.0;
@@ -252,6 +263,32 @@ pub(crate) fn run(
             items,
         });
     }
+    if let (true, Some((from, to))) = (wants(Channel::SaidThen), question.period)
+        && !question.text.trim().is_empty()
+    {
+        let text = "?- bm25(mem_episode, $q, $wide, tenant = $t) as (E, S), \
+                    mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
+                    as_of $at known_at $known.";
+        let params = base(&[
+            ("q", words.clone()),
+            ("wide", Value::Int(SAID_THEN_CANDIDATES)),
+            ("from", Value::Time(from)),
+            ("to", Value::Time(to)),
+        ]);
+        let mut items: Vec<(String, f64)> = rows(&mut session, text, &params)?
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [id, score, _] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
+                _ => None,
+            })
+            .collect();
+        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        items.truncate(k as usize);
+        out.push(Ranked {
+            channel: Channel::SaidThen,
+            items,
+        });
+    }
     if wants(Channel::Recency) {
         let rows = rows(
             &mut session,
@@ -373,8 +410,10 @@ fn episodes_of_passages(items: Vec<(String, f64)>) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// A message a word search found: its score, who said it, what they said.
+/// A message a word search found: its id and score, who said it, what
+/// they said.
 pub(crate) struct Found {
+    pub id: String,
     pub score: f64,
     pub role: String,
     pub text: String,
@@ -417,7 +456,8 @@ pub(crate) fn episode_words(
     Ok(rows(&mut session, &text, &params)?
         .into_iter()
         .filter_map(|r| match r.as_slice() {
-            [_, score, role, text] => Some(Found {
+            [id, score, role, text] => Some(Found {
+                id: session.render(id),
                 score: score.as_f64().unwrap_or(0.0),
                 role: session.render(role),
                 text: session.render(text),

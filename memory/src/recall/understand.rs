@@ -28,6 +28,11 @@ pub struct Question {
     pub as_of: Option<Timestamp>,
     /// Why `as_of` is what it is ("in 2022", "before Berlin").
     pub as_of_because: Option<String>,
+    /// The period the question's own words name ("on 3 June, 2023", "in
+    /// April 2022", "last week"): what was said then is searched on its
+    /// own (`Channel::SaidThen`). `None` for a period taken from the
+    /// timeline ("before Berlin") or none at all.
+    pub period: Option<(Timestamp, Timestamp)>,
     /// It asks when, or for how long: intervals matter.
     pub asks_when: bool,
     /// It asks about the past without naming a time ("Where did I use to
@@ -192,6 +197,7 @@ pub fn understand(
     let mut text = question.to_string();
     let mut as_of = None;
     let mut as_of_because = None;
+    let mut period = None;
     // "before I moved to Berlin", "when I was at Tencent": the instant
     // comes from the tenant's own timeline.
     if let Some(caps) = BEFORE_AFTER.captures(question)
@@ -217,6 +223,7 @@ pub fn understand(
             .to
             .map_or(now, |to| Timestamp(to.micros().saturating_sub(1)));
         as_of = Some(if last > now { now } else { last });
+        period = Some((found.when.from, if last > now { now } else { last }));
         as_of_because = Some(question[found.start..found.end].to_string());
         text = format!("{} {}", &question[..found.start], &question[found.end..]);
     }
@@ -229,6 +236,7 @@ pub fn understand(
         unknown_names,
         as_of,
         as_of_because,
+        period,
         asks_when,
         asks_past,
     })
