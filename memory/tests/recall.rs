@@ -174,6 +174,12 @@ fn tenant_b_never_sees_tenant_a_on_any_channel_and_abstains_on_its_facts() {
         "My sister Mia works at Acme in Oslo.",
     );
     say(&memory, "alpha", "2022-02-01", "Mia loves climbing.");
+    memory
+        .add(
+            "alpha",
+            Message::new("Caroline", "I painted a sunrise over the lake.").at(at("2022-02-02")),
+        )
+        .expect("add");
     say(&memory, "beta", "2022-03-01", "I like tea.");
     memory.consolidate_now().expect("consolidate");
     for question in [
@@ -181,12 +187,19 @@ fn tenant_b_never_sees_tenant_a_on_any_channel_and_abstains_on_its_facts() {
         "Who loves climbing?",
         "What about Acme and Oslo?",
         "Tell me everything",
+        // A period the question names (the said-then channel).
+        "What did Mia love in February 2022?",
+        // A speaker of tenant A (the speaker channels and the gate).
+        "What did Caroline paint?",
     ] {
         let context = ask(&memory, "beta", question);
         // The items (an abstention's reason may repeat the question's words).
         let text: String = context.items.iter().map(|i| i.text.as_str()).collect();
         assert!(
-            !text.contains("Mia") && !text.contains("Acme") && !text.contains("climbing"),
+            !text.contains("Mia")
+                && !text.contains("Acme")
+                && !text.contains("climbing")
+                && !text.contains("sunrise"),
             "{question}: {text}"
         );
         assert!(
@@ -194,8 +207,10 @@ fn tenant_b_never_sees_tenant_a_on_any_channel_and_abstains_on_its_facts() {
             "{question}: {context:#?}"
         );
     }
-    let about_a = ask(&memory, "beta", "Where does Mia work?");
-    assert!(about_a.abstain, "{about_a:#?}");
+    for question in ["Where does Mia work?", "What did Caroline paint?"] {
+        let about_a = ask(&memory, "beta", question);
+        assert!(about_a.abstain, "{question}: {about_a:#?}");
+    }
     // Alpha itself gets its answer.
     let alpha = ask(&memory, "alpha", "Where does Mia work?");
     assert!(alpha.to_text().contains("Acme"), "{}", alpha.to_text());
