@@ -597,3 +597,83 @@ fn a_store_from_before_passages_gets_passages_for_what_it_consolidated() {
         ]
     );
 }
+
+/// An extractor that names predicates its own way, as an LLM would:
+/// "employed at X", "resides in X", "lives with X".
+struct FreeWording;
+
+impl Extractor for FreeWording {
+    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
+        let text = episode.text.trim_end_matches('.');
+        [
+            ("I am employed at ", "is_employed_at"),
+            ("I work at ", "works_at"),
+            ("I reside in ", "resides_in"),
+            ("I live with ", "lives_with"),
+        ]
+        .into_iter()
+        .filter_map(|(prefix, predicate)| {
+            let object = text.strip_prefix(prefix)?;
+            Some(Claim {
+                subject: chronolog_memory::Subject::Speaker,
+                predicate: predicate.to_string(),
+                object: object.to_string(),
+                object_kind: None,
+                kind: chronolog_memory::ClaimKind::Holds,
+                valid: None,
+                text: episode.text.to_string(),
+                confidence: 0.9,
+            })
+        })
+        .collect()
+    }
+}
+
+/// Step 2 of the conflict ladder, with the real model (CI installs it and
+/// sets `CHRONOLOG_REQUIRE_MODEL=1`, so there this cannot pass by
+/// skipping).
+#[test]
+fn a_paraphrased_predicate_maps_to_the_same_slot_and_is_replaced_in_time() {
+    let Some(model) = common::model() else {
+        return;
+    };
+    let options = Options {
+        background: false,
+        extractor: Box::new(FreeWording),
+        ..Options::default()
+    };
+    let memory = Memory::with_engine(
+        Engine::with_embedder(chronolog_engine::Store::in_memory(), model),
+        options,
+    )
+    .expect("memory");
+    say(&memory, "u1", "2021-03-01", "I am employed at Tencent.");
+    say(&memory, "u1", "2021-04-01", "I reside in Shenzhen.");
+    say(&memory, "u1", "2022-01-01", "I live with Mia.");
+    say(&memory, "u1", "2024-06-01", "I work at Moonshot.");
+    let report = memory.consolidate_now().expect("consolidate");
+    // "employed at" and "reside in" are read as works_at and lives_in;
+    // "lives with" is close to "lives in" too, but not clearly closer
+    // than to every other slot: it keeps its own.
+    assert_eq!(report.paraphrased, 2, "{report:?}");
+    assert_eq!(
+        believed(&memory, "u1", "2022-06-01", "works_at"),
+        ["Tencent"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2024-07-01", "works_at"),
+        ["Moonshot"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2024-07-01", "lives_in"),
+        ["Shenzhen"]
+    );
+    assert_eq!(believed(&memory, "u1", "2024-07-01", "lives_with"), ["Mia"]);
+    // Invalidated, not deleted: Moonshot supersedes Tencent in one slot.
+    let history = memory.history("u1", "user").expect("history");
+    let moonshot = history
+        .iter()
+        .find(|f| f.object == "Moonshot")
+        .expect("Moonshot");
+    assert_eq!(moonshot.supersedes.as_deref(), Some("Tencent"));
+}

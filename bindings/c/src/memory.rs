@@ -160,8 +160,8 @@ pub unsafe extern "C" fn chronolog_memory_add(
 
 /// Consolidates every episode not consolidated yet into facts, now, and
 /// writes what it did to `out_json`: `{"episodes", "claims", "facts",
-/// "restated", "ended", "withdrawn", "contested", "dropped",
-/// "reinforced"}`.
+/// "restated", "ended", "withdrawn", "contested", "paraphrased",
+/// "dropped", "reinforced"}`.
 ///
 /// # Safety
 /// `out_json` points to writable storage for one pointer.
@@ -184,6 +184,7 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
             "ended": report.ended,
             "withdrawn": report.withdrawn,
             "contested": report.contested,
+            "paraphrased": report.paraphrased,
             "dropped": report.dropped,
             "reinforced": report.reinforced,
         });

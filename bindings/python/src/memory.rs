@@ -154,6 +154,7 @@ impl Memory {
         out.set_item("ended", report.ended)?;
         out.set_item("withdrawn", report.withdrawn)?;
         out.set_item("contested", report.contested)?;
+        out.set_item("paraphrased", report.paraphrased)?;
         out.set_item("dropped", report.dropped)?;
         out.set_item("reinforced", report.reinforced)?;
         Ok(out.unbind())

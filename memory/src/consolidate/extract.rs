@@ -110,6 +110,33 @@ pub fn is_functional(predicate: &str) -> bool {
     ) || predicate.starts_with("favorite_")
 }
 
+/// Whether the rule extractor names predicates this way (its fixed ones,
+/// the family words, `favorite_*`): those are canonical already and never
+/// mapped as paraphrases.
+pub(crate) fn is_rule_predicate(predicate: &str) -> bool {
+    const FIXED: &[&str] = &[
+        "age",
+        "dislikes",
+        "from",
+        "has_pet",
+        "job_title",
+        "likes",
+        "lives_in",
+        "name",
+        "owns",
+        "plans",
+        "relationship_status",
+        "uses",
+        "works_at",
+    ];
+    FIXED.contains(&predicate)
+        || is_functional(predicate)
+        || predicate.starts_with("favorite_")
+        || FAMILY.split('|').any(|w| {
+            [w.replace("e?", ""), w.replace("e?", "e")].contains(&predicate.replace('_', " "))
+        })
+}
+
 /// The slot group a predicate writes to: likes and dislikes of one object
 /// share a slot, so a changed taste replaces the old one.
 pub fn slot_predicate(predicate: &str) -> &str {

@@ -14,6 +14,7 @@
 
 pub mod entities;
 pub mod extract;
+mod paraphrase;
 pub mod salience;
 pub mod when;
 
@@ -28,6 +29,7 @@ use crate::schema;
 use crate::view::{normalize, text_of};
 use entities::{Entities, Resolved};
 use extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
+use paraphrase::Paraphrases;
 
 /// What a consolidation pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,6 +48,9 @@ pub struct Report {
     pub withdrawn: usize,
     /// Pairs left contested by the adjudicator.
     pub contested: usize,
+    /// Claims whose predicate was read as a paraphrase of a one-valued
+    /// slot ("is_employed_at" as "works_at").
+    pub paraphrased: usize,
     /// Claims dropped (a pronoun with no clear referent, nothing to end).
     pub dropped: usize,
     /// Facts reinforced because searches returned them.
@@ -95,6 +100,8 @@ pub(crate) struct Consolidator {
     /// The last message of each (tenant, session) consolidated: what a
     /// passage puts before the next one.
     previous: HashMap<(String, String), (String, String)>,
+    /// Free predicates read as paraphrases of one-valued slots.
+    paraphrases: Paraphrases,
 }
 
 #[derive(Clone, Copy)]
@@ -148,6 +155,7 @@ impl Consolidator {
             entities,
             rel,
             next_row: 0,
+            paraphrases: Paraphrases::default(),
             previous: HashMap::new(),
         })
     }
@@ -312,6 +320,15 @@ impl Consolidator {
         };
         let mut claims = self.extractor.extract(&view);
         report.claims += claims.len();
+        for claim in &mut claims {
+            if let Some(slot) = self
+                .paraphrases
+                .slot_of(self.session.engine(), &claim.predicate)?
+            {
+                claim.predicate = slot.to_string();
+                report.paraphrased += 1;
+            }
+        }
         // Two claims of one episode on one slot: the last one said wins.
         let mut seen = std::collections::HashSet::new();
         claims.reverse();

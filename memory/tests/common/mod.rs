@@ -22,3 +22,26 @@ pub fn say(memory: &Memory, tenant: &str, date: &str, text: &str) -> String {
         .add(tenant, Message::new("user", text).at(at(date)))
         .expect("add")
 }
+
+/// The real embedding model when installed (`scripts/install-model.sh`),
+/// else `None`, or a failure where `CHRONOLOG_REQUIRE_MODEL` is set (CI),
+/// so a test that needs it cannot pass there by skipping.
+#[allow(dead_code)] // Not every test file needs the model.
+pub fn model() -> Option<Arc<dyn chronolog_engine::Embedder>> {
+    let dir = std::env::var_os("CHRONOLOG_MODEL_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2")
+        });
+    match chronolog_engine::MiniLm::load(&dir) {
+        Ok(model) => Some(Arc::new(model)),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
+                "the model is required here: {e}"
+            );
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
