@@ -507,3 +507,44 @@ fn a_question_naming_a_day_finds_what_was_said_that_day() {
         "{without:#?}"
     );
 }
+
+#[test]
+fn a_fading_fact_ranks_below_an_active_one_that_matches_about_as_well() {
+    let memory = memory();
+    say(&memory, "u1", "2020-01-01", "I like tea.");
+    // Asked to be remembered: it starts more salient, so it fades later.
+    say(
+        &memory,
+        "u1",
+        "2020-01-01",
+        "Please remember that I like coffee.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let first_fact = |date: &str| {
+        let context = ask_with(
+            &memory,
+            "u1",
+            "What do I like, tea or coffee?",
+            SearchOptions {
+                channels: vec![chronolog_memory::Channel::FactWords],
+                abstain: false,
+                now: Some(at(date)),
+                ..SearchOptions::default()
+            },
+        );
+        facts(&context).first().cloned().unwrap_or_default()
+    };
+    // Ten days on both are active, and the shorter sentence matches best.
+    assert!(
+        first_fact("2020-01-11").contains("tea"),
+        "{}",
+        first_fact("2020-01-11")
+    );
+    // Forty days on, tea has faded (salience 0.65 -> 0.26) while coffee,
+    // emphasised, is still active (0.95 -> 0.38): coffee leads.
+    assert!(
+        first_fact("2020-02-10").contains("coffee"),
+        "{}",
+        first_fact("2020-02-10")
+    );
+}

@@ -14,10 +14,12 @@ pub const REINFORCEMENT: f64 = 0.2;
 /// How eligible a memory is as its salience fades.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
-    /// Below 0.1: answered by `history` and as-of queries, left out of
-    /// contexts unless nothing else matches.
+    /// Below 0.1: answered by `history` and as-of queries; in a context
+    /// a dormant fact keeps a quarter of its score, so it leads only when
+    /// it matches far better than any active one.
     Dormant,
-    /// 0.1 to 0.3: ranked below active memories.
+    /// 0.1 to 0.3: keeps half its score in a context, ranked below active
+    /// memories that match about as well.
     Fading,
     /// 0.3 and above.
     Active,

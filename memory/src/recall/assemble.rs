@@ -11,6 +11,7 @@ use chronolog_engine::{Engine, Interval, Timestamp, Value};
 
 use super::render::{MessageBudget, message_line, render_messages, short_id, short_time};
 use super::understand::Question;
+use crate::consolidate::salience;
 use crate::error::Result;
 use crate::schema;
 use crate::view::{self, FactVersion, relation};
@@ -149,6 +150,7 @@ pub(crate) fn assemble(
     as_of: Timestamp,
     known_at: Option<Timestamp>,
     budget: usize,
+    half_life_days: f64,
 ) -> Result<Context> {
     let store = engine.store();
     let snapshot = store.snapshot();
@@ -220,6 +222,17 @@ pub(crate) fn assemble(
             episodes.push((episode, *score));
         }
     }
+    // Forgetting lowers eligibility: a fact's score is scaled by its
+    // salience stage at the instant, so a fading or dormant fact leads
+    // only when it matches clearly better than the active ones.
+    let salience_rel = relation(store, schema::SALIENCE)?;
+    for (fact, score) in &mut facts {
+        if let Some((salience, _, last)) = salience::read(store, salience_rel, &fact.slot)? {
+            let decayed = salience::decayed(salience, last, as_of, half_life_days);
+            *score *= stage_weight(salience::stage(decayed));
+        }
+    }
+    facts.sort_by(|a, b| b.1.total_cmp(&a.1));
     // The episodes behind the chosen facts come next, then the others.
     let mut items: Vec<Item> = Vec::new();
     let mut used = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
@@ -371,6 +384,16 @@ impl Context {
                 "score": (i.score * 1e4).round() / 1e4,
             })).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// How much of its fused score a fact keeps at each salience stage: an
+/// active memory all, a fading one half, a dormant one a quarter.
+fn stage_weight(stage: salience::Stage) -> f64 {
+    match stage {
+        salience::Stage::Active => 1.0,
+        salience::Stage::Fading => 0.5,
+        salience::Stage::Dormant => 0.25,
     }
 }
 
