@@ -149,9 +149,9 @@ pub(crate) fn assemble(
     fused: &[(String, f64)],
     as_of: Timestamp,
     known_at: Option<Timestamp>,
-    budget: usize,
-    half_life_days: f64,
+    options: &super::SearchOptions,
 ) -> Result<Context> {
+    let (budget, half_life_days) = (options.budget, options.half_life_days);
     let store = engine.store();
     let snapshot = store.snapshot();
     let fact_rel = relation(store, schema::FACT)?;

@@ -113,8 +113,7 @@ pub(crate) fn search(
         &fused,
         as_of,
         known_at,
-        options.budget,
-        options.half_life_days,
+        options,
     )?;
     let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
     let verdict = match verdict.or_else(|| abstain::uncovered(&understood.text, &texts)) {
