@@ -47,6 +47,9 @@ pub const ABOUT: &str = "mem_about";
 pub const SALIENCE: &str = "mem_salience";
 /// Pairs of slots an adjudicator could not choose between.
 pub const CONTESTED: &str = "mem_contested";
+/// Facts that elaborate another's value ("Google Zurich" of "Google"):
+/// kept beside it, not in conflict.
+pub const ELABORATES: &str = "mem_elaborates";
 /// How far consolidation has read the episodes.
 pub const CURSOR: &str = "mem_cursor";
 
@@ -79,6 +82,7 @@ const CREATE: &[(&str, &str)] = &[
         ":create mem_salience(slot: sym key, tenant: sym, score: float, reinforced: int, last: time).",
     ),
     (CONTESTED, ":create mem_contested(slot: sym, other: sym)."),
+    (ELABORATES, ":create mem_elaborates(slot: sym, base: sym)."),
     (CURSOR, ":create mem_cursor(name: sym key, seq: int)."),
 ];
 

@@ -30,6 +30,9 @@ pub struct FactVersion {
     pub known: Interval,
     /// The object of the version it replaced, if it replaced one.
     pub supersedes: Option<String>,
+    /// The value it says more about, kept beside it ("Google" for
+    /// "Google Zurich"), if it elaborates one.
+    pub elaborates: Option<String>,
     /// The episode this version was read from.
     pub source: Option<String>,
     /// Every episode that stated this slot's value, restatements included.
@@ -69,6 +72,7 @@ impl FactVersion {
             "known_from": time(self.known.from),
             "known_to": time(self.known.to),
             "supersedes": self.supersedes,
+            "elaborates": self.elaborates,
             "source": self.source,
             "sources": self.sources,
         })
@@ -264,6 +268,7 @@ pub(crate) fn version(
         valid: row.valid,
         known: row.tx,
         supersedes,
+        elaborates: elaborated(store, &slot, row.valid.from)?,
         source: row
             .provenance
             .and_then(|p| store.symbol_name(p).ok())
@@ -271,6 +276,29 @@ pub(crate) fn version(
         slot,
         object,
     })
+}
+
+/// The value of the slot `slot` elaborates, as it was at `at`.
+fn elaborated(store: &Store, slot: &str, at: Timestamp) -> Result<Option<String>> {
+    let Some(sym) = store.symbol(slot) else {
+        return Ok(None);
+    };
+    let snapshot = store.snapshot();
+    let links = snapshot
+        .scan(relation(store, schema::ELABORATES)?)
+        .eq(0, Value::Sym(sym))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    let Some(Value::Sym(base)) = links.first().and_then(|l| l.values.get(1)) else {
+        return Ok(None);
+    };
+    let rows = snapshot
+        .scan(relation(store, schema::FACT)?)
+        .eq(0, Value::Sym(*base))
+        .as_of(at)
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    Ok(rows.first().map(|r| text_of(store, r.values.get(4))))
 }
 
 /// The episodes that stated `object` for `slot`.

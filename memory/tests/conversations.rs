@@ -677,3 +677,54 @@ fn a_paraphrased_predicate_maps_to_the_same_slot_and_is_replaced_in_time() {
         .expect("Moonshot");
     assert_eq!(moonshot.supersedes.as_deref(), Some("Tencent"));
 }
+
+#[test]
+fn an_elaboration_is_kept_beside_the_value_and_ends_with_it() {
+    let memory = memory();
+    say(&memory, "u1", "2021-03-01", "I work at Google.");
+    say(&memory, "u1", "2022-01-10", "I work at Google Zurich.");
+    // Less than is known restates it; the elaboration restated too.
+    say(&memory, "u1", "2022-05-01", "I work at Google.");
+    say(&memory, "u1", "2022-06-01", "I work at Google Zurich.");
+    let report = memory.consolidate_now().expect("consolidate");
+    assert_eq!(report.elaborated, 1, "{report:?}");
+    assert_eq!(report.restated, 2, "{report:?}");
+    // Both hold: nothing was cut, the two are linked.
+    assert_eq!(
+        believed(&memory, "u1", "2022-07-01", "works_at"),
+        ["Google", "Google Zurich"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2021-06-01", "works_at"),
+        ["Google"]
+    );
+    let now = memory.facts("u1", None, None).expect("facts");
+    let zurich = now
+        .iter()
+        .find(|f| f.object == "Google Zurich")
+        .expect("Zurich");
+    assert_eq!(zurich.elaborates.as_deref(), Some("Google"));
+    assert_eq!(zurich.supersedes, None);
+    assert_eq!(zurich.sources.len(), 2, "{zurich:#?}");
+    let google = now.iter().find(|f| f.object == "Google").expect("Google");
+    assert_eq!(google.sources.len(), 2, "{google:#?}");
+    assert_eq!(google.valid.to, Timestamp::MAX);
+
+    // A new employer ends the value and its elaboration together.
+    say(&memory, "u1", "2024-06-01", "I work at Moonshot.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-07-01", "works_at"),
+        ["Moonshot"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2023-01-01", "works_at"),
+        ["Google", "Google Zurich"]
+    );
+    let history = memory.history("u1", "user").expect("history");
+    let moonshot = history
+        .iter()
+        .find(|f| f.object == "Moonshot")
+        .expect("Moonshot");
+    assert_eq!(moonshot.supersedes.as_deref(), Some("Google"));
+}

@@ -191,7 +191,7 @@ enum ChronologStatus chronolog_memory_add(ChronologMemory memory,
 // Consolidates every episode not consolidated yet into facts, now, and
 // writes what it did to `out_json`: `{"episodes", "claims", "facts",
 // "restated", "ended", "withdrawn", "contested", "paraphrased",
-// "dropped", "reinforced"}`.
+// "elaborated", "dropped", "reinforced"}`.
 //
 // # Safety
 // `out_json` points to writable storage for one pointer.

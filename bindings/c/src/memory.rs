@@ -161,7 +161,7 @@ pub unsafe extern "C" fn chronolog_memory_add(
 /// Consolidates every episode not consolidated yet into facts, now, and
 /// writes what it did to `out_json`: `{"episodes", "claims", "facts",
 /// "restated", "ended", "withdrawn", "contested", "paraphrased",
-/// "dropped", "reinforced"}`.
+/// "elaborated", "dropped", "reinforced"}`.
 ///
 /// # Safety
 /// `out_json` points to writable storage for one pointer.
@@ -185,6 +185,7 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
             "withdrawn": report.withdrawn,
             "contested": report.contested,
             "paraphrased": report.paraphrased,
+            "elaborated": report.elaborated,
             "dropped": report.dropped,
             "reinforced": report.reinforced,
         });

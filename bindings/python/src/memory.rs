@@ -155,6 +155,7 @@ impl Memory {
         out.set_item("withdrawn", report.withdrawn)?;
         out.set_item("contested", report.contested)?;
         out.set_item("paraphrased", report.paraphrased)?;
+        out.set_item("elaborated", report.elaborated)?;
         out.set_item("dropped", report.dropped)?;
         out.set_item("reinforced", report.reinforced)?;
         Ok(out.unbind())
@@ -503,6 +504,8 @@ pub struct FactVersion {
     known_to: Py<PyAny>,
     /// The object of the version it replaced.
     supersedes: Option<String>,
+    /// The value it says more about, kept beside it.
+    elaborates: Option<String>,
     /// The episode it was read from.
     source: Option<String>,
     /// Every episode that stated it.
@@ -523,6 +526,7 @@ impl FactVersion {
             known_from: from_timestamp(py, v.known.from)?,
             known_to: from_timestamp(py, v.known.to)?,
             supersedes: v.supersedes.clone(),
+            elaborates: v.elaborates.clone(),
             source: v.source.clone(),
             sources: v.sources.clone(),
         })

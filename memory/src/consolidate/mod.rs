@@ -51,6 +51,9 @@ pub struct Report {
     /// Claims whose predicate was read as a paraphrase of a one-valued
     /// slot ("is_employed_at" as "works_at").
     pub paraphrased: usize,
+    /// Values that elaborate the current one ("Google Zurich" after
+    /// "Google"): kept beside it and linked, not a conflict.
+    pub elaborated: usize,
     /// Claims dropped (a pronoun with no clear referent, nothing to end).
     pub dropped: usize,
     /// Facts reinforced because searches returned them.
@@ -113,6 +116,7 @@ struct Relations {
     about: RelationId,
     salience: RelationId,
     contested: RelationId,
+    elaborates: RelationId,
     cursor: RelationId,
 }
 
@@ -144,6 +148,7 @@ impl Consolidator {
             about: id(schema::ABOUT)?,
             salience: id(schema::SALIENCE)?,
             contested: id(schema::CONTESTED)?,
+            elaborates: id(schema::ELABORATES)?,
             cursor: id(schema::CURSOR)?,
         };
         let entities = Entities::new(store)?;
@@ -441,6 +446,82 @@ impl Consolidator {
                         || normalize(&text_of(store, r.values.get(4))) == object)
             };
             let object_entity = resolved.objects.get(i).cloned().flatten();
+            // Containment is elaboration, not conflict: "Google" then
+            // "Google Zurich" says more about the same value.
+            let base = versions
+                .iter()
+                .find(|r| functional && claim.kind == ClaimKind::Holds && r.valid.contains(from));
+            let base_object = base.map(|r| normalize(&text_of(store, r.values.get(4))));
+            if let (Some(base), Some(base_object)) = (base, &base_object) {
+                if contains_words(base_object, &object) {
+                    // Less said than known ("Google" after "Google
+                    // Zurich"): a restatement of the value known.
+                    report.restated += 1;
+                    let current = restated.get(&slot).copied().map_or_else(
+                        || salience::read(store, self.rel.salience, &slot),
+                        |s| Ok(Some(s)),
+                    )?;
+                    let salience = salience::reinforced(current, episode.at, self.half_life_days);
+                    restated.insert(slot.clone(), salience);
+                    let mut claim = claim.clone();
+                    claim.object = text_of(store, base.values.get(4));
+                    plans.push(Plan::Restate {
+                        slot,
+                        subject,
+                        object_entity,
+                        claim,
+                        salience,
+                    });
+                    continue;
+                }
+                if contains_words(&object, base_object) {
+                    let elaboration = format!("{slot}/{object}");
+                    let current = store
+                        .symbol(&elaboration)
+                        .map(|sym| {
+                            store
+                                .snapshot()
+                                .scan(self.rel.fact)
+                                .eq(0, Value::Sym(sym))
+                                .as_of(from)
+                                .collect()
+                        })
+                        .transpose()
+                        .map_err(chronolog_engine::Error::from)?
+                        .unwrap_or_default();
+                    if !current.is_empty() {
+                        report.restated += 1;
+                        let salience = salience::reinforced(
+                            salience::read(store, self.rel.salience, &elaboration)?,
+                            episode.at,
+                            self.half_life_days,
+                        );
+                        plans.push(Plan::Restate {
+                            slot: elaboration,
+                            subject,
+                            object_entity,
+                            claim: claim.clone(),
+                            salience,
+                        });
+                        continue;
+                    }
+                    report.elaborated += 1;
+                    report.facts += 1;
+                    plans.push(Plan::Assert {
+                        slot: elaboration,
+                        subject,
+                        object_entity,
+                        claim: claim.clone(),
+                        valid: Interval {
+                            from,
+                            to: base.valid.to,
+                        },
+                        contested_with: None,
+                        elaborates: Some(slot),
+                    });
+                    continue;
+                }
+            }
             match claim.kind {
                 ClaimKind::Holds | ClaimKind::Happened => {
                     let mut to = match (claim.kind, claim.valid.and_then(|w| w.to)) {
@@ -490,6 +571,18 @@ impl Consolidator {
                             report.contested += 1;
                         }
                     }
+                    // A new value ends the old one's elaborations with it.
+                    if let (Some(base), None) = (base, &contested_with) {
+                        for row in elaborations(store, self.rel, &slot, from)? {
+                            plans.push(Plan::End {
+                                values: row.values.clone(),
+                                valid: Interval {
+                                    from,
+                                    to: row.valid.to.min(base.valid.to),
+                                },
+                            });
+                        }
+                    }
                     report.facts += 1;
                     plans.push(Plan::Assert {
                         slot,
@@ -498,6 +591,7 @@ impl Consolidator {
                         claim: claim.clone(),
                         valid: Interval { from, to },
                         contested_with,
+                        elaborates: None,
                     });
                 }
                 ClaimKind::Ended => {
@@ -544,6 +638,8 @@ enum Plan {
         claim: Claim,
         valid: Interval,
         contested_with: Option<String>,
+        /// The slot whose value this one elaborates.
+        elaborates: Option<String>,
     },
     /// The same value again: a new source and a reinforcement (the
     /// salience row it leaves).
@@ -577,6 +673,7 @@ fn apply(
             claim,
             valid,
             contested_with,
+            elaborates,
         } => {
             let slot_sym = txn.symbol(slot)?;
             let values = vec![
@@ -600,6 +697,15 @@ fn apply(
             )?;
             let score = salience::initial(claim, emphasis);
             salience::write(txn, rel.salience, slot_sym, tenant, score, 1, at)?;
+            if let Some(base) = elaborates {
+                let base = txn.symbol(base)?;
+                txn.assert(
+                    rel.elaborates,
+                    vec![Value::Sym(slot_sym), Value::Sym(base)],
+                    Interval::ALWAYS,
+                    None,
+                )?;
+            }
             if let Some(other) = contested_with {
                 let other = txn.symbol(other)?;
                 txn.assert(
@@ -640,6 +746,50 @@ fn apply(
 }
 
 /// The provenance and graph links of a slot's value.
+/// Whether every word of `part` is among the words of `whole`, and
+/// `whole` has more: "google zurich" contains "google".
+fn contains_words(whole: &str, part: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (whole, part) = (words(whole), words(part));
+    !part.is_empty() && whole.len() > part.len() && part.iter().all(|w| whole.contains(w))
+}
+
+/// The current versions, valid at `at`, of the facts that elaborate the
+/// value of `slot`.
+fn elaborations(
+    store: &chronolog_engine::Store,
+    rel: Relations,
+    slot: &str,
+    at: Timestamp,
+) -> chronolog_engine::Result<Vec<RowVersion>> {
+    let Some(base) = store.symbol(slot) else {
+        return Ok(Vec::new());
+    };
+    let snapshot = store.snapshot();
+    let mut out = Vec::new();
+    for link in snapshot
+        .scan(rel.elaborates)
+        .eq(1, Value::Sym(base))
+        .collect()?
+    {
+        if let Some(Value::Sym(elaboration)) = link.values.first() {
+            out.extend(
+                snapshot
+                    .scan(rel.fact)
+                    .eq(0, Value::Sym(*elaboration))
+                    .as_of(at)
+                    .collect()?,
+            );
+        }
+    }
+    Ok(out)
+}
+
 fn link(
     txn: &mut WriteTxn<'_>,
     rel: Relations,

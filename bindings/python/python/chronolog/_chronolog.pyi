@@ -87,6 +87,7 @@ class FactVersion:
     known_from: Optional[datetime.datetime]
     known_to: Optional[datetime.datetime]
     supersedes: Optional[str]
+    elaborates: Optional[str]
     source: Optional[str]
     sources: List[str]
 
