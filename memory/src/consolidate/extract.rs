@@ -111,8 +111,8 @@ pub fn is_functional(predicate: &str) -> bool {
 }
 
 /// Whether the rule extractor names predicates this way (its fixed ones,
-/// the family words, `favorite_*`): those are canonical already and never
-/// mapped as paraphrases.
+/// the family words, the event verbs, `favorite_*`): those are canonical
+/// already and never mapped as paraphrases.
 pub(crate) fn is_rule_predicate(predicate: &str) -> bool {
     const FIXED: &[&str] = &[
         "age",
@@ -132,7 +132,7 @@ pub(crate) fn is_rule_predicate(predicate: &str) -> bool {
     FIXED.contains(&predicate)
         || is_functional(predicate)
         || predicate.starts_with("favorite_")
-        || FAMILY.split('|').any(|w| {
+        || FAMILY.split('|').chain(EVENTS.split('|')).any(|w| {
             [w.replace("e?", ""), w.replace("e?", "e")].contains(&predicate.replace('_', " "))
         })
 }
@@ -176,6 +176,9 @@ const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
 const FAMILY: &str = r"sister|brother|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|best friend|friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|boss|colleague|roommate|fiancee?|niece|nephew";
+/// The verbs of events a message tells ("I went to", "I adopted"): each
+/// is its own predicate (`went_to`, `adopted`).
+const EVENTS: &str = "went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined";
 const PETS: &str =
     r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
 
@@ -186,7 +189,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
             .replace("{FAMILY}", FAMILY)
-            .replace("{PETS}", PETS);
+            .replace("{PETS}", PETS)
+            .replace("{EVENTS}", EVENTS);
         Rule {
             re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
             predicate,
@@ -374,7 +378,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.55,
         ),
         rule(
-            r"{S} (?i:just |recently |finally |also )?(?P<v>went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined)\s{O}",
+            r"{S} (?i:just |recently |finally |also )?(?P<v>{EVENTS})\s{O}",
             Verb,
             Happened,
             None,

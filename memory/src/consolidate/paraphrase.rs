@@ -104,7 +104,17 @@ mod tests {
     fn the_rules_own_predicates_are_never_mapped() {
         let engine = Engine::new(chronolog_engine::Store::in_memory());
         let mut paraphrases = Paraphrases::default();
-        for predicate in ["works_at", "sister", "likes", "favorite_food", "has_pet"] {
+        for predicate in [
+            "works_at",
+            "sister",
+            "best_friend",
+            "likes",
+            "favorite_food",
+            "has_pet",
+            "went_to",
+            "gave_a_talk_at",
+            "joined",
+        ] {
             assert_eq!(
                 paraphrases.slot_of(&engine, predicate).expect("slot"),
                 None,

@@ -103,7 +103,7 @@ pub(crate) struct Ranked {
 
 const SPEAKER_WEIGHT: f64 = 2.0;
 const SPEAKER_MEANING_WEIGHT: f64 = 2.0;
-const SAID_THEN_WEIGHT: f64 = 1.0;
+const SAID_THEN_WEIGHT: f64 = 2.0;
 
 /// How many of the tenant's best `bm25` matches the said-then channel
 /// looks through for those said in the period.
