@@ -8,26 +8,13 @@
 
 use std::sync::Arc;
 
-use chronolog_benches::memory::turn;
+use chronolog_benches::memory::{QUESTIONS, turn};
 use chronolog_engine::{Engine, HashingEmbedder, Store};
 use chronolog_memory::{Memory, Options, SearchOptions};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const EPISODES: u64 = 100_000;
 const TENANTS: u64 = 100;
-
-/// The questions the search bench cycles through (those of
-/// `benches/src/bin/memory.rs`).
-const QUESTIONS: [&str; 8] = [
-    "Where do I work?",
-    "Where does Mia live?",
-    "What did I do yesterday?",
-    "Do I like sushi?",
-    "When did I move to Berlin?",
-    "What pets do I have?",
-    "Where did I live before Berlin?",
-    "What did Alice start?",
-];
 
 /// A memory holding `EPISODES` generated turns in `TENANTS` tenants, its
 /// indexes caught up; consolidated when `consolidate`.

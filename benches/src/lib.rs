@@ -391,6 +391,19 @@ pub mod memory {
     use chronolog_engine::Timestamp;
     use chronolog_memory::Message;
 
+    /// The questions the search benchmarks ask of the generated turns, in
+    /// turn (the report binary and criterion alike).
+    pub const QUESTIONS: [&str; 8] = [
+        "Where do I work?",
+        "Where does Mia live?",
+        "What did I do yesterday?",
+        "Do I like sushi?",
+        "When did I move to Berlin?",
+        "What pets do I have?",
+        "Where did I live before Berlin?",
+        "What did Alice start?",
+    ];
+
     const SUBJECTS: [&str; 8] = [
         "I",
         "My sister Mia",

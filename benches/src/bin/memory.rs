@@ -85,16 +85,7 @@ fn main() -> Result<()> {
         report.ended
     );
     // Searches: a 2,000-token context per question, every channel.
-    let questions = [
-        "Where do I work?",
-        "Where does Mia live?",
-        "What did I do yesterday?",
-        "Do I like sushi?",
-        "When did I move to Berlin?",
-        "What pets do I have?",
-        "Where did I live before Berlin?",
-        "What did Alice start?",
-    ];
+    let questions = chronolog_benches::memory::QUESTIONS;
     let options = chronolog_memory::SearchOptions::default();
     let mut micros = Vec::new();
     let mut abstained = 0;

@@ -401,6 +401,17 @@ impl Consolidator {
         let store = self.session.store();
         let mut plans = Vec::new();
         let mut restated: HashMap<String, (f64, i64, Timestamp)> = HashMap::new();
+        // A restatement reinforces its slot; two in one pass build on each
+        // other. The salience row it leaves.
+        let mut reinforce = |slot: &str| -> Result<(f64, i64, Timestamp)> {
+            let current = restated.get(slot).copied().map_or_else(
+                || salience::read(store, self.rel.salience, slot),
+                |s| Ok(Some(s)),
+            )?;
+            let salience = salience::reinforced(current, episode.at, self.half_life_days);
+            restated.insert(slot.to_string(), salience);
+            Ok(salience)
+        };
         for (i, claim) in claims.iter().enumerate() {
             let Some(subject) = resolved.subjects.get(i).cloned().flatten() else {
                 report.dropped += 1;
@@ -457,12 +468,7 @@ impl Consolidator {
                     // Less said than known ("Google" after "Google
                     // Zurich"): a restatement of the value known.
                     report.restated += 1;
-                    let current = restated.get(&slot).copied().map_or_else(
-                        || salience::read(store, self.rel.salience, &slot),
-                        |s| Ok(Some(s)),
-                    )?;
-                    let salience = salience::reinforced(current, episode.at, self.half_life_days);
-                    restated.insert(slot.clone(), salience);
+                    let salience = reinforce(&slot)?;
                     let mut claim = claim.clone();
                     claim.object = text_of(store, base.values.get(4));
                     plans.push(Plan::Restate {
@@ -491,11 +497,7 @@ impl Consolidator {
                         .unwrap_or_default();
                     if !current.is_empty() {
                         report.restated += 1;
-                        let salience = salience::reinforced(
-                            salience::read(store, self.rel.salience, &elaboration)?,
-                            episode.at,
-                            self.half_life_days,
-                        );
+                        let salience = reinforce(&elaboration)?;
                         plans.push(Plan::Restate {
                             slot: elaboration,
                             subject,
@@ -532,14 +534,7 @@ impl Consolidator {
                     let overlapping = |r: &RowVersion| r.valid.from < to && from < r.valid.to;
                     if versions.iter().any(|r| same(r) && overlapping(r)) {
                         report.restated += 1;
-                        // Two restatements in one pass build on each other.
-                        let current = restated.get(&slot).copied().map_or_else(
-                            || salience::read(store, self.rel.salience, &slot),
-                            |s| Ok(Some(s)),
-                        )?;
-                        let salience =
-                            salience::reinforced(current, episode.at, self.half_life_days);
-                        restated.insert(slot.clone(), salience);
+                        let salience = reinforce(&slot)?;
                         plans.push(Plan::Restate {
                             slot,
                             subject,
