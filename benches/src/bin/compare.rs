@@ -260,7 +260,7 @@ fn main() -> Result<()> {
     }
 
     // One small synced commit at a time: what a durable single write costs
-    // (two fdatasyncs: the log's frame, then the head record).
+    // (one fdatasync: the frame, and the head record the commit before wrote).
     {
         let dir = tempfile::tempdir()?;
         let store = Store::open(dir.path())?;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! header  "CHRONLOG" | format u32 LE | generation u32 LE          16 bytes
+//! head    two head-record slots (see `head.rs`)                   128 bytes
 //! frame   len u32 LE | tx i64 LE | chain u32 LE | payload[len]    16 + len bytes
 //! chain = crc32(previous chain LE | len LE | tx LE | payload)
 //! ```
@@ -18,7 +19,7 @@ use crate::error::{Error, Result};
 
 /// The file header's magic bytes.
 pub(crate) const MAGIC: &[u8; 8] = b"CHRONLOG";
-/// The header's length; the first frame starts here.
+/// The header's length; the head record's slots start here.
 pub(crate) const HEADER_LEN: u64 = 16;
 /// A frame's fixed part before its payload.
 pub(crate) const FRAME_HEADER_LEN: usize = 16;
@@ -43,23 +44,18 @@ pub(crate) fn header(format: u32, generation: u32) -> [u8; HEADER_LEN as usize] 
     bytes
 }
 
-/// Reads and checks a file header; returns its generation.
-pub(crate) fn read_header(mut file: impl Read, format: u32) -> Result<u32> {
+/// Reads a file header; returns its format and generation. The caller
+/// decides which formats it reads.
+pub(crate) fn read_header(mut file: impl Read) -> Result<(u32, u32)> {
     let mut bytes = [0u8; HEADER_LEN as usize];
     file.read_exact(&mut bytes)
         .map_err(|_| Error::corrupt("the log file is shorter than its header"))?;
     if &bytes[..8] != MAGIC {
         return Err(Error::corrupt("the log file does not start with CHRONLOG"));
     }
-    let found = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if found != format {
-        return Err(Error::corrupt(format!(
-            "unsupported format version {found} (this build reads {format})"
-        )));
-    }
-    Ok(u32::from_le_bytes([
-        bytes[12], bytes[13], bytes[14], bytes[15],
-    ]))
+    let format = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    let generation = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+    Ok((format, generation))
 }
 
 fn chain_of(prev: u32, len: u32, tx: i64, payload: &[u8]) -> u32 {
@@ -106,20 +102,21 @@ pub(crate) struct ScanEnd {
     pub stopped: Option<&'static str>,
 }
 
-/// Reads frames after the header from `file` (positioned just past it),
-/// handing each one that checks to `frame` (its index, tx, chain value and
-/// payload) in order, until the end of the
-/// file or the first frame that does not check. `file_len` bounds a frame's
-/// claimed length before anything is allocated for it.
+/// Reads frames from `file`, positioned at byte `start` where the first
+/// frame begins, handing each one that checks to `frame` (its index, tx,
+/// chain value and payload) in order, until the end of the file or the
+/// first frame that does not check. `file_len` bounds a frame's claimed
+/// length before anything is allocated for it.
 pub(crate) fn scan(
     mut file: impl Read,
+    start: u64,
     file_len: u64,
     generation: u32,
     mut frame: impl FnMut(u64, i64, u32, &[u8]) -> Result<()>,
 ) -> Result<ScanEnd> {
     let mut at = ScanEnd {
         frames: 0,
-        end: HEADER_LEN,
+        end: start,
         chain: seed(generation),
         last_tx: 0,
         stopped: None,
@@ -182,12 +179,19 @@ mod tests {
 
     fn scan_all(bytes: &[u8]) -> (ScanEnd, Vec<Vec<u8>>) {
         let mut reader = bytes;
-        let generation = read_header(&mut reader, 3).expect("header");
+        let (format, generation) = read_header(&mut reader).expect("header");
+        assert_eq!(format, 3);
         let mut seen = Vec::new();
-        let end = scan(reader, bytes.len() as u64, generation, |_, _, _, p| {
-            seen.push(p.to_vec());
-            Ok(())
-        })
+        let end = scan(
+            reader,
+            HEADER_LEN,
+            bytes.len() as u64,
+            generation,
+            |_, _, _, p| {
+                seen.push(p.to_vec());
+                Ok(())
+            },
+        )
         .expect("scan");
         (end, seen)
     }

@@ -2,7 +2,9 @@
 //! was acknowledged, so that a log which reads back shorter than that is
 //! reported as damaged instead of opening as a shorter history.
 //!
-//! The file `head` holds two 64-byte slots. Each write goes to the slot the
+//! The log file holds two 64-byte slots just after its header (a log of
+//! format 3 kept them in a file of their own, `head`, at offset 0). Each
+//! write goes to the slot the
 //! current record is not in (`seq % 2`), so a torn write leaves the other,
 //! one commit older, intact; the valid slot with the higher `seq` wins.
 //!
@@ -71,15 +73,15 @@ impl Head {
         })
     }
 
-    /// Reads the newer valid slot of `file`.
-    pub(crate) fn read(file: &File) -> Result<Head> {
+    /// Reads the newer valid slot of the pair at byte `at` of `file`.
+    pub(crate) fn read(file: &File, at: u64) -> Result<Head> {
         let mut bytes = [0u8; 2 * SLOT_LEN];
         let len = file
             .metadata()
             .map_err(Error::io("reading the head record"))?
             .len();
-        let n = (len as usize).min(bytes.len());
-        file.read_exact_at(&mut bytes[..n], 0)
+        let n = (len.saturating_sub(at) as usize).min(bytes.len());
+        file.read_exact_at(&mut bytes[..n], at)
             .map_err(Error::io("reading the head record"))?;
         let slots = [
             Head::decode(&bytes[..SLOT_LEN]),
@@ -90,15 +92,14 @@ impl Head {
             .flatten()
             .max_by_key(|h| h.seq)
             .ok_or_else(|| {
-                Error::corrupt(
-                    "the head record (the file `head`) is unreadable: both of its slots are damaged",
-                )
+                Error::corrupt("the head record is unreadable: both of its slots are damaged")
             })
     }
 
-    /// Writes this record into its slot; the caller syncs.
-    pub(crate) fn write(&self, file: &File) -> Result<()> {
-        let slot = (self.seq % 2) * SLOT_LEN as u64;
+    /// Writes this record into its slot of the pair at byte `at` of
+    /// `file`; the caller syncs.
+    pub(crate) fn write(&self, file: &File, at: u64) -> Result<()> {
+        let slot = at + (self.seq % 2) * SLOT_LEN as u64;
         file.write_all_at(&self.encode(), slot)
             .map_err(Error::io("writing the head record"))
     }
@@ -130,14 +131,14 @@ mod tests {
             .open(dir.path().join("head"))
             .expect("open");
         for seq in 0..5 {
-            head(seq).write(&file).expect("write");
-            assert_eq!(Head::read(&file).expect("read"), head(seq));
+            head(seq).write(&file, 16).expect("write");
+            assert_eq!(Head::read(&file, 16).expect("read"), head(seq));
         }
         // Tear the newer slot (seq 4 lives in slot 0): the older one answers.
-        file.write_all_at(&[0xFF; 7], 20).expect("tear");
-        assert_eq!(Head::read(&file).expect("read"), head(3));
-        file.write_all_at(&[0xFF; 7], SLOT_LEN as u64 + 20)
+        file.write_all_at(&[0xFF; 7], 16 + 20).expect("tear");
+        assert_eq!(Head::read(&file, 16).expect("read"), head(3));
+        file.write_all_at(&[0xFF; 7], 16 + SLOT_LEN as u64 + 20)
             .expect("tear");
-        assert!(matches!(Head::read(&file), Err(Error::Corrupt { .. })));
+        assert!(matches!(Head::read(&file, 16), Err(Error::Corrupt { .. })));
     }
 }

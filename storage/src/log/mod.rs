@@ -1,21 +1,31 @@
 //! The durable commit log: a file of our own, one checksummed frame per
-//! transaction, and a head record that says how much of it was acknowledged.
+//! transaction, and a head record inside it that says how much of it was
+//! acknowledged.
 //!
-//! A commit writes its frame at the end of `log`, `fdatasync`s it, then
-//! writes the head record (`head`: frames, end offset, chain value, last tx)
-//! and `fdatasync`s that, and only then returns. Opening scans the frames,
-//! checking each one's chained checksum, and compares what reads back with
-//! the head: a log that reads back shorter than what was acknowledged (a
-//! zeroed page, a flipped byte, a truncated file, a lost tail) is refused
-//! with [`Error::Damaged`], naming the last transaction that reads back
-//! whole, instead of opening as a silently shorter history. Bytes past the
-//! acknowledged end that do not form a whole frame are a commit torn by a
-//! crash before it was acknowledged; they are cut off.
+//! A commit writes its frame at the end of `log` and `fdatasync`s the file,
+//! which also makes durable the head record the previous commit wrote; it
+//! then writes the head record for its own frame (two slots after the file
+//! header, overwritten in place) and returns. One sync per commit, and the
+//! head record on disk never claims a frame that is not durable: it is
+//! written only after its frame was synced. A killed process loses no head
+//! write (the page cache keeps it); after a power cut the durable head may
+//! be one commit behind, never ahead.
+//!
+//! Opening scans the frames, checking each one's chained checksum, and
+//! compares what reads back with the head: a log that reads back shorter
+//! than what was acknowledged (a zeroed page, a flipped byte, a truncated
+//! file, a lost tail) is refused with [`Error::Damaged`], naming the last
+//! transaction that reads back whole, instead of opening as a silently
+//! shorter history. Bytes past the acknowledged end that do not form a
+//! whole frame are a commit torn by a crash before it was acknowledged;
+//! they are cut off.
 //!
 //! The directory also holds `lock` (held for as long as the log is open, so
 //! a second opener gets [`Error::Locked`]) and `cache/`, a sled database
 //! for data derived from rows ([`DerivedCache`]), which is not part of the
-//! log and can be rebuilt. See `docs/storage-format.md`.
+//! log and can be rebuilt. A log of format 3 (its head record in a file of
+//! its own, `head`, synced separately) is rewritten in this format when it
+//! is opened for writing. See `docs/storage-format.md`.
 
 mod cache;
 mod frame;
@@ -53,7 +63,18 @@ pub(crate) struct NewRow {
 /// 2: columns carry `search` and `embed` flags.
 /// 3: the log is a file of checksummed frames with a head record (it was a
 /// sled tree).
-pub(crate) const FORMAT_VERSION: u32 = 3;
+/// 4: the head record lives in the log file, after the header (it was the
+/// file `head`), so that one `fdatasync` makes a commit durable.
+pub(crate) const FORMAT_VERSION: u32 = 4;
+
+/// The format whose head record was a file of its own; read, and migrated
+/// when opened for writing.
+const SEPARATE_HEAD_FORMAT: u32 = 3;
+
+/// Where the head record's two slots start in a log of [`FORMAT_VERSION`].
+const HEAD_AT: u64 = frame::HEADER_LEN;
+/// Where the first frame starts in a log of [`FORMAT_VERSION`].
+const FRAMES_AT: u64 = HEAD_AT + 2 * head::SLOT_LEN as u64;
 
 /// Everything one transaction changed.
 #[derive(Debug, Serialize, Deserialize)]
@@ -139,12 +160,14 @@ pub(crate) struct Log {
 /// The writable end of the log.
 struct Tail {
     file: File,
-    head_file: File,
-    /// What the log holds now (ahead of what is on disk in `head` when
+    /// What the log holds now (ahead of the head record in the file when
     /// commits are buffered).
     head: Head,
-    /// Whether `head` is ahead of the head record on disk.
-    head_unsynced: bool,
+    /// Whether the head record in the file says `head` (written, perhaps
+    /// not yet synced).
+    head_written: bool,
+    /// Whether everything written is synced.
+    synced: bool,
 }
 
 fn lock(dir: &Path) -> Result<File> {
@@ -204,8 +227,9 @@ fn open_rw(path: &Path, create: bool) -> std::io::Result<File> {
         .open(path)
 }
 
-/// Writes a new log file at `path` holding `header` then `frames`, synced.
-fn write_log_file(path: &Path, header: &[u8], frames: &[u8]) -> Result<File> {
+/// Writes a new log file at `path` (the current format): the header for
+/// `head`'s generation, `head` in its slot, then `frames`; synced.
+fn write_log_file(path: &Path, head: &Head, frames: &[u8]) -> Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -213,11 +237,30 @@ fn write_log_file(path: &Path, header: &[u8], frames: &[u8]) -> Result<File> {
         .truncate(true)
         .open(path)
         .map_err(Error::io("creating a log file"))?;
-    file.write_all_at(header, 0)
-        .and_then(|()| file.write_all_at(frames, header.len() as u64))
-        .and_then(|()| file.sync_all())
+    file.write_all_at(&frame::header(FORMAT_VERSION, head.generation), 0)
+        .and_then(|()| file.write_all_at(&[0u8; 2 * head::SLOT_LEN], HEAD_AT))
+        .and_then(|()| file.write_all_at(frames, FRAMES_AT))
         .map_err(Error::io("writing a log file"))?;
+    head.write(&file, HEAD_AT)?;
+    file.sync_all().map_err(Error::io("writing a log file"))?;
     Ok(file)
+}
+
+/// The format and generation in the header of the log file at `path`, if
+/// it has one.
+fn header_of(path: &Path) -> Option<(u32, u32)> {
+    File::open(path)
+        .ok()
+        .and_then(|f| frame::read_header(f).ok())
+}
+
+/// Where a log's head record is, and the first frame after it.
+enum Layout {
+    /// The current format: both in the log file.
+    Framed,
+    /// Format 3: the head record in the file `head`; frames right after
+    /// the header.
+    SeparateHead,
 }
 
 fn describe(frames: u64, tx: i64) -> String {
@@ -237,12 +280,11 @@ impl Log {
         mut replay: impl FnMut(i64, LogEntry) -> Result<()>,
     ) -> Result<Log> {
         let read_only = options.recover;
-        let (log_path, head_path, tmp_path) =
-            (dir.join("log"), dir.join("head"), dir.join("log.tmp"));
+        let (log_path, head_path) = (dir.join("log"), dir.join("head"));
         if read_only {
-            if !head_path.exists() {
+            if !log_path.exists() && !head_path.exists() {
                 return Err(Error::corrupt(format!(
-                    "nothing to recover: `{}` holds no head record",
+                    "nothing to recover: `{}` holds no log",
                     dir.display()
                 )));
             }
@@ -253,84 +295,42 @@ impl Log {
             ensure_space(dir, 0, options.min_free_bytes)?;
         }
         let lock = lock(dir)?;
-        if !head_path.exists() {
-            if log_path.exists() {
-                return Err(Error::corrupt(
-                    "the log exists but its head record (the file `head`) is missing",
-                ));
-            }
-            if dir.join("db").exists() && dir.join("conf").exists() {
-                return Err(Error::corrupt(format!(
-                    "this directory holds a format-2 database (its log inside sled); this build reads format {FORMAT_VERSION}"
-                )));
-            }
-            Log::create(dir)?;
-        }
-        let head_file = if read_only {
-            File::open(&head_path)
+        let separate_head = head_path.exists()
+            && header_of(&log_path).is_none_or(|(format, _)| format == SEPARATE_HEAD_FORMAT);
+        let (file, layout, head) = if separate_head {
+            Log::open_separate_head(dir, read_only)?
         } else {
-            open_rw(&head_path, false)
-        }
-        .map_err(Error::io("opening the head record"))?;
-        let head = Head::read(&head_file)?;
+            Log::open_framed(dir, read_only)?
+        };
+        let frames_at = match layout {
+            Layout::Framed => FRAMES_AT,
+            Layout::SeparateHead => frame::HEADER_LEN,
+        };
 
-        // A purge (or the creation) that wrote the head for a new
-        // generation but crashed before renaming its log into place is
-        // finished here; any other leftover is an unfinished rewrite.
-        let mut log_at = log_path.clone();
-        if tmp_path.exists() {
-            let generation_of = |p: &Path| {
-                File::open(p)
-                    .ok()
-                    .and_then(|f| frame::read_header(f, FORMAT_VERSION).ok())
-            };
-            let roll_forward = generation_of(&tmp_path) == Some(head.generation)
-                && generation_of(&log_path) != Some(head.generation);
-            if read_only {
-                if roll_forward {
-                    log_at = tmp_path.clone();
-                }
-            } else if roll_forward {
-                std::fs::rename(&tmp_path, &log_path)
-                    .map_err(Error::io("finishing an interrupted log rewrite"))?;
-                sync_dir(dir)?;
-            } else {
-                std::fs::remove_file(&tmp_path)
-                    .map_err(Error::io("removing an unfinished log rewrite"))?;
-            }
-        }
-        if !log_at.exists() {
-            return Err(Error::corrupt(
-                "the head record exists but the log (the file `log`) is missing",
-            ));
-        }
-        let file = if read_only {
-            File::open(&log_at)
-        } else {
-            open_rw(&log_at, false)
-        }
-        .map_err(Error::io("opening the log"))?;
         let file_len = file
             .metadata()
             .map_err(Error::io("reading the log's size"))?
             .len();
         let mut reader = BufReader::with_capacity(1 << 20, &file);
-        let generation = frame::read_header(&mut reader, FORMAT_VERSION)?;
-        if generation != head.generation {
-            return Err(Error::corrupt(format!(
-                "the log is generation {generation} but its head record names generation {}",
-                head.generation
-            )));
-        }
+        reader
+            .seek(SeekFrom::Start(frames_at))
+            .map_err(Error::io("reading the log"))?;
+        let generation = head.generation;
         let mut chain_at_head = (head.frames == 0).then(|| frame::seed(generation));
-        let read = frame::scan(reader, file_len, generation, |index, tx, chain, payload| {
-            if index + 1 == head.frames {
-                chain_at_head = Some(chain);
-            }
-            let entry: LogEntry = postcard::from_bytes(payload)
-                .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
-            replay(tx, entry)
-        })?;
+        let read = frame::scan(
+            reader,
+            frames_at,
+            file_len,
+            generation,
+            |index, tx, chain, payload| {
+                if index + 1 == head.frames {
+                    chain_at_head = Some(chain);
+                }
+                let entry: LogEntry = postcard::from_bytes(payload)
+                    .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
+                replay(tx, entry)
+            },
+        )?;
 
         let mut damage = None;
         if read.frames < head.frames || chain_at_head != Some(head.chain) {
@@ -364,59 +364,198 @@ impl Log {
             end: read.end,
             last_tx: read.last_tx,
         };
-        let log = Log {
-            dir: dir.to_path_buf(),
-            tail: Mutex::new(Tail {
-                file,
-                head_file,
-                head: now,
-                head_unsynced: now != head,
-            }),
-            durability: options.durability,
-            read_only,
-            min_free_bytes: options.min_free_bytes,
-            damage,
-            _lock: lock,
+        let mut tail = Tail {
+            file,
+            head: now,
+            head_written: now == head,
+            synced: now == head,
         };
         if !read_only {
-            // A torn, unacknowledged commit at the end is cut off, and the
-            // head record brought up to what reads back, before anything
-            // else is written after it.
-            let tail = log.tail.lock();
+            // A torn, unacknowledged commit at the end is cut off before
+            // anything else is written after it.
             if read.end < file_len {
                 tail.file
                     .set_len(read.end)
                     .and_then(|()| tail.file.sync_all())
                     .map_err(Error::io("cutting off a torn commit"))?;
             }
-            drop(tail);
-            log.sync()?;
+            if matches!(layout, Layout::SeparateHead) {
+                tail = Log::migrate(dir, tail, frames_at)?;
+            }
         }
+        let log = Log {
+            dir: dir.to_path_buf(),
+            tail: Mutex::new(tail),
+            durability: options.durability,
+            read_only,
+            min_free_bytes: options.min_free_bytes,
+            damage,
+            _lock: lock,
+        };
+        // The head record brought up to what reads back.
+        log.sync()?;
         Ok(log)
     }
 
-    /// Writes an empty log and its head record for a new database.
+    /// Opens the log file of the current format (creating it for a new
+    /// database) and reads its head record.
+    fn open_framed(dir: &Path, read_only: bool) -> Result<(File, Layout, Head)> {
+        let (log_path, tmp_path) = (dir.join("log"), dir.join("log.tmp"));
+        if !read_only {
+            // The rename is a rewrite's commit point: a `log.tmp` beside
+            // the log is one that did not finish, and a `head` beside a log
+            // of this format is what a finished migration left behind.
+            for leftover in [tmp_path, dir.join("head")] {
+                if leftover.exists() && log_path.exists() {
+                    std::fs::remove_file(&leftover)
+                        .map_err(Error::io("removing what an unfinished rewrite left"))?;
+                    sync_dir(dir)?;
+                }
+            }
+            if !log_path.exists() {
+                if dir.join("cache").exists() {
+                    // The cache is only created after the log: this was a
+                    // database, and its log is gone.
+                    return Err(Error::corrupt(
+                        "the log (the file `log`) is missing from a database directory (its `cache/` is there)",
+                    ));
+                }
+                if dir.join("db").exists() && dir.join("conf").exists() {
+                    return Err(Error::corrupt(format!(
+                        "this directory holds a format-2 database (its log inside sled); this build reads formats {SEPARATE_HEAD_FORMAT} and {FORMAT_VERSION}"
+                    )));
+                }
+                Log::create(dir)?;
+            }
+        }
+        let file = if read_only {
+            File::open(&log_path)
+        } else {
+            open_rw(&log_path, false)
+        }
+        .map_err(Error::io("opening the log"))?;
+        let (format, generation) = frame::read_header(&file)?;
+        match format {
+            FORMAT_VERSION => {}
+            SEPARATE_HEAD_FORMAT => {
+                return Err(Error::corrupt(
+                    "the log is format 3 but its head record (the file `head`) is missing",
+                ));
+            }
+            other => {
+                return Err(Error::corrupt(format!(
+                    "unsupported format version {other} (this build reads {SEPARATE_HEAD_FORMAT} and {FORMAT_VERSION})"
+                )));
+            }
+        }
+        let head = Head::read(&file, HEAD_AT)?;
+        if generation != head.generation {
+            return Err(Error::corrupt(format!(
+                "the log is generation {generation} but its head record names generation {}",
+                head.generation
+            )));
+        }
+        Ok((file, Layout::Framed, head))
+    }
+
+    /// Opens a log of format 3, whose head record is the file `head`,
+    /// finishing a purge that a crash interrupted after it had pointed the
+    /// head record at the new generation.
+    fn open_separate_head(dir: &Path, read_only: bool) -> Result<(File, Layout, Head)> {
+        let (log_path, head_path, tmp_path) =
+            (dir.join("log"), dir.join("head"), dir.join("log.tmp"));
+        let head_file = File::open(&head_path).map_err(Error::io("opening the head record"))?;
+        let head = Head::read(&head_file, 0)?;
+        let generation_of = |p: &Path| {
+            header_of(p)
+                .filter(|&(format, _)| format == SEPARATE_HEAD_FORMAT)
+                .map(|(_, generation)| generation)
+        };
+        let mut log_at = log_path.clone();
+        if tmp_path.exists() {
+            let roll_forward = generation_of(&tmp_path) == Some(head.generation)
+                && generation_of(&log_path) != Some(head.generation);
+            if read_only {
+                if roll_forward {
+                    log_at = tmp_path.clone();
+                }
+            } else if roll_forward {
+                std::fs::rename(&tmp_path, &log_path)
+                    .map_err(Error::io("finishing an interrupted log rewrite"))?;
+                sync_dir(dir)?;
+            } else {
+                std::fs::remove_file(&tmp_path)
+                    .map_err(Error::io("removing an unfinished log rewrite"))?;
+            }
+        }
+        if !log_at.exists() {
+            return Err(Error::corrupt(
+                "the head record exists but the log (the file `log`) is missing",
+            ));
+        }
+        let file = if read_only {
+            File::open(&log_at)
+        } else {
+            open_rw(&log_at, false)
+        }
+        .map_err(Error::io("opening the log"))?;
+        let (format, generation) = frame::read_header(&file)?;
+        if format != SEPARATE_HEAD_FORMAT {
+            return Err(Error::corrupt(format!(
+                "the log is format {format} beside a separate head record, which only format {SEPARATE_HEAD_FORMAT} has"
+            )));
+        }
+        if generation != head.generation {
+            return Err(Error::corrupt(format!(
+                "the log is generation {generation} but its head record names generation {}",
+                head.generation
+            )));
+        }
+        Ok((file, Layout::SeparateHead, head))
+    }
+
+    /// Rewrites a format-3 log (read back whole; its frames start at
+    /// `frames_at`) in the current format: the same generation and frames,
+    /// byte for byte, after the head record. The rename is the switch; the
+    /// old `head` file is removed after it.
+    fn migrate(dir: &Path, tail: Tail, frames_at: u64) -> Result<Tail> {
+        let mut frames = vec![0u8; (tail.head.end - frames_at) as usize];
+        tail.file
+            .read_exact_at(&mut frames, frames_at)
+            .map_err(Error::io("reading the log to migrate it"))?;
+        ensure_space(dir, FRAMES_AT + frames.len() as u64, 0)?;
+        let head = Head {
+            seq: tail.head.seq + 1,
+            end: FRAMES_AT + frames.len() as u64,
+            ..tail.head
+        };
+        let tmp = dir.join("log.tmp");
+        let file = write_log_file(&tmp, &head, &frames)?;
+        std::fs::rename(&tmp, dir.join("log")).map_err(Error::io("migrating the log"))?;
+        sync_dir(dir)?;
+        std::fs::remove_file(dir.join("head"))
+            .map_err(Error::io("removing the format-3 head record"))?;
+        sync_dir(dir)?;
+        Ok(Tail {
+            file,
+            head,
+            head_written: true,
+            synced: true,
+        })
+    }
+
+    /// Writes an empty log with its head record for a new database.
     fn create(dir: &Path) -> Result<()> {
         let tmp = dir.join("log.tmp");
-        write_log_file(&tmp, &frame::header(FORMAT_VERSION, 0), &[])?;
-        let head_file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(dir.join("head"))
-            .map_err(Error::io("creating the head record"))?;
         let head = Head {
             seq: 0,
             generation: 0,
             chain: frame::seed(0),
             frames: 0,
-            end: frame::HEADER_LEN,
+            end: FRAMES_AT,
             last_tx: 0,
         };
-        head.write(&head_file)?;
-        head_file
-            .sync_all()
-            .map_err(Error::io("syncing the head record"))?;
+        write_log_file(&tmp, &head, &[])?;
         std::fs::rename(&tmp, dir.join("log")).map_err(Error::io("creating the log"))?;
         sync_dir(dir)
     }
@@ -442,12 +581,12 @@ impl Log {
         self.read_only
     }
 
-    /// Writes one entry; durable on return when the durability is `Sync`.
-    /// On an error nothing was acknowledged; [`Error::DiskFull`] and
-    /// [`Error::ReadOnly`] also guarantee that nothing was written.
-    /// Appends `entry` at `tx`; `buffered` skips the syncs for this one
-    /// entry even in a synced log (the next synced append, or a sync,
-    /// carries it to disk with everything before it).
+    /// Appends `entry` at `tx`; durable on return when the durability is
+    /// `Sync` and `buffered` is false (`buffered` skips the sync for this
+    /// one entry even in a synced log: the next synced append, or a sync,
+    /// carries it to disk with everything before it). On an error nothing
+    /// was acknowledged; [`Error::DiskFull`] and [`Error::ReadOnly`] also
+    /// guarantee that nothing was written.
     pub(crate) fn append(&self, tx: i64, entry: &LogEntry, buffered: bool) -> Result<()> {
         if self.read_only {
             return Err(Error::ReadOnly);
@@ -464,8 +603,8 @@ impl Log {
             let _ = tail.file.set_len(at);
             return Err(Error::io("appending to the log")(e));
         }
-        let next = Head {
-            seq: tail.head.seq + 1,
+        let mut next = Head {
+            seq: tail.head.seq,
             generation: tail.head.generation,
             chain,
             frames: tail.head.frames + 1,
@@ -473,27 +612,29 @@ impl Log {
             last_tx: tx,
         };
         if self.durability == Durability::Sync && !buffered {
+            // One sync: this frame, any buffered before it, and the head
+            // record the previous commit wrote. This commit's own head
+            // record is written after it, so it never claims a frame that
+            // is not durable; the next sync (or commit) makes it durable.
             tail.file
                 .sync_data()
                 .map_err(Error::io("syncing the log"))?;
-            next.write(&tail.head_file)?;
-            tail.head_file
-                .sync_data()
-                .map_err(Error::io("syncing the head record"))?;
-            tail.head_unsynced = false;
+            next.seq += 1;
+            next.write(&tail.file, HEAD_AT)?;
+            tail.head_written = true;
         } else {
-            tail.head_unsynced = true;
+            tail.head_written = false;
         }
+        tail.synced = false;
         tail.head = next;
         Ok(())
     }
 
     /// Rewrites the log with every entry passed through `redact`, then
     /// `entry` appended at `tx`, as a new generation that replaces the old
-    /// one atomically (write `log.tmp`, sync, point the head record at it,
-    /// rename it over `log`); synced whatever the durability setting: a
-    /// purge must not be undone by a crash. Returns how many entries
-    /// `redact` changed.
+    /// one atomically (write `log.tmp` with its head record, sync, rename
+    /// it over `log`); synced whatever the durability setting: a purge must
+    /// not be undone by a crash. Returns how many entries `redact` changed.
     pub(crate) fn purge(
         &self,
         tx: i64,
@@ -520,17 +661,22 @@ impl Log {
         };
         let mut reader = BufReader::new(&tail.file);
         reader
-            .seek(SeekFrom::Start(0))
+            .seek(SeekFrom::Start(FRAMES_AT))
             .map_err(Error::io("reading the log"))?;
-        let old_generation = frame::read_header(&mut reader, FORMAT_VERSION)?;
-        let read = frame::scan(reader, old.end, old_generation, |_, tx, _, payload| {
-            let mut e: LogEntry = postcard::from_bytes(payload)
-                .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
-            if redact(&mut e) {
-                rewritten += 1;
-            }
-            encode_into(&mut frames, &mut chain, tx, &e)
-        })?;
+        let read = frame::scan(
+            reader,
+            FRAMES_AT,
+            old.end,
+            old.generation,
+            |_, tx, _, payload| {
+                let mut e: LogEntry = postcard::from_bytes(payload)
+                    .map_err(|e| Error::corrupt(format!("log entry at tx {tx}: {e}")))?;
+                if redact(&mut e) {
+                    rewritten += 1;
+                }
+                encode_into(&mut frames, &mut chain, tx, &e)
+            },
+        )?;
         if read.frames != old.frames {
             return Err(Error::corrupt(format!(
                 "the log changed under a purge: {} of {} frames read back",
@@ -538,51 +684,53 @@ impl Log {
             )));
         }
         encode_into(&mut frames, &mut chain, tx, entry)?;
-        let tmp = self.dir.join("log.tmp");
-        let file = write_log_file(&tmp, &frame::header(FORMAT_VERSION, generation), &frames)?;
         let next = Head {
             seq: old.seq + 1,
             generation,
             chain,
             frames: old.frames + 1,
-            end: frame::HEADER_LEN + frames.len() as u64,
+            end: FRAMES_AT + frames.len() as u64,
             last_tx: tx,
         };
-        next.write(&tail.head_file)?;
-        tail.head_file
-            .sync_data()
-            .map_err(Error::io("syncing the head record"))?;
+        let tmp = self.dir.join("log.tmp");
+        let file = write_log_file(&tmp, &next, &frames)?;
         std::fs::rename(&tmp, self.dir.join("log"))
             .map_err(Error::io("replacing the log after a purge"))?;
         sync_dir(&self.dir)?;
         tail.file = file;
         tail.head = next;
-        tail.head_unsynced = false;
+        tail.head_written = true;
+        tail.synced = true;
         Ok(rewritten)
     }
 
-    /// Forces every commit so far to disk, then the head record.
+    /// Forces every commit so far to disk, with a head record that counts
+    /// them all.
     pub(crate) fn sync(&self) -> Result<()> {
         if self.read_only {
             return Ok(());
         }
         let mut tail = self.tail.lock();
-        if !tail.head_unsynced {
+        if tail.synced {
             return Ok(());
         }
         tail.file
             .sync_data()
             .map_err(Error::io("syncing the log"))?;
-        let next = Head {
-            seq: tail.head.seq + 1,
-            ..tail.head
-        };
-        next.write(&tail.head_file)?;
-        tail.head_file
-            .sync_data()
-            .map_err(Error::io("syncing the head record"))?;
-        tail.head = next;
-        tail.head_unsynced = false;
+        if !tail.head_written {
+            // Only now that the frames are durable may the head count them.
+            let next = Head {
+                seq: tail.head.seq + 1,
+                ..tail.head
+            };
+            next.write(&tail.file, HEAD_AT)?;
+            tail.file
+                .sync_data()
+                .map_err(Error::io("syncing the head record"))?;
+            tail.head = next;
+            tail.head_written = true;
+        }
+        tail.synced = true;
         Ok(())
     }
 }
@@ -591,5 +739,143 @@ impl Drop for Log {
     fn drop(&mut self) {
         // Buffered commits become durable at a clean close.
         let _ = self.sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> LogEntry {
+        LogEntry {
+            symbols_from: 0,
+            symbols: vec![name.to_string()],
+            change: Change::Commit {
+                appends: Vec::new(),
+                cuts: Vec::new(),
+                closes: Vec::new(),
+            },
+        }
+    }
+
+    fn open(dir: &Path, recover: bool) -> Result<(Log, Vec<(i64, String)>)> {
+        let options = LogOptions {
+            durability: Durability::Sync,
+            recover,
+            min_free_bytes: 0,
+        };
+        let mut seen = Vec::new();
+        let log = Log::open(dir, options, |tx, e| {
+            seen.push((tx, e.symbols.concat()));
+            Ok(())
+        })?;
+        Ok((log, seen))
+    }
+
+    /// The head record as a separate reader of the file sees it now.
+    fn head_in_file(dir: &Path) -> Head {
+        let file = File::open(dir.join("log")).expect("open log");
+        Head::read(&file, HEAD_AT).expect("head")
+    }
+
+    /// A database as format 3 wrote it: frames right after the header, the
+    /// head record in the file `head`.
+    fn write_format_3(dir: &Path, entries: &[(i64, &str)]) {
+        std::fs::create_dir_all(dir).expect("dir");
+        let mut bytes = frame::header(SEPARATE_HEAD_FORMAT, 0).to_vec();
+        let mut chain = frame::seed(0);
+        for &(tx, name) in entries {
+            let payload = postcard::to_stdvec(&entry(name)).expect("encode");
+            let (frame, next) = frame::encode(chain, tx, &payload).expect("frame");
+            bytes.extend_from_slice(&frame);
+            chain = next;
+        }
+        std::fs::write(dir.join("log"), &bytes).expect("write log");
+        let head_file = File::create(dir.join("head")).expect("head file");
+        let head = Head {
+            seq: 7,
+            generation: 0,
+            chain,
+            frames: entries.len() as u64,
+            end: bytes.len() as u64,
+            last_tx: entries.last().map_or(0, |e| e.0),
+        };
+        head.write(&head_file, 0).expect("write head");
+    }
+
+    #[test]
+    fn a_format_3_log_is_read_as_it_is_and_migrated_when_opened_for_writing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("db");
+        let entries = [(10, "a"), (11, "b"), (15, "c")];
+        write_format_3(&path, &entries);
+        let expected: Vec<(i64, String)> =
+            entries.iter().map(|&(t, n)| (t, n.to_string())).collect();
+
+        let before = (
+            std::fs::read(path.join("log")).expect("log"),
+            std::fs::read(path.join("head")).expect("head"),
+        );
+        let (log, seen) = open(&path, true).expect("recover open");
+        assert_eq!(seen, expected);
+        drop(log);
+        let after = (
+            std::fs::read(path.join("log")).expect("log"),
+            std::fs::read(path.join("head")).expect("head"),
+        );
+        assert!(before == after, "a read-only open changed a file");
+
+        let (log, seen) = open(&path, false).expect("open for writing");
+        assert_eq!(seen, expected);
+        assert!(!path.join("head").exists(), "the old head record is gone");
+        assert_eq!(header_of(&path.join("log")), Some((FORMAT_VERSION, 0)));
+        log.append(20, &entry("d"), false).expect("append");
+        drop(log);
+
+        let (_log, seen) = open(&path, false).expect("reopen");
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[3], (20, "d".to_string()));
+    }
+
+    #[test]
+    fn a_migration_cut_short_after_its_rename_finishes_on_the_next_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("db");
+        write_format_3(&path, &[(10, "a")]);
+        let old_head = std::fs::read(path.join("head")).expect("head");
+        drop(open(&path, false).expect("migrate"));
+        // The crash came between the rename and the removal of `head`.
+        std::fs::write(path.join("head"), old_head).expect("restore head");
+        let (_log, seen) = open(&path, false).expect("open");
+        assert_eq!(seen, vec![(10, "a".to_string())]);
+        assert!(!path.join("head").exists());
+    }
+
+    #[test]
+    fn the_head_record_counts_a_synced_commit_before_any_other_sync() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("db");
+        let (log, _) = open(&path, false).expect("create");
+        for tx in 1..=3 {
+            log.append(tx, &entry("x"), false).expect("append");
+        }
+        // What a killed process leaves: the write is in the file.
+        let head = head_in_file(&path);
+        assert_eq!((head.frames, head.last_tx), (3, 3));
+    }
+
+    #[test]
+    fn the_head_record_counts_a_buffered_commit_only_once_it_is_synced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("db");
+        let (log, _) = open(&path, false).expect("create");
+        log.append(1, &entry("x"), false).expect("append");
+        log.append(2, &entry("y"), true).expect("append buffered");
+        assert_eq!(head_in_file(&path).frames, 1);
+        log.sync().expect("sync");
+        assert_eq!(head_in_file(&path).frames, 2);
+        drop(log);
+        let (_log, seen) = open(&path, false).expect("reopen");
+        assert_eq!(seen.len(), 2);
     }
 }
