@@ -168,7 +168,18 @@ struct Tail {
     head_written: bool,
     /// Whether everything written is synced.
     synced: bool,
+    /// The file's length: zeros past `head.end`, written ahead so that a
+    /// commit's sync does not also have to journal a new file size.
+    allocated: u64,
 }
+
+/// How far past the end of the log zeros are written ahead of commits.
+/// Overwriting allocated blocks makes `fdatasync` flush data only; an append
+/// that grows the file also commits the file system's journal (measured on
+/// this VM's ext4, 300-byte commits: p50 0.21 vs 0.29 ms, p99 0.45-0.72 vs
+/// 0.51-1.5 ms). The scan stops at the first zero frame header (its tx does
+/// not increase), and a clean close trims the zeros.
+const ZEROED_AHEAD: u64 = 1 << 20;
 
 fn lock(dir: &Path) -> Result<File> {
     let file = OpenOptions::new()
@@ -369,6 +380,7 @@ impl Log {
             head: now,
             head_written: now == head,
             synced: now == head,
+            allocated: file_len,
         };
         if !read_only {
             // A torn, unacknowledged commit at the end is cut off before
@@ -378,6 +390,7 @@ impl Log {
                     .set_len(read.end)
                     .and_then(|()| tail.file.sync_all())
                     .map_err(Error::io("cutting off a torn commit"))?;
+                tail.allocated = read.end;
             }
             if matches!(layout, Layout::SeparateHead) {
                 tail = Log::migrate(dir, tail, frames_at)?;
@@ -541,6 +554,7 @@ impl Log {
             head,
             head_written: true,
             synced: true,
+            allocated: head.end,
         })
     }
 
@@ -597,10 +611,23 @@ impl Log {
         let (bytes, chain) = frame::encode(tail.head.chain, tx, &payload)?;
         ensure_space(&self.dir, bytes.len() as u64, self.min_free_bytes)?;
         let at = tail.head.end;
+        let end = at + bytes.len() as u64;
+        if end > tail.allocated {
+            let grow = end + ZEROED_AHEAD - tail.allocated;
+            ensure_space(&self.dir, grow, self.min_free_bytes)?;
+            let zeros = vec![0u8; grow as usize];
+            if let Err(e) = tail.file.write_all_at(&zeros, tail.allocated) {
+                let _ = tail.file.set_len(tail.allocated);
+                return Err(Error::io("extending the log")(e));
+            }
+            tail.allocated += grow;
+        }
         if let Err(e) = tail.file.write_all_at(&bytes, at) {
             // Take the partial frame back; if even that fails, the next
             // open cuts it off as a torn, unacknowledged commit.
-            let _ = tail.file.set_len(at);
+            if tail.file.set_len(at).is_ok() {
+                tail.allocated = at;
+            }
             return Err(Error::io("appending to the log")(e));
         }
         let mut next = Head {
@@ -608,7 +635,7 @@ impl Log {
             generation: tail.head.generation,
             chain,
             frames: tail.head.frames + 1,
-            end: at + bytes.len() as u64,
+            end,
             last_tx: tx,
         };
         if self.durability == Durability::Sync && !buffered {
@@ -701,6 +728,7 @@ impl Log {
         tail.head = next;
         tail.head_written = true;
         tail.synced = true;
+        tail.allocated = next.end;
         Ok(rewritten)
     }
 
@@ -737,8 +765,14 @@ impl Log {
 
 impl Drop for Log {
     fn drop(&mut self) {
-        // Buffered commits become durable at a clean close.
-        let _ = self.sync();
+        // Buffered commits become durable at a clean close, and the zeros
+        // written ahead are trimmed: at rest the file is exactly the log.
+        if self.sync().is_ok() && !self.read_only {
+            let tail = self.tail.get_mut();
+            if tail.allocated > tail.head.end && tail.file.set_len(tail.head.end).is_ok() {
+                let _ = tail.file.sync_all();
+            }
+        }
     }
 }
 
@@ -877,5 +911,29 @@ mod tests {
         drop(log);
         let (_log, seen) = open(&path, false).expect("reopen");
         assert_eq!(seen.len(), 2);
+    }
+
+    #[test]
+    fn zeros_written_ahead_are_read_past_after_a_crash_and_trimmed_at_close() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (path, copy) = (dir.path().join("db"), dir.path().join("copy"));
+        let (log, _) = open(&path, false).expect("create");
+        for tx in 1..=3 {
+            log.append(tx, &entry("x"), false).expect("append");
+        }
+        let len = |p: &Path| std::fs::metadata(p.join("log")).expect("log").len();
+        let end = head_in_file(&path).end;
+        assert!(len(&path) > end + ZEROED_AHEAD / 2, "zeros written ahead");
+        // A crash now leaves the zeros: a copy of the directory as it is.
+        std::fs::create_dir_all(&copy).expect("copy dir");
+        std::fs::copy(path.join("log"), copy.join("log")).expect("copy");
+        drop(log);
+        assert_eq!(len(&path), end, "a clean close trims the zeros");
+        let (log, seen) = open(&copy, false).expect("open the crashed copy");
+        assert_eq!(seen.len(), 3);
+        log.append(4, &entry("y"), false).expect("append after");
+        drop(log);
+        let (_log, seen) = open(&copy, false).expect("reopen");
+        assert_eq!(seen.len(), 4);
     }
 }
