@@ -271,24 +271,45 @@ impl Memory {
     /// is reinforced (salience) by the next consolidation pass, off this
     /// path. Reads only `tenant`'s rows, on every channel.
     pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
+        let mut contexts = self.search_at_budgets(tenant, question, options, &[options.budget])?;
+        contexts
+            .pop()
+            .ok_or_else(|| Error::Worker("no context came back".into()))
+    }
+
+    /// One search assembled at several token budgets: the contexts that
+    /// separate [`Memory::search`] calls at each budget would return, for
+    /// the price of one retrieval. For a caller that chooses the context's
+    /// size after seeing what fits, and for the evaluation, which scores
+    /// coverage against budget. `options.budget` is ignored.
+    pub fn search_at_budgets(
+        &self,
+        tenant: &str,
+        question: &str,
+        options: &SearchOptions,
+        budgets: &[usize],
+    ) -> Result<Vec<Context>> {
         check_tenant(tenant)?;
         let options = &SearchOptions {
             half_life_days: self.shared.half_life_days,
             ..options.clone()
         };
-        let (context, _) = recall::search(
+        let (contexts, _) = recall::search_at_budgets(
             &self.shared.engine,
             &self.shared.vectors,
             tenant,
             question,
             options,
+            budgets,
         )?;
-        let slots: Vec<String> = context
-            .items
+        let mut slots: Vec<String> = contexts
             .iter()
+            .flat_map(|c| &c.items)
             .filter(|i| i.kind == ItemKind::Fact)
             .map(|i| i.id.clone())
             .collect();
+        slots.sort();
+        slots.dedup();
         if !slots.is_empty() {
             let at = options.now.unwrap_or_else(Timestamp::now);
             self.shared
@@ -299,7 +320,7 @@ impl Memory {
                 let _ = tx.send(0);
             }
         }
-        Ok(context)
+        Ok(contexts)
     }
 
     /// How [`Memory::search`] would answer `question`, step by step: the

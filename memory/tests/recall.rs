@@ -3,7 +3,7 @@
 //! which instants, for which tenant, and within which budget.
 
 use chronolog_engine::{Output, Timestamp};
-use chronolog_memory::{Context, ItemKind, Memory, Message, SearchOptions};
+use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, SearchOptions};
 use proptest::prelude::*;
 
 mod common;
@@ -547,4 +547,130 @@ fn a_fading_fact_ranks_below_an_active_one_that_matches_about_as_well() {
         "{}",
         first_fact("2020-02-10")
     );
+}
+
+#[test]
+fn one_retrieval_at_several_budgets_gives_what_separate_searches_give() {
+    let memory = job_change();
+    for i in 0..12 {
+        say(
+            &memory,
+            "u1",
+            "2024-07-01",
+            &format!("At Moonshot this week I worked on the planner, part {i}."),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    let budgets = [40, 120, 400, 2_000];
+    for question in [
+        "Where do I work?",
+        "What did I work on at Moonshot?",
+        "What is my sister's favourite opera?",
+    ] {
+        // A fixed "now": two searches a moment apart answer as of the same instant.
+        let options = SearchOptions {
+            now: Some(at("2025-01-01")),
+            ..SearchOptions::default()
+        };
+        let together = memory
+            .search_at_budgets("u1", question, &options, &budgets)
+            .expect("search at budgets");
+        assert_eq!(together.len(), budgets.len());
+        for (context, budget) in together.iter().zip(budgets) {
+            let alone = ask_with(
+                &memory,
+                "u1",
+                question,
+                SearchOptions {
+                    budget,
+                    ..options.clone()
+                },
+            );
+            assert_eq!(
+                context.to_json(),
+                alone.to_json(),
+                "{question} at {budget} tokens"
+            );
+            assert!(context.tokens <= budget);
+        }
+        let sizes: Vec<usize> = together.iter().map(|c| c.items.len()).collect();
+        assert!(
+            sizes.windows(2).all(|w| w[0] <= w[1]),
+            "{question}: {sizes:?}"
+        );
+    }
+}
+
+#[test]
+fn the_reply_to_a_matching_message_comes_with_it_and_never_from_another_tenant() {
+    let memory = memory();
+    let line = |tenant: &str, role: &str, session: &str, date: &str, text: &str| {
+        memory
+            .add(
+                tenant,
+                Message::new(role, text).session(session).at(at(date)),
+            )
+            .expect("add")
+    };
+    // Both tenants have a session "s1", written interleaved.
+    line(
+        "a",
+        "Jo",
+        "s1",
+        "2023-05-08T10:00:00Z",
+        "Did you hear back from the bakery about the interview?",
+    );
+    line(
+        "b",
+        "Kim",
+        "s1",
+        "2023-05-08T10:00:30Z",
+        "Another tenant's message in a session of the same name.",
+    );
+    let reply = line(
+        "a",
+        "Sam",
+        "s1",
+        "2023-05-08T10:01:00Z",
+        "Yes! They called on Monday and I start next week.",
+    );
+    line(
+        "b",
+        "Kim",
+        "s1",
+        "2023-05-08T10:01:30Z",
+        "The bakery interview went well for me too.",
+    );
+    // Later messages that match the question better than the reply does,
+    // enough to fill every channel's first candidates without it.
+    for i in 0..60 {
+        line(
+            "a",
+            if i % 2 == 0 { "Jo" } else { "Sam" },
+            &format!("s{}", 2 + i / 6),
+            &format!("2023-06-{:02}T10:{:02}:00Z", 1 + i / 3, i % 3),
+            &format!("Sam read about how an interview goes, article {i}."),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    // The words channel alone (the meaning channels read each message
+    // with the one before it, and would find the reply by its question).
+    let options = SearchOptions {
+        now: Some(at("2023-08-01")),
+        abstain: false,
+        channels: vec![Channel::EpisodeWords, Channel::Recency],
+        ..SearchOptions::default()
+    };
+    let context = ask_with(
+        &memory,
+        "a",
+        "Was there news from the bakery about the interview?",
+        options,
+    );
+    let ids: Vec<&str> = context.items.iter().map(|i| i.id.as_str()).collect();
+    assert!(
+        ids.contains(&reply.as_str()),
+        "the reply, which shares no word with the question: {ids:?}"
+    );
+    assert!(ids.iter().all(|id| id.starts_with("a/")), "{ids:?}");
 }

@@ -80,12 +80,36 @@ pub(crate) fn search(
     question: &str,
     options: &SearchOptions,
 ) -> Result<(Context, Question)> {
+    let (mut contexts, understood) = search_at_budgets(
+        engine,
+        vectors,
+        tenant,
+        question,
+        options,
+        &[options.budget],
+    )?;
+    let context = contexts
+        .pop()
+        .ok_or_else(|| crate::error::Error::Worker("no context came back".into()))?;
+    Ok((context, understood))
+}
+
+/// Runs one search (understanding, channels, fusion, the gate) and
+/// assembles its candidates at each of `budgets` (`options.budget` is
+/// ignored): the contexts are what separate searches at those budgets
+/// would return.
+pub(crate) fn search_at_budgets(
+    engine: &Engine,
+    vectors: &VectorCache,
+    tenant: &str,
+    question: &str,
+    options: &SearchOptions,
+    budgets: &[usize],
+) -> Result<(Vec<Context>, Question)> {
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, now)?;
     let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
     let known_at = options.known_at;
-    // "Where do I work and where do I live?": each part searched on its
-    // own, all their candidates fused into one context.
     let parts = understand::parts(question);
     let mut rankings = Vec::new();
     for part in &parts {
@@ -106,37 +130,65 @@ pub(crate) fn search(
     }
     let fused = channels::fuse(&rankings);
     let verdict = abstain::judge(&understood, &rankings, &fused);
-    let mut context = assemble::assemble(
+    let mut channel_counts: Vec<(String, usize)> = rankings
+        .iter()
+        .map(|r| (r.channel.name().to_string(), r.items.len()))
+        .collect::<HashMap<_, _>>()
+        .into_iter()
+        .collect();
+    channel_counts.sort();
+    // The ownership check does not depend on the budget: asked once, and
+    // only of a context the other checks let through.
+    let mut owners: Option<Option<String>> = None;
+    let gathered = assemble::gather(
         engine,
         tenant,
         &understood,
         &fused,
         as_of,
         known_at,
-        options,
+        options.half_life_days,
     )?;
-    let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
-    let verdict = match verdict.or_else(|| abstain::uncovered(&understood.text, &texts)) {
-        Some(reason) => Some(reason),
-        None => abstain::owners_words(engine, tenant, &understood, as_of, known_at)?,
-    };
-    if let (true, Some(reason)) = (options.abstain, verdict) {
-        context.abstain = true;
-        context.reason = Some(reason);
-        context.items.clear();
-        context.tokens = 0;
-    } else if context.items.is_empty() {
-        context.abstain = true;
-        context.reason = Some("nothing in this memory holds at that time".into());
+    let mut contexts = Vec::with_capacity(budgets.len());
+    for &budget in budgets {
+        let mut context = assemble::fit(
+            engine,
+            tenant,
+            &understood,
+            &gathered,
+            as_of,
+            known_at,
+            budget,
+        )?;
+        let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
+        let verdict = match verdict
+            .clone()
+            .or_else(|| abstain::uncovered(&understood.text, &texts))
+        {
+            Some(reason) => Some(reason),
+            None => match &owners {
+                Some(known) => known.clone(),
+                None => {
+                    let found =
+                        abstain::owners_words(engine, tenant, &understood, as_of, known_at)?;
+                    owners = Some(found.clone());
+                    found
+                }
+            },
+        };
+        if let (true, Some(reason)) = (options.abstain, verdict) {
+            context.abstain = true;
+            context.reason = Some(reason);
+            context.items.clear();
+            context.tokens = 0;
+        } else if context.items.is_empty() {
+            context.abstain = true;
+            context.reason = Some("nothing in this memory holds at that time".into());
+        }
+        context.channels = channel_counts.clone();
+        contexts.push(context);
     }
-    context.channels = rankings
-        .iter()
-        .map(|r| (r.channel.name().to_string(), r.items.len()))
-        .collect::<HashMap<_, _>>()
-        .into_iter()
-        .collect();
-    context.channels.sort();
-    Ok((context, understood))
+    Ok((contexts, understood))
 }
 
 /// Why a search finds what it finds: the question as understood, each
