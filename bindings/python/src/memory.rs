@@ -187,6 +187,31 @@ impl Memory {
         Context::from_rust(py, &context)
     }
 
+    /// One retrieval assembled at each of `budgets`: the contexts that
+    /// separate `search` calls at those budgets would return, for the price
+    /// of one search (pick the size after seeing what fits).
+    #[pyo3(signature = (tenant, question, budgets, as_of=None, known_at=None))]
+    fn search_at_budgets(
+        &self,
+        py: Python<'_>,
+        tenant: &str,
+        question: &str,
+        budgets: Vec<usize>,
+        as_of: Option<&Bound<'_, PyAny>>,
+        known_at: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Context>> {
+        let options = SearchOptions {
+            as_of: to_timestamp_opt(as_of)?,
+            known_at: to_timestamp_opt(known_at)?,
+            ..SearchOptions::default()
+        };
+        let memory = self.get()?;
+        let contexts = py
+            .detach(|| memory.search_at_budgets(tenant, question, &options, &budgets))
+            .map_err(|e| memory_error(&e))?;
+        contexts.iter().map(|c| Context::from_rust(py, c)).collect()
+    }
+
     /// Every version of every fact about `subject` (any name it goes by),
     /// oldest first per fact, superseded and retracted ones included.
     fn history(&self, py: Python<'_>, tenant: &str, subject: &str) -> PyResult<Vec<FactVersion>> {

@@ -50,6 +50,20 @@ def test_where_do_i_work_now_and_before_the_change(job_change):
     assert in_2022.as_of_because == "in 2022"
 
 
+def test_one_retrieval_at_several_budgets_is_what_separate_searches_give(job_change):
+    budgets = [30, 200, 2000]
+    together = job_change.search_at_budgets("u1", "Where do I work?", budgets,
+                                            as_of=dt.date(2025, 1, 1))
+    assert [c.budget for c in together] == budgets
+    for context, budget in zip(together, budgets):
+        alone = job_change.search("u1", "Where do I work?", as_of=dt.date(2025, 1, 1),
+                                  budget=budget)
+        assert context.text == alone.text and context.tokens == alone.tokens <= budget
+    assert len(together[0].items) <= len(together[-1].items)
+    with pytest.raises(chronolog.Error, match="tenant"):
+        job_change.search_at_budgets("", "Where do I work?", [100])
+
+
 def test_when_did_i_start_is_answered_with_the_interval(job_change):
     context = job_change.search("u1", "When did I start at Moonshot?")
     item = context.items[0]
