@@ -229,13 +229,14 @@ pub(crate) fn ensure_space(dir: &Path, needed: u64, reserve: u64) -> Result<()> 
     Ok(())
 }
 
-fn open_rw(path: &Path, create: bool) -> std::io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(create)
-        .truncate(false)
-        .open(path)
+/// Opens an existing log file, for writing unless `read_only`.
+fn open_log_file(path: &Path, read_only: bool) -> Result<File> {
+    if read_only {
+        File::open(path)
+    } else {
+        OpenOptions::new().read(true).write(true).open(path)
+    }
+    .map_err(Error::io("opening the log"))
 }
 
 /// Writes a new log file at `path` (the current format): the header for
@@ -441,12 +442,7 @@ impl Log {
                 Log::create(dir)?;
             }
         }
-        let file = if read_only {
-            File::open(&log_path)
-        } else {
-            open_rw(&log_path, false)
-        }
-        .map_err(Error::io("opening the log"))?;
+        let file = open_log_file(&log_path, read_only)?;
         let (format, generation) = frame::read_header(&file)?;
         match format {
             FORMAT_VERSION => {}
@@ -506,12 +502,7 @@ impl Log {
                 "the head record exists but the log (the file `log`) is missing",
             ));
         }
-        let file = if read_only {
-            File::open(&log_at)
-        } else {
-            open_rw(&log_at, false)
-        }
-        .map_err(Error::io("opening the log"))?;
+        let file = open_log_file(&log_at, read_only)?;
         let (format, generation) = frame::read_header(&file)?;
         if format != SEPARATE_HEAD_FORMAT {
             return Err(Error::corrupt(format!(
