@@ -1,9 +1,11 @@
 //! Context assembly: the fused candidates become items a reader can
 //! follow (current facts first, with their valid intervals and what they
-//! replaced; then the episodes behind them and the best other episodes, in
-//! the order they were said), each tagged with its provenance, within a
-//! token budget counted with cl100k_base. An item that does not fit is
-//! left out whole, never cut.
+//! replaced; then the episodes behind them, the best other episodes and
+//! the ones said around the very best, in the order they were said), each
+//! tagged with its provenance, within a token budget counted with
+//! cl100k_base. An item that does not fit is left out whole, never cut.
+//! [`gather`] reads the candidates once; [`fit`] cuts them to a budget, as
+//! many times as there are budgets.
 
 use std::collections::HashSet;
 
