@@ -4,7 +4,7 @@
 //! the ones said around the very best, in the order they were said), each
 //! tagged with its provenance, within a token budget counted with
 //! cl100k_base. An item that does not fit is left out whole, never cut.
-//! [`gather`] reads the candidates once; [`fit`] cuts them to a budget, as
+//! `gather` reads the candidates once; `fit` cuts them to a budget, as
 //! many times as there are budgets.
 
 use std::collections::HashSet;
