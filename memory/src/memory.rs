@@ -271,10 +271,10 @@ impl Memory {
     /// is reinforced (salience) by the next consolidation pass, off this
     /// path. Reads only `tenant`'s rows, on every channel.
     pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
-        let mut contexts = self.search_at_budgets(tenant, question, options, &[options.budget])?;
-        contexts
-            .pop()
-            .ok_or_else(|| Error::Worker("no context came back".into()))
+        let mut retrieval = self.retrieve(tenant, question, options)?;
+        let context = retrieval.context_at(options.budget)?;
+        self.reinforce_later(tenant, std::slice::from_ref(&context), options);
+        Ok(context)
     }
 
     /// One search assembled at several token budgets: the contexts that
@@ -289,19 +289,38 @@ impl Memory {
         options: &SearchOptions,
         budgets: &[usize],
     ) -> Result<Vec<Context>> {
+        let mut retrieval = self.retrieve(tenant, question, options)?;
+        let contexts = budgets
+            .iter()
+            .map(|&budget| retrieval.context_at(budget))
+            .collect::<Result<Vec<_>>>()?;
+        self.reinforce_later(tenant, &contexts, options);
+        Ok(contexts)
+    }
+
+    fn retrieve(
+        &self,
+        tenant: &str,
+        question: &str,
+        options: &SearchOptions,
+    ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
         let options = &SearchOptions {
             half_life_days: self.shared.half_life_days,
             ..options.clone()
         };
-        let (contexts, _) = recall::search_at_budgets(
+        recall::retrieve(
             &self.shared.engine,
             &self.shared.vectors,
             tenant,
             question,
             options,
-            budgets,
-        )?;
+        )
+    }
+
+    /// Queues the facts the contexts returned for reinforcement by the
+    /// next consolidation pass (salience), off the search's path.
+    fn reinforce_later(&self, tenant: &str, contexts: &[Context], options: &SearchOptions) {
         let mut slots: Vec<String> = contexts
             .iter()
             .flat_map(|c| &c.items)
@@ -320,7 +339,6 @@ impl Memory {
                 let _ = tx.send(0);
             }
         }
-        Ok(contexts)
     }
 
     /// How [`Memory::search`] would answer `question`, step by step: the

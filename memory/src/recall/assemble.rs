@@ -7,7 +7,8 @@
 //! `gather` reads the candidates once; `fit` cuts them to a budget, as
 //! many times as there are budgets.
 
-use std::collections::HashSet;
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 
 use chronolog_engine::{Engine, Interval, Timestamp, Value};
 
@@ -165,12 +166,15 @@ pub(crate) struct Gathered {
     facts: Vec<(FactVersion, f64)>,
     /// Per fact slot, its values that ended by the instant, most recent
     /// first, when the question asks about the past.
-    pasts: std::collections::HashMap<String, Vec<FactVersion>>,
+    pasts: HashMap<String, Vec<FactVersion>>,
     /// Episodes in fused order.
     episodes: Vec<(Episode, f64)>,
+    /// The messages behind the facts that may lead, by id.
+    support: HashMap<String, Episode>,
     /// The messages around each of the first [`NEIGHBOUR_ANCHORS`]
-    /// episodes, nearest first.
-    neighbours: Vec<Vec<Episode>>,
+    /// episodes, nearest first: read when a budget first reaches them
+    /// (a small one never does).
+    neighbours: Vec<OnceCell<Vec<Episode>>>,
     /// Every candidate episode, the sources of the facts included, in
     /// fused order.
     ranked_episodes: Vec<String>,
@@ -195,8 +199,7 @@ pub(crate) fn gather(
     let mut facts: Vec<(FactVersion, f64)> = Vec::new();
     // Per leading-fact slot, its values that ended by the instant, when
     // the question asks about the past: most recent first.
-    let mut pasts: std::collections::HashMap<String, Vec<FactVersion>> =
-        std::collections::HashMap::new();
+    let mut pasts: HashMap<String, Vec<FactVersion>> = HashMap::new();
     let mut episodes: Vec<(Episode, f64)> = Vec::new();
     let mut ranked_episodes: Vec<String> = Vec::new();
     let mut rank = |id: &str| {
@@ -268,18 +271,43 @@ pub(crate) fn gather(
         }
     }
     facts.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let neighbours = episodes
-        .iter()
-        .take(NEIGHBOUR_ANCHORS)
-        .map(|(e, _)| neighbours(store, episode_rel, e, NEIGHBOUR_WINDOW, as_of, known_at))
-        .collect::<Result<Vec<_>>>()?;
+    let mut support: HashMap<String, Episode> = HashMap::new();
+    for (fact, _) in leading(&facts, MAX_FACTS) {
+        let pasts = pasts.get(&fact.slot).into_iter().flatten();
+        for id in fact
+            .source
+            .iter()
+            .chain(pasts.filter_map(|p| p.source.as_ref()))
+        {
+            if support.contains_key(id) {
+                continue;
+            }
+            if let Some(episode) = episode_by_id(store, episode_rel, id, as_of, known_at)? {
+                support.insert(id.clone(), episode);
+            }
+        }
+    }
+    let neighbours = (0..episodes.len().min(NEIGHBOUR_ANCHORS))
+        .map(|_| OnceCell::new())
+        .collect();
     Ok(Gathered {
         facts,
         pasts,
         episodes,
+        support,
         neighbours,
         ranked_episodes,
     })
+}
+
+/// The facts that may lead a context: those scored near the best, at
+/// most `most` of them.
+fn leading(facts: &[(FactVersion, f64)], most: usize) -> impl Iterator<Item = &(FactVersion, f64)> {
+    let best = facts.first().map_or(0.0, |(_, s)| *s);
+    facts
+        .iter()
+        .filter(move |(_, s)| *s >= FACT_MIN_SHARE * best)
+        .take(most)
 }
 
 /// Cuts the gathered candidates to `budget`: the leading facts, the
@@ -328,13 +356,11 @@ pub(crate) fn fit(
     // long list of loosely related facts would take the budget from the
     // messages that hold the evidence (LoCoMo's dev split: coverage at
     // 2,000 tokens fell by half with every fact first).
-    let best = facts.first().map_or(0.0, |(_, s)| *s);
     let mut support: Vec<String> = Vec::new();
-    for (fact, score) in facts
-        .iter()
-        .filter(|(_, s)| *s >= FACT_MIN_SHARE * best)
-        .take((budget / TOKENS_PER_LEADING_FACT).clamp(1, MAX_FACTS))
-    {
+    for (fact, score) in leading(
+        facts,
+        (budget / TOKENS_PER_LEADING_FACT).clamp(1, MAX_FACTS),
+    ) {
         let mut item = fact_item(
             store,
             fact,
@@ -366,8 +392,8 @@ pub(crate) fn fit(
             .iter()
             .find(|(e, _)| e.id == id)
             .map_or(0.0, |(_, s)| *s);
-        if let Some(episode) = episode_by_id(store, episode_rel, &id, as_of, known_at)? {
-            let mut item = episode_item(&episode, score, &tenant_prefix);
+        if let Some(episode) = gathered.support.get(&id) {
+            let mut item = episode_item(episode, score, &tenant_prefix);
             if fits_message(&mut item, &mut used) {
                 taken_episodes.insert(id);
                 episode_items.push(item);
@@ -385,9 +411,23 @@ pub(crate) fn fit(
         let Some(i) = step else {
             let anchors = episodes.iter().zip(&gathered.neighbours);
             for ((episode, score), around) in anchors {
-                if !taken_episodes.contains(&episode.id) {
+                if !taken_episodes.contains(&episode.id) || used >= budget {
                     continue;
                 }
+                let around = match around.get() {
+                    Some(read) => read,
+                    None => {
+                        let read = neighbours(
+                            store,
+                            episode_rel,
+                            episode,
+                            NEIGHBOUR_WINDOW,
+                            as_of,
+                            known_at,
+                        )?;
+                        around.get_or_init(|| read)
+                    }
+                };
                 for near in around {
                     if taken_episodes.contains(&near.id) {
                         continue;

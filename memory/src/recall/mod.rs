@@ -72,40 +72,36 @@ impl Default for SearchOptions {
     }
 }
 
-/// Runs a search of `tenant`'s memory for `question`.
-pub(crate) fn search(
-    engine: &Engine,
-    vectors: &VectorCache,
-    tenant: &str,
-    question: &str,
-    options: &SearchOptions,
-) -> Result<(Context, Question)> {
-    let (mut contexts, understood) = search_at_budgets(
-        engine,
-        vectors,
-        tenant,
-        question,
-        options,
-        &[options.budget],
-    )?;
-    let context = contexts
-        .pop()
-        .ok_or_else(|| crate::error::Error::Worker("no context came back".into()))?;
-    Ok((context, understood))
+/// One question's retrieval, done once: understanding, the channels,
+/// fusion, the gate's budget-independent verdict and the candidates read
+/// from the store. [`Retrieval::context_at`] cuts it to a budget, as many
+/// times as there are budgets.
+pub(crate) struct Retrieval<'e> {
+    engine: &'e Engine,
+    tenant: String,
+    understood: Question,
+    as_of: Timestamp,
+    known_at: Option<Timestamp>,
+    abstain: bool,
+    rankings: Vec<channels::Ranked>,
+    fused: Vec<(String, f64)>,
+    verdict: Option<String>,
+    channel_counts: Vec<(String, usize)>,
+    gathered: assemble::Gathered,
+    /// The ownership check does not depend on the budget: asked once, and
+    /// only of a context the other checks let through.
+    owners: Option<Option<String>>,
 }
 
-/// Runs one search (understanding, channels, fusion, the gate) and
-/// assembles its candidates at each of `budgets` (`options.budget` is
-/// ignored): the contexts are what separate searches at those budgets
-/// would return.
-pub(crate) fn search_at_budgets(
-    engine: &Engine,
+/// Retrieves `tenant`'s candidates for `question` (`options.budget` is
+/// not used here: see [`Retrieval::context_at`]).
+pub(crate) fn retrieve<'e>(
+    engine: &'e Engine,
     vectors: &VectorCache,
     tenant: &str,
     question: &str,
     options: &SearchOptions,
-    budgets: &[usize],
-) -> Result<(Vec<Context>, Question)> {
+) -> Result<Retrieval<'e>> {
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, now)?;
     let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
@@ -137,9 +133,6 @@ pub(crate) fn search_at_budgets(
         .into_iter()
         .collect();
     channel_counts.sort();
-    // The ownership check does not depend on the budget: asked once, and
-    // only of a context the other checks let through.
-    let mut owners: Option<Option<String>> = None;
     let gathered = assemble::gather(
         engine,
         tenant,
@@ -149,34 +142,58 @@ pub(crate) fn search_at_budgets(
         known_at,
         options.half_life_days,
     )?;
-    let mut contexts = Vec::with_capacity(budgets.len());
-    for &budget in budgets {
+    Ok(Retrieval {
+        engine,
+        tenant: tenant.to_string(),
+        understood,
+        as_of,
+        known_at,
+        abstain: options.abstain,
+        rankings,
+        fused,
+        verdict,
+        channel_counts,
+        gathered,
+        owners: None,
+    })
+}
+
+impl Retrieval<'_> {
+    /// The context within `budget` tokens, or the gate's abstention: what
+    /// a search at that budget returns.
+    pub(crate) fn context_at(&mut self, budget: usize) -> Result<Context> {
         let mut context = assemble::fit(
-            engine,
-            tenant,
-            &understood,
-            &gathered,
-            as_of,
-            known_at,
+            self.engine,
+            &self.tenant,
+            &self.understood,
+            &self.gathered,
+            self.as_of,
+            self.known_at,
             budget,
         )?;
         let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
-        let verdict = match verdict
+        let verdict = match self
+            .verdict
             .clone()
-            .or_else(|| abstain::uncovered(&understood.text, &texts))
+            .or_else(|| abstain::uncovered(&self.understood.text, &texts))
         {
             Some(reason) => Some(reason),
-            None => match &owners {
+            None => match &self.owners {
                 Some(known) => known.clone(),
                 None => {
-                    let found =
-                        abstain::owners_words(engine, tenant, &understood, as_of, known_at)?;
-                    owners = Some(found.clone());
+                    let found = abstain::owners_words(
+                        self.engine,
+                        &self.tenant,
+                        &self.understood,
+                        self.as_of,
+                        self.known_at,
+                    )?;
+                    self.owners = Some(found.clone());
                     found
                 }
             },
         };
-        if let (true, Some(reason)) = (options.abstain, verdict) {
+        if let (true, Some(reason)) = (self.abstain, verdict) {
             context.abstain = true;
             context.reason = Some(reason);
             context.items.clear();
@@ -185,10 +202,9 @@ pub(crate) fn search_at_budgets(
             context.abstain = true;
             context.reason = Some("nothing in this memory holds at that time".into());
         }
-        context.channels = channel_counts.clone();
-        contexts.push(context);
+        context.channels = self.channel_counts.clone();
+        Ok(context)
     }
-    Ok((contexts, understood))
 }
 
 /// Why a search finds what it finds: the question as understood, each
@@ -202,20 +218,15 @@ pub(crate) fn explain(
     options: &SearchOptions,
 ) -> Result<String> {
     use std::fmt::Write;
-    let now = options.now.unwrap_or_else(Timestamp::now);
-    let understood = understand::understand(engine, tenant, question, now)?;
-    let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
-    let rankings = channels::run(
-        engine,
-        vectors,
-        tenant,
-        &understood,
+    let mut retrieval = retrieve(engine, vectors, tenant, question, options)?;
+    let context = retrieval.context_at(options.budget)?;
+    let Retrieval {
+        understood,
         as_of,
-        options.known_at,
-        options,
-    )?;
-    let fused = channels::fuse(&rankings);
-    let (context, _) = search(engine, vectors, tenant, question, options)?;
+        rankings,
+        fused,
+        ..
+    } = &retrieval;
     let mut out = String::new();
     let _ = writeln!(out, "question: {question:?}");
     let _ = writeln!(out, "  words searched: {:?}", understood.text);
@@ -233,7 +244,7 @@ pub(crate) fn explain(
             .map_or(String::new(), |w| format!(" ({w})")),
         understood.asks_when
     );
-    for r in &rankings {
+    for r in rankings {
         let _ = writeln!(
             out,
             "channel {} (weight {}): {} candidates",
