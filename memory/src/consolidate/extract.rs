@@ -672,7 +672,7 @@ fn clean_object(raw: &str) -> Option<String> {
     let text = text.trim();
     let words = text.split_whitespace().count();
     let vague = [
-        "it", "that", "this", "them", "there", "here", "one", "so", "you",
+        "it", "that", "this", "them", "there", "here", "one", "so", "you", "to",
     ];
     let first = text
         .split_whitespace()
@@ -686,10 +686,46 @@ fn clean_object(raw: &str) -> Option<String> {
         || words > 6
         || vague.contains(&text.to_ascii_lowercase().as_str())
         || verb_first.contains(&first.as_str())
+        || CLAUSE_FIRST.contains(&first.as_str())
+        || (words == 1 && needs_complement(&first))
+        || text
+            .split_whitespace()
+            .any(|w| REFERS_ELSEWHERE.contains(&w.to_ascii_lowercase().as_str()))
     {
         return None;
     }
     Some(text.to_string())
+}
+
+/// Words that open a clause, not a thing: "I love how it shows...",
+/// "why we love what we do".
+const CLAUSE_FIRST: &[&str] = &[
+    "how", "what", "when", "why", "where", "who", "whatever", "not", "every",
+];
+
+/// Words that make an object point at something said elsewhere ("I love
+/// holding them"): the thing itself is not in the sentence.
+const REFERS_ELSEWHERE: &[&str] = &["them", "it", "him", "me", "us"];
+
+/// Whether `word` is a verb that says nothing without what follows it
+/// ("I love going on road trips" cut at "on" leaves "going"; "Love to
+/// hear more" leaves "hear"), in any of its forms. A taste such as
+/// "hiking" or "reading" stands alone and is kept.
+fn needs_complement(word: &str) -> bool {
+    const LIGHT: &[&str] = &[
+        "go", "make", "play", "do", "get", "have", "take", "see", "try", "hear", "watch", "use",
+        "put", "give", "keep", "find", "come", "be", "know", "say", "tell",
+    ];
+    let stem = word
+        .strip_suffix("ing")
+        .or_else(|| word.strip_suffix('s'))
+        .unwrap_or(word);
+    // "making" -> "mak", "getting" -> "gett", "going" -> "go".
+    LIGHT.iter().any(|verb| {
+        stem == *verb
+            || stem == verb.trim_end_matches('e')
+            || stem.strip_suffix(|c: char| verb.ends_with(c)) == Some(verb)
+    })
 }
 
 /// Sentences of a message, cut at `.`, `!`, `?` and new lines.
@@ -821,5 +857,21 @@ mod tests {
         assert!(claims("this pride parade I went to a few weeks ago").is_empty());
         assert!(claims("doing something I love is awesome").is_empty());
         assert!(claims("It was great").is_empty());
+        // Clauses and verbs left without their object say nothing.
+        assert!(claims("I love how it shows the togetherness").is_empty());
+        assert!(claims("we love what we do").is_empty());
+        assert!(claims("Yeah, I love to!").is_empty());
+        assert!(claims("I love going on road trips with friends").is_empty());
+        assert!(claims("I love making this dairy-free chocolate cake").is_empty());
+        assert!(claims("Love to hear more about it").is_empty());
+        assert!(claims("I love holding them").is_empty());
+        assert!(claims("I enjoy every day").is_empty());
+        assert!(claims("It's why I enjoy playing and pushing myself").is_empty());
+        assert_eq!(claims("I love hiking"), ["Holds I likes hiking"]);
+        assert_eq!(claims("I love performing"), ["Holds I likes performing"]);
+        assert_eq!(
+            claims("I love playing the piano"),
+            ["Holds I likes playing the piano"]
+        );
     }
 }
