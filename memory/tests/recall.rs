@@ -410,6 +410,71 @@ fn a_question_about_one_speaker_in_anothers_words_abstains() {
 }
 
 #[test]
+fn a_speakers_own_sentence_with_every_topic_word_is_theirs_however_much_the_other_says() {
+    let memory = memory();
+    let said = |role: &str, date: &str, text: &str| {
+        memory
+            .add("chat", Message::new(role, text).at(at(date)))
+            .expect("add")
+    };
+    said(
+        "Melanie",
+        "2023-05-01",
+        "My pet cat Luna sleeps on my pet blanket.",
+    );
+    said(
+        "Melanie",
+        "2023-05-02",
+        "I took my pet puppy to the pet shop, my pet loves it.",
+    );
+    said(
+        "Melanie",
+        "2023-05-03",
+        "We are thinking of a third pet, pets make us happy.",
+    );
+    said(
+        "Caroline",
+        "2023-05-04",
+        "Mine is Oscar, my pet guinea pig.",
+    );
+    said(
+        "Caroline",
+        "2023-05-04",
+        "I am researching adoption agencies these days.",
+    );
+    memory.consolidate_now().expect("consolidate");
+
+    let hers = ask(&memory, "chat", "What pet does Caroline have?");
+    assert!(!hers.abstain, "{hers:#?}");
+    assert!(hers.to_text().contains("Oscar"), "{hers:#?}");
+}
+
+#[test]
+fn a_fact_leads_only_a_question_that_shares_its_words() {
+    let memory = memory();
+    say(&memory, "u1", "2024-01-01", "I love my turtles.");
+    say(&memory, "u1", "2024-01-02", "I work at Tencent.");
+    say(
+        &memory,
+        "u1",
+        "2024-01-03",
+        "We had pasta for dinner at the party.",
+    );
+    memory.consolidate_now().expect("consolidate");
+
+    let dinner = ask(&memory, "u1", "What did we eat for dinner at the party?");
+    assert!(!dinner.abstain, "{dinner:#?}");
+    assert!(dinner.to_text().contains("pasta"), "{dinner:#?}");
+    assert!(facts(&dinner).is_empty(), "{:?}", facts(&dinner));
+    let turtles = ask(&memory, "u1", "Do I love turtles?");
+    assert!(
+        facts(&turtles)[0].contains("turtles"),
+        "{:?}",
+        facts(&turtles)
+    );
+}
+
+#[test]
 fn a_question_about_the_past_gets_the_values_that_ended_marked_past() {
     let memory = memory();
     say(&memory, "u1", "2018-09-01", "I live in Paris these days.");

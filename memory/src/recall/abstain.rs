@@ -130,6 +130,10 @@ pub(crate) fn owners_words(
     // person's side or to everyone else's.
     let mut seen = std::collections::HashSet::new();
     let (mut own, mut others): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    // The person's own sentence with every topic word: theirs, however
+    // much others said about it ("Oscar, my guinea pig" beside the other
+    // speaker's talk of her pets).
+    let mut says_it_all = false;
     for f in &found {
         if !seen.insert(f.id.as_str()) {
             continue;
@@ -146,6 +150,9 @@ pub(crate) fn owners_words(
             speaker == people[0]
         };
         if persons {
+            let said: std::collections::HashSet<String> =
+                words(sentence).map(|w| stem(&w)).collect();
+            says_it_all |= wanted.iter().all(|w| said.contains(w));
             own.push(f.score);
         } else {
             others.push(f.score);
@@ -153,7 +160,7 @@ pub(crate) fn owners_words(
     }
     let (own, others) = (best_sum(own), best_sum(others));
     Ok(
-        (others > 0.0 && own < OWNERS_WORDS_RATIO * others).then(|| {
+        (!says_it_all && others > 0.0 && own < OWNERS_WORDS_RATIO * others).then(|| {
             format!(
                 "what the question asks about is someone else's in this memory, not {person_name}'s"
             )

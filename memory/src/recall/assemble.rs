@@ -181,12 +181,20 @@ pub(crate) struct Gathered {
 }
 
 /// Reads the fused candidates: the part of assembly that does not depend
-/// on the budget.
+/// on the budget. A fact may lead a context only when `worded` (the facts
+/// a word search found; `None`: that channel did not run) holds it: the
+/// graph, meaning and salience channels bring a person's facts whatever
+/// is asked (on LoCoMo's dev split their pet and hobby facts led a sixth
+/// of all contexts), and a fact that shares no word with the question is
+/// seldom its answer: leading, it takes the budget from the messages
+/// (coverage at 500 tokens 0.592 -> 0.616, at 2,000 0.788 -> 0.792).
+/// Its episodes still count in the ranking.
 pub(crate) fn gather(
     engine: &Engine,
     tenant: &str,
     question: &Question,
     fused: &[(String, f64)],
+    worded: Option<&HashSet<&str>>,
     as_of: Timestamp,
     known_at: Option<Timestamp>,
     half_life_days: f64,
@@ -233,6 +241,9 @@ pub(crate) fn gather(
             let fact = view::version(store, row, &history)?;
             for source in fact.source.iter().chain(&fact.sources) {
                 rank(source);
+            }
+            if worded.is_some_and(|worded| !worded.contains(id.as_str())) {
+                continue;
             }
             if question.asks_past {
                 let believed = |r: &chronolog_engine::RowVersion| match known_at {

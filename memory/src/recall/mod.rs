@@ -133,11 +133,20 @@ pub(crate) fn retrieve<'e>(
         .into_iter()
         .collect();
     channel_counts.sort();
+    let worded: Option<std::collections::HashSet<&str>> =
+        options.channels.contains(&Channel::FactWords).then(|| {
+            rankings
+                .iter()
+                .filter(|r| r.channel == Channel::FactWords)
+                .flat_map(|r| r.items.iter().map(|(id, _)| id.as_str()))
+                .collect()
+        });
     let gathered = assemble::gather(
         engine,
         tenant,
         &understood,
         &fused,
+        worded.as_ref(),
         as_of,
         known_at,
         options.half_life_days,
