@@ -196,9 +196,9 @@ pub(crate) fn gather(
     fused: &[(String, f64)],
     worded: Option<&HashSet<&str>>,
     as_of: Timestamp,
-    known_at: Option<Timestamp>,
-    half_life_days: f64,
+    options: &super::SearchOptions,
 ) -> Result<Gathered> {
+    let (known_at, half_life_days) = (options.known_at, options.half_life_days);
     let store = engine.store();
     let snapshot = store.snapshot();
     let fact_rel = relation(store, schema::FACT)?;

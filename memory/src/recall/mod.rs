@@ -148,8 +148,7 @@ pub(crate) fn retrieve<'e>(
         &fused,
         worded.as_ref(),
         as_of,
-        known_at,
-        options.half_life_days,
+        options,
     )?;
     Ok(Retrieval {
         engine,
