@@ -113,7 +113,9 @@ const PAST_PER_FACT: usize = 2;
 /// (`docs/evaluation.md`): the evidence a question needs is often the
 /// turn next to the one that matches it, and a budget's first messages
 /// are better spent on the best matches (neighbours first cost 0.035 of
-/// coverage at 500 tokens).
+/// coverage at 500 tokens). A question for several things
+/// ([`Question::asks_list`]) gets no neighbours: its evidence is more
+/// matches, each a little lower.
 const NEIGHBOURS_AFTER: usize = 10;
 const NEIGHBOUR_ANCHORS: usize = 5;
 const NEIGHBOUR_WINDOW: usize = 2;
@@ -420,6 +422,9 @@ pub(crate) fn fit(
         .chain((after..episodes.len()).map(Some));
     for step in plan {
         let Some(i) = step else {
+            if question.asks_list {
+                continue;
+            }
             let anchors = episodes.iter().zip(&gathered.neighbours);
             for ((episode, score), around) in anchors {
                 if !taken_episodes.contains(&episode.id) || used >= budget {

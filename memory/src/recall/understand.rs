@@ -38,6 +38,11 @@ pub struct Question {
     /// It asks about the past without naming a time ("Where did I use to
     /// live?"): the values a fact held before are shown, marked past.
     pub asks_past: bool,
+    /// It asks for several things ("What books has Tim read?", "Which
+    /// cities has Jon visited?"): the evidence is many messages that each
+    /// match a little, so a context's room goes to more matches rather
+    /// than to the messages around the best few.
+    pub asks_list: bool,
 }
 
 static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -49,6 +54,13 @@ static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 
 static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:used to|use to|previous(?:ly)?|former(?:ly)?|before|ever|in the past|earlier|no longer|any ?more|originally|at first)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// "What/Which (kind of) <plural> has/does...", "What are (the) X's
+/// <plural>".
+static LIST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:what|which)\s+(?:\S+\s+){0,2}?[a-z-]*[^s'\s]s\s+(?:has|have|does|do|did|is|are|was|were)\b|what\s+are\s+(?:some\s+)?(?:the\s+)?(?:\S+'s\s+)?[a-z-]*[^s'\s]s\b)")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
@@ -239,6 +251,7 @@ pub fn understand(
         period,
         asks_when,
         asks_past,
+        asks_list: LIST_WORDS.is_match(question),
     })
 }
 
@@ -313,5 +326,30 @@ mod tests {
             parts("Who is Mia, and also what does she do?"),
             ["Who is Mia", "what does she do"]
         );
+    }
+
+    #[test]
+    fn a_question_for_several_things_is_told_from_one_for_one() {
+        for list in [
+            "What books has Tim read?",
+            "Which cities has Jon visited?",
+            "What kind of interests do Joanna and Nate share?",
+            "What LGBTQ+ events has Caroline participated in?",
+            "What are Joanna's hobbies?",
+            "What are some changes Caroline has faced?",
+        ] {
+            assert!(LIST_WORDS.is_match(list), "{list}");
+        }
+        for one in [
+            "What is Caroline's identity?",
+            "Where does Alice work?",
+            "What pet does Caroline have?",
+            "What does Melanie's necklace symbolize?",
+            "When did Nate get his glasses?",
+            "What class is Melanie taking?",
+            "What was grandma's gift to Melanie?",
+        ] {
+            assert!(!LIST_WORDS.is_match(one), "{one}");
+        }
     }
 }
