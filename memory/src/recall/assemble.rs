@@ -184,7 +184,7 @@ pub(crate) struct Gathered {
 
 /// Reads the fused candidates: the part of assembly that does not depend
 /// on the budget. A fact may lead a context only when `worded` (the facts
-/// a word search found; `None`: that channel did not run) holds it: the
+/// a word search found; `None`: every fact may lead) holds it: the
 /// graph, meaning and salience channels bring a person's facts whatever
 /// is asked (on LoCoMo's dev split their pet and hobby facts led a sixth
 /// of all contexts), and a fact that shares no word with the question is

@@ -133,8 +133,21 @@ pub(crate) fn retrieve<'e>(
         .into_iter()
         .collect();
     channel_counts.sort();
+    // Facts the question's words found lead; the others would take the
+    // room of the messages, unless no channel over messages ran (then
+    // every fact may lead: there is nothing else to show).
+    let messages_searched = options.channels.iter().any(|c| {
+        matches!(
+            c,
+            Channel::EpisodeMeaning
+                | Channel::EpisodeWords
+                | Channel::SpeakerWords
+                | Channel::SpeakerMeaning
+                | Channel::SaidThen
+        )
+    });
     let worded: Option<std::collections::HashSet<&str>> =
-        options.channels.contains(&Channel::FactWords).then(|| {
+        (messages_searched && options.channels.contains(&Channel::FactWords)).then(|| {
             rankings
                 .iter()
                 .filter(|r| r.channel == Channel::FactWords)
