@@ -472,6 +472,19 @@ fn a_fact_leads_only_a_question_that_shares_its_words() {
         "{:?}",
         facts(&turtles)
     );
+    // With no channel over messages, facts are all there is to show.
+    let only_facts = SearchOptions {
+        channels: vec![Channel::FactWords, Channel::FactMeaning],
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let dinner = ask_with(
+        &memory,
+        "u1",
+        "What did we eat for dinner at the party?",
+        only_facts,
+    );
+    assert!(!facts(&dinner).is_empty(), "{dinner:#?}");
 }
 
 #[test]
