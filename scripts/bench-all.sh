@@ -86,10 +86,16 @@ if ! $quick; then
   # Criterion keeps its own reports (target/criterion/report/index.html);
   # the summary lines say each bench's median.
   echo "== criterion" >&2
-  # A long bench name stands on its own line, its time on the next.
-  cargo bench -p chronolog-benches --benches -- --noplot 2>/dev/null \
+  # Only the criterion targets (`--benches` would also run the library's
+  # and the binaries' test harnesses, which refuse `--noplot`). A long
+  # bench name stands on its own line, its time on the next.
+  cargo bench -p chronolog-benches --bench '*' -- --noplot 2> "$tmp/criterion.err" \
     | awk '/time:/ { if ($1 == "time:") print prev " " $0; else print $0; next }
-           NF { prev = $0 }' > "$tmp/criterion.out"
+           NF { prev = $0 }' > "$tmp/criterion.out" || {
+    echo "failed: cargo bench" >&2
+    tail -20 "$tmp/criterion.err" >&2
+    exit 1
+  }
   {
     echo
     echo "## Criterion micro-benchmarks"
