@@ -90,7 +90,8 @@ if ! $quick; then
   # and the binaries' test harnesses, which refuse `--noplot`). A long
   # bench name stands on its own line, its time on the next.
   cargo bench -p chronolog-benches --bench '*' -- --noplot 2> "$tmp/criterion.err" \
-    | awk '/time:/ { if ($1 == "time:") print prev " " $0; else print $0; next }
+    | awk '/time:/ { line = ($1 == "time:") ? prev " " $0 : $0
+                     gsub(/ +/, " ", line); print line; next }
            NF { prev = $0 }' > "$tmp/criterion.out" || {
     echo "failed: cargo bench" >&2
     tail -20 "$tmp/criterion.err" >&2
