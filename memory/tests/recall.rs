@@ -110,6 +110,51 @@ fn where_did_i_live_before_berlin() {
 }
 
 #[test]
+fn a_questions_time_picks_the_facts_not_the_messages_that_tell_of_it() {
+    let memory = memory();
+    say(&memory, "u1", "2023-03-01", "I work at Tencent.");
+    say(
+        &memory,
+        "u1",
+        "2023-06-10",
+        "Last summer we went camping by the lake and saw the Perseid meteor shower.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let options = SearchOptions {
+        now: Some(at("2023-12-01")),
+        ..SearchOptions::default()
+    };
+    // "last year" is 2022, before anything was said: the facts are read
+    // then, the messages now (they tell of that year).
+    let context = ask_with(
+        &memory,
+        "u1",
+        "What did we see camping last year?",
+        options.clone(),
+    );
+    assert_eq!(context.as_of_because.as_deref(), Some("last year"));
+    assert!(context.as_of < at("2023-01-01"), "{context:#?}");
+    assert!(!context.abstain, "{context:#?}");
+    assert!(
+        context.to_text().contains("Perseid"),
+        "{}",
+        context.to_text()
+    );
+    assert!(facts(&context).is_empty(), "no fact held in 2022");
+    // The caller's own instant still reads messages as of it.
+    let before = ask_with(
+        &memory,
+        "u1",
+        "What did we see camping?",
+        SearchOptions {
+            as_of: Some(at("2023-05-01")),
+            ..options
+        },
+    );
+    assert!(!before.to_text().contains("Perseid"), "{before:#?}");
+}
+
+#[test]
 fn a_corrected_rumour_is_not_returned_as_current() {
     let memory = memory();
     say(&memory, "u1", "2021-03-01", "I work at Tencent.");

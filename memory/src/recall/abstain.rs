@@ -9,7 +9,7 @@
 //! Thresholds on scores are for the evaluation harness to calibrate on the
 //! dev data.
 
-use chronolog_engine::{Engine, Timestamp};
+use chronolog_engine::Engine;
 
 use super::channels::{Channel, Ranked};
 use super::understand::Question;
@@ -79,8 +79,7 @@ pub(crate) fn owners_words(
     engine: &Engine,
     tenant: &str,
     question: &Question,
-    as_of: Timestamp,
-    known_at: Option<Timestamp>,
+    at: super::Instants,
 ) -> crate::error::Result<Option<String>> {
     let store = engine.store();
     let named = super::channels::speakers(engine, tenant, question);
@@ -107,8 +106,8 @@ pub(crate) fn owners_words(
         &query,
         None,
         OWNERS_CANDIDATES,
-        as_of,
-        known_at,
+        at.messages,
+        at.known_at,
     )?;
     found.extend(super::channels::episode_words(
         engine,
@@ -116,8 +115,8 @@ pub(crate) fn owners_words(
         &query,
         Some(*person),
         OWNERS_CANDIDATES,
-        as_of,
-        known_at,
+        at.messages,
+        at.known_at,
     )?);
     for f in &found {
         let role = f.role.to_lowercase();

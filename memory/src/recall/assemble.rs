@@ -197,10 +197,10 @@ pub(crate) fn gather(
     question: &Question,
     fused: &[(String, f64)],
     worded: Option<&HashSet<&str>>,
-    as_of: Timestamp,
-    options: &super::SearchOptions,
+    at: super::Instants,
+    half_life_days: f64,
 ) -> Result<Gathered> {
-    let (known_at, half_life_days) = (options.known_at, options.half_life_days);
+    let (as_of, known_at) = (at.facts, at.known_at);
     let store = engine.store();
     let snapshot = store.snapshot();
     let fact_rel = relation(store, schema::FACT)?;
@@ -225,14 +225,14 @@ pub(crate) fn gather(
         let Some(sym) = store.symbol(id) else {
             continue;
         };
-        let scan = |rel| {
-            let mut scan = snapshot.scan(rel).eq(0, Value::Sym(sym)).as_of(as_of);
+        let scan = |rel, instant| {
+            let mut scan = snapshot.scan(rel).eq(0, Value::Sym(sym)).as_of(instant);
             if let Some(known) = known_at {
                 scan = scan.known_at(known);
             }
             scan.collect().map_err(chronolog_engine::Error::from)
         };
-        let fact_rows = scan(fact_rel)?;
+        let fact_rows = scan(fact_rel, at.facts)?;
         if let Some(row) = fact_rows.first() {
             let history = snapshot
                 .scan(fact_rel)
@@ -267,7 +267,7 @@ pub(crate) fn gather(
             facts.push((fact, *score));
             continue;
         }
-        if let Some(row) = scan(episode_rel)?.first() {
+        if let Some(row) = scan(episode_rel, at.messages)?.first() {
             let episode = Episode::from_row(store, &row.values);
             rank(&episode.id);
             episodes.push((episode, *score));
@@ -295,7 +295,7 @@ pub(crate) fn gather(
             if support.contains_key(id) {
                 continue;
             }
-            if let Some(episode) = episode_by_id(store, episode_rel, id, as_of, known_at)? {
+            if let Some(episode) = episode_by_id(store, episode_rel, id, at.messages, known_at)? {
                 support.insert(id.clone(), episode);
             }
         }
@@ -330,8 +330,7 @@ pub(crate) fn fit(
     tenant: &str,
     question: &Question,
     gathered: &Gathered,
-    as_of: Timestamp,
-    known_at: Option<Timestamp>,
+    at: super::Instants,
     budget: usize,
 ) -> Result<Context> {
     let store = engine.store();
@@ -438,8 +437,8 @@ pub(crate) fn fit(
                             episode_rel,
                             episode,
                             NEIGHBOUR_WINDOW,
-                            as_of,
-                            known_at,
+                            at.messages,
+                            at.known_at,
                         )?;
                         around.get_or_init(|| read)
                     }
@@ -475,7 +474,7 @@ pub(crate) fn fit(
         reason: None,
         tokens: 0,
         budget,
-        as_of,
+        as_of: at.facts,
         as_of_because: question.as_of_because.clone(),
         items,
         channels: Vec::new(),

@@ -122,12 +122,11 @@ pub(crate) fn run(
     vectors: &super::VectorCache,
     tenant: &str,
     question: &Question,
-    as_of: Timestamp,
-    known_at: Option<Timestamp>,
+    at: super::Instants,
     options: &SearchOptions,
 ) -> Result<Vec<Ranked>> {
     let mut session = engine.session();
-    let known = known_at.unwrap_or_else(Timestamp::now);
+    let known = at.known_at.unwrap_or_else(Timestamp::now);
     let k = options.k.clamp(1, 1_000) as i64;
     let wants = |c: Channel| options.channels.contains(&c);
     let mut out = Vec::new();
@@ -135,7 +134,8 @@ pub(crate) fn run(
         let mut p: HashMap<String, Value> = HashMap::from([
             ("t".to_string(), Value::str(tenant)),
             ("k".to_string(), Value::Int(k)),
-            ("at".to_string(), Value::Time(as_of)),
+            ("at".to_string(), Value::Time(at.facts)),
+            ("said".to_string(), Value::Time(at.messages)),
             ("known".to_string(), Value::Time(known)),
         ]);
         for (name, value) in extra {
@@ -170,23 +170,25 @@ pub(crate) fn run(
     let ranked = |session: &mut Session, text: &str, params: &HashMap<String, Value>| {
         ranked_ids(session, text, params)
     };
-    for (channel, rel) in [
-        (Channel::EpisodeMeaning, "mem_passage"),
-        (Channel::FactMeaning, "mem_fact"),
+    for (channel, rel, instant) in [
+        (Channel::EpisodeMeaning, "mem_passage", "said"),
+        (Channel::FactMeaning, "mem_fact", "at"),
     ] {
         if let (true, Some(v)) = (wants(channel), &vector) {
-            let text = format!("?- near({rel}, $v, $k, tenant = $t) as_of $at known_at $known.");
+            let text =
+                format!("?- near({rel}, $v, $k, tenant = $t) as_of ${instant} known_at $known.");
             let items =
                 episodes_of_passages(ranked(&mut session, &text, &base(&[("v", v.clone())]))?);
             out.push(Ranked { channel, items });
         }
     }
-    for (channel, rel) in [
-        (Channel::EpisodeWords, "mem_episode"),
-        (Channel::FactWords, "mem_fact"),
+    for (channel, rel, instant) in [
+        (Channel::EpisodeWords, "mem_episode", "said"),
+        (Channel::FactWords, "mem_fact", "at"),
     ] {
         if wants(channel) && !question.text.trim().is_empty() {
-            let text = format!("?- bm25({rel}, $q, $k, tenant = $t) as_of $at known_at $known.");
+            let text =
+                format!("?- bm25({rel}, $q, $k, tenant = $t) as_of ${instant} known_at $known.");
             let items = ranked(&mut session, &text, &base(&[("q", words.clone())]))?;
             out.push(Ranked { channel, items });
         }
@@ -215,7 +217,7 @@ pub(crate) fn run(
         let mut items: Vec<(String, f64)> = Vec::new();
         for speaker in &speakers {
             let text =
-                format!("?- {search}, $k, tenant = $t, role = $s) as_of $at known_at $known.");
+                format!("?- {search}, $k, tenant = $t, role = $s) as_of $said known_at $known.");
             let seed = [("q", input.clone()), ("s", Value::Sym(*speaker))];
             items.extend(episodes_of_passages(ranked(
                 &mut session,
@@ -248,7 +250,7 @@ pub(crate) fn run(
             )?;
             let mentions = ranked(
                 &mut session,
-                "?- hops($e, 1, [mem_mention]) as_of $at known_at $known.",
+                "?- hops($e, 1, [mem_mention]) as_of $said known_at $known.",
                 &base(&seed),
             )?;
             items.extend(about);
@@ -269,7 +271,7 @@ pub(crate) fn run(
     {
         let text = "?- bm25(mem_episode, $q, $wide, tenant = $t) as (E, S), \
                     mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
-                    as_of $at known_at $known.";
+                    as_of $said known_at $known.";
         let params = base(&[
             ("q", words.clone()),
             ("wide", Value::Int(SAID_THEN_CANDIDATES)),
@@ -293,7 +295,7 @@ pub(crate) fn run(
     if wants(Channel::Recency) {
         let rows = rows(
             &mut session,
-            "?- mem_episode(Id, $t, _, _, Seq, _, _) as_of $at known_at $known.",
+            "?- mem_episode(Id, $t, _, _, Seq, _, _) as_of $said known_at $known.",
             &base(&[]),
         )?;
         let mut items: Vec<(String, f64)> = rows
@@ -324,7 +326,7 @@ pub(crate) fn run(
                     salience::decayed(
                         score.as_f64().unwrap_or(0.0),
                         Timestamp(*last),
-                        as_of,
+                        at.facts,
                         options.half_life_days,
                     ),
                 )),

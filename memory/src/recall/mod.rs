@@ -72,6 +72,24 @@ impl Default for SearchOptions {
     }
 }
 
+/// The instants a search reads at. A question's own time ("in 2022", "4
+/// years ago", "last year") picks the facts that held then, but not the
+/// messages: what was said later often tells of that time ("we went
+/// camping last year"), and reading messages as of a time before the
+/// memory began left nothing to search. Messages are read as of the
+/// search itself (the caller's `as_of`, or now); the period the question
+/// names still ranks what was said in it (`Channel::SaidThen`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Instants {
+    /// The valid time facts are read at.
+    pub facts: Timestamp,
+    /// The valid time messages are read at.
+    pub messages: Timestamp,
+    /// The transaction time both are read at; `None` is what is believed
+    /// now.
+    pub known_at: Option<Timestamp>,
+}
+
 /// One question's retrieval, done once: understanding, the channels,
 /// fusion, the gate's budget-independent verdict and the candidates read
 /// from the store. [`Retrieval::context_at`] cuts it to a budget, as many
@@ -80,8 +98,7 @@ pub(crate) struct Retrieval<'e> {
     engine: &'e Engine,
     tenant: String,
     understood: Question,
-    as_of: Timestamp,
-    known_at: Option<Timestamp>,
+    at: Instants,
     abstain: bool,
     rankings: Vec<channels::Ranked>,
     fused: Vec<(String, f64)>,
@@ -104,8 +121,11 @@ pub(crate) fn retrieve<'e>(
 ) -> Result<Retrieval<'e>> {
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, now)?;
-    let as_of = options.as_of.or(understood.as_of).unwrap_or(now);
-    let known_at = options.known_at;
+    let at = Instants {
+        facts: options.as_of.or(understood.as_of).unwrap_or(now),
+        messages: options.as_of.unwrap_or(now),
+        known_at: options.known_at,
+    };
     let parts = understand::parts(question);
     let mut rankings = Vec::new();
     for part in &parts {
@@ -119,8 +139,7 @@ pub(crate) fn retrieve<'e>(
             vectors,
             tenant,
             &part_understood,
-            as_of,
-            known_at,
+            at,
             options,
         )?);
     }
@@ -160,15 +179,14 @@ pub(crate) fn retrieve<'e>(
         &understood,
         &fused,
         worded.as_ref(),
-        as_of,
-        options,
+        at,
+        options.half_life_days,
     )?;
     Ok(Retrieval {
         engine,
         tenant: tenant.to_string(),
         understood,
-        as_of,
-        known_at,
+        at,
         abstain: options.abstain,
         rankings,
         fused,
@@ -188,8 +206,7 @@ impl Retrieval<'_> {
             &self.tenant,
             &self.understood,
             &self.gathered,
-            self.as_of,
-            self.known_at,
+            self.at,
             budget,
         )?;
         let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
@@ -206,8 +223,7 @@ impl Retrieval<'_> {
                         self.engine,
                         &self.tenant,
                         &self.understood,
-                        self.as_of,
-                        self.known_at,
+                        self.at,
                     )?;
                     self.owners = Some(found.clone());
                     found
@@ -243,7 +259,7 @@ pub(crate) fn explain(
     let context = retrieval.context_at(options.budget)?;
     let Retrieval {
         understood,
-        as_of,
+        at,
         rankings,
         fused,
         ..
@@ -258,7 +274,13 @@ pub(crate) fn explain(
     );
     let _ = writeln!(
         out,
-        "  as of {as_of}{}; asks when: {}",
+        "  as of {}{}{}; asks when: {}",
+        at.facts,
+        if at.messages == at.facts {
+            String::new()
+        } else {
+            format!(" (messages as of {})", at.messages)
+        },
         understood
             .as_of_because
             .as_deref()
