@@ -69,7 +69,8 @@ pub struct Context {
     pub tokens: usize,
     /// The budget asked for.
     pub budget: usize,
-    /// The valid-time instant the context answers at.
+    /// The valid-time instant the context's facts hold at (its messages
+    /// are read as of the search, which may be later).
     pub as_of: Timestamp,
     /// Why that instant (a time the question named), if not now.
     pub as_of_because: Option<String>,

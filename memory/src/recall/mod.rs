@@ -35,8 +35,9 @@ pub(crate) type VectorCache = parking_lot::Mutex<HashMap<String, Vec<f32>>>;
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
-    /// The valid-time instant to answer at (default: what the question
-    /// points at, else now).
+    /// The valid-time instant to answer at: facts and messages alike are
+    /// read as of it, so nothing said later is seen. Default: now, with
+    /// the facts read at the time the question names, if it names one.
     pub as_of: Option<Timestamp>,
     /// The transaction time to answer as known at (default: now).
     pub known_at: Option<Timestamp>,
