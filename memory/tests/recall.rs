@@ -608,8 +608,17 @@ fn a_question_naming_a_day_finds_what_was_said_that_day() {
     );
     let channels: Vec<&str> = context.channels.iter().map(|(c, _)| c.as_str()).collect();
     assert!(channels.contains(&"said_then"), "{channels:?}");
+    // Its meaning twin looks only at what was said that day: one message
+    // of the three.
+    assert!(
+        context
+            .channels
+            .contains(&("said_then_meaning".to_string(), 1)),
+        "{:?}",
+        context.channels
+    );
 
-    // Without that channel the wordier message of October comes first
+    // Without those channels the wordier message of October comes first
     // (December's is after the instant the question names).
     let without = ask_with(
         &memory,
@@ -618,7 +627,13 @@ fn a_question_naming_a_day_finds_what_was_said_that_day() {
         SearchOptions {
             channels: chronolog_memory::Channel::ALL
                 .into_iter()
-                .filter(|c| *c != chronolog_memory::Channel::SaidThen)
+                .filter(|c| {
+                    !matches!(
+                        c,
+                        chronolog_memory::Channel::SaidThen
+                            | chronolog_memory::Channel::SaidThenMeaning
+                    )
+                })
                 .collect(),
             now: Some(at("2024-01-01")),
             ..SearchOptions::default()

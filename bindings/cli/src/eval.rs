@@ -123,6 +123,7 @@ fn configs(all: bool) -> Vec<Config> {
                 SpeakerWords,
                 SpeakerMeaning,
                 SaidThen,
+                SaidThenMeaning,
                 Recency,
             ],
             abstain: false,

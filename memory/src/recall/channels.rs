@@ -32,6 +32,9 @@ pub enum Channel {
     /// `bm25` over the episodes said in the period the question names
     /// ("What did Tim say on 16 November, 2023?").
     SaidThen,
+    /// `near` over the episodes said in that period ("What did Joanna
+    /// achieve in January 2022?" is "I finished my first screenplay").
+    SaidThenMeaning,
     /// The tenant's latest episodes.
     Recency,
     /// The tenant's most salient facts (decayed to now).
@@ -40,7 +43,7 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 10] = [
+    pub const ALL: [Channel; 11] = [
         Channel::EpisodeMeaning,
         Channel::EpisodeWords,
         Channel::SpeakerWords,
@@ -49,6 +52,7 @@ impl Channel {
         Channel::FactWords,
         Channel::Graph,
         Channel::SaidThen,
+        Channel::SaidThenMeaning,
         Channel::Recency,
         Channel::Salience,
     ];
@@ -64,6 +68,7 @@ impl Channel {
             Channel::FactWords => "fact_words",
             Channel::Graph => "graph",
             Channel::SaidThen => "said_then",
+            Channel::SaidThenMeaning => "said_then_meaning",
             Channel::Recency => "recency",
             Channel::Salience => "salience",
         }
@@ -87,7 +92,7 @@ impl Channel {
             Channel::FactWords => 0.3,
             Channel::FactMeaning => 0.15,
             Channel::Graph => 0.1,
-            Channel::SaidThen => SAID_THEN_WEIGHT,
+            Channel::SaidThen | Channel::SaidThenMeaning => SAID_THEN_WEIGHT,
             Channel::Recency | Channel::Salience => 0.02,
         }
     }
@@ -105,7 +110,7 @@ const SPEAKER_WEIGHT: f64 = 2.0;
 const SPEAKER_MEANING_WEIGHT: f64 = 2.0;
 const SAID_THEN_WEIGHT: f64 = 2.0;
 
-/// How many of the tenant's best `bm25` matches the said-then channel
+/// How many of the tenant's best `bm25` (or `near`) matches the said-then channels
 /// looks through for those said in the period.
 const SAID_THEN_CANDIDATES: i64 = 500;
 
@@ -146,7 +151,8 @@ pub(crate) fn run(
     let words = Value::str(&question.text);
     let meaning = wants(Channel::EpisodeMeaning)
         || wants(Channel::FactMeaning)
-        || wants(Channel::SpeakerMeaning);
+        || wants(Channel::SpeakerMeaning)
+        || (wants(Channel::SaidThenMeaning) && question.period.is_some());
     let vector = if meaning && !question.text.trim().is_empty() {
         let cached = vectors.lock().get(&question.text).cloned();
         let v = match cached {
@@ -289,6 +295,35 @@ pub(crate) fn run(
         items.truncate(k as usize);
         out.push(Ranked {
             channel: Channel::SaidThen,
+            items,
+        });
+    }
+    if let (true, Some((from, to)), Some(v)) =
+        (wants(Channel::SaidThenMeaning), question.period, &vector)
+    {
+        // The meaning of the question among what was said then: the words
+        // of the question and of the answer often differ.
+        let text = "?- near(mem_passage, $v, $wide, tenant = $t) as (P, S), \
+                    mem_passage(P, E, _, _, _), \
+                    mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
+                    as_of $said known_at $known.";
+        let params = base(&[
+            ("v", v.clone()),
+            ("wide", Value::Int(SAID_THEN_CANDIDATES)),
+            ("from", Value::Time(from)),
+            ("to", Value::Time(to)),
+        ]);
+        let mut items: Vec<(String, f64)> = rows(&mut session, text, &params)?
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [_, score, id, _] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
+                _ => None,
+            })
+            .collect();
+        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        items.truncate(k as usize);
+        out.push(Ranked {
+            channel: Channel::SaidThenMeaning,
             items,
         });
     }

@@ -164,6 +164,7 @@ pub(crate) fn retrieve<'e>(
                 | Channel::SpeakerWords
                 | Channel::SpeakerMeaning
                 | Channel::SaidThen
+                | Channel::SaidThenMeaning
         )
     });
     let worded: Option<std::collections::HashSet<&str>> =
