@@ -326,6 +326,34 @@ proptest! {
 }
 
 #[test]
+fn a_question_for_several_things_looks_twice_as_deep() {
+    let memory = memory();
+    for i in 0..12 {
+        say(
+            &memory,
+            "u1",
+            &format!("2023-03-{:02}", i + 1),
+            &format!("I finished reading the book number {i} today."),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    let options = SearchOptions {
+        k: 4,
+        ..SearchOptions::default()
+    };
+    let words_found = |question: &str| {
+        let context = ask_with(&memory, "u1", question, options.clone());
+        context
+            .channels
+            .iter()
+            .find(|(c, _)| c == "episode_words")
+            .map(|(_, n)| *n)
+    };
+    assert_eq!(words_found("What books have I finished reading?"), Some(8));
+    assert_eq!(words_found("Which book did I finish reading?"), Some(4));
+}
+
+#[test]
 fn a_two_part_question_gets_the_evidence_for_both_parts() {
     let memory = memory();
     say(&memory, "u1", "2021-03-01", "I work at Tencent.");

@@ -132,7 +132,14 @@ pub(crate) fn run(
 ) -> Result<Vec<Ranked>> {
     let mut session = engine.session();
     let known = at.known_at.unwrap_or_else(Timestamp::now);
-    let k = options.k.clamp(1, 1_000) as i64;
+    // A list question's evidence is many messages that each match a
+    // little: its channels look twice as deep.
+    let depth = if question.asks_list {
+        options.k.saturating_mul(2)
+    } else {
+        options.k
+    };
+    let k = depth.clamp(1, 1_000) as i64;
     let wants = |c: Channel| options.channels.contains(&c);
     let mut out = Vec::new();
     let base = |extra: &[(&str, Value)]| {

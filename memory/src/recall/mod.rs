@@ -43,7 +43,9 @@ pub struct SearchOptions {
     pub known_at: Option<Timestamp>,
     /// The most tokens (cl100k_base) the context may hold.
     pub budget: usize,
-    /// How many items each channel contributes before fusion.
+    /// How many items each channel contributes before fusion (twice as
+    /// many for a question for several things, "What books has Tim
+    /// read?", whose evidence is many messages).
     pub k: usize,
     /// The channels to use (default: all).
     pub channels: Vec<Channel>,
