@@ -279,60 +279,49 @@ pub(crate) fn run(
             items,
         });
     }
-    if let (true, Some((from, to))) = (wants(Channel::SaidThen), question.period)
-        && !question.text.trim().is_empty()
-    {
-        let text = "?- bm25(mem_episode, $q, $wide, tenant = $t) as (E, S), \
-                    mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
-                    as_of $said known_at $known.";
-        let params = base(&[
-            ("q", words.clone()),
-            ("wide", Value::Int(SAID_THEN_CANDIDATES)),
-            ("from", Value::Time(from)),
-            ("to", Value::Time(to)),
-        ]);
-        let mut items: Vec<(String, f64)> = rows(&mut session, text, &params)?
-            .into_iter()
-            .filter_map(|r| match r.as_slice() {
-                [id, score, _] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
-                _ => None,
-            })
-            .collect();
-        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        items.truncate(k as usize);
-        out.push(Ranked {
-            channel: Channel::SaidThen,
-            items,
-        });
-    }
-    if let (true, Some((from, to)), Some(v)) =
-        (wants(Channel::SaidThenMeaning), question.period, &vector)
-    {
-        // The meaning of the question among what was said then: the words
-        // of the question and of the answer often differ.
-        let text = "?- near(mem_passage, $v, $wide, tenant = $t) as (P, S), \
-                    mem_passage(P, E, _, _, _), \
-                    mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
-                    as_of $said known_at $known.";
-        let params = base(&[
-            ("v", v.clone()),
-            ("wide", Value::Int(SAID_THEN_CANDIDATES)),
-            ("from", Value::Time(from)),
-            ("to", Value::Time(to)),
-        ]);
-        let mut items: Vec<(String, f64)> = rows(&mut session, text, &params)?
-            .into_iter()
-            .filter_map(|r| match r.as_slice() {
-                [_, score, id, _] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
-                _ => None,
-            })
-            .collect();
-        items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        items.truncate(k as usize);
-        out.push(Ranked {
-            channel: Channel::SaidThenMeaning,
-            items,
-        });
+    // What was said in the period the question names, found by its words
+    // and by its meaning (the words of a question and of its answer often
+    // differ): the tenant's widest matches, filtered on when they were
+    // said. `id_at` is where the episode is in the rows.
+    if let Some((from, to)) = question.period.filter(|_| !question.text.trim().is_empty()) {
+        for (channel, search, id_at, input) in [
+            (
+                Channel::SaidThen,
+                "bm25(mem_episode, $q, $wide, tenant = $t) as (E, S)",
+                0,
+                Some(words.clone()),
+            ),
+            (
+                Channel::SaidThenMeaning,
+                "near(mem_passage, $q, $wide, tenant = $t) as (P, S), mem_passage(P, E, _, _, _)",
+                2,
+                vector.clone(),
+            ),
+        ] {
+            let Some(input) = input.filter(|_| wants(channel)) else {
+                continue;
+            };
+            let text = format!(
+                "?- {search}, mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
+                 as_of $said known_at $known."
+            );
+            let params = base(&[
+                ("q", input),
+                ("wide", Value::Int(SAID_THEN_CANDIDATES)),
+                ("from", Value::Time(from)),
+                ("to", Value::Time(to)),
+            ]);
+            let mut items: Vec<(String, f64)> = rows(&mut session, &text, &params)?
+                .into_iter()
+                .filter_map(|r| {
+                    let (id, score) = (r.get(id_at)?, r.get(1)?);
+                    Some((session.render(id), score.as_f64().unwrap_or(0.0)))
+                })
+                .collect();
+            items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            items.truncate(k as usize);
+            out.push(Ranked { channel, items });
+        }
     }
     if wants(Channel::Recency) {
         let rows = rows(
