@@ -110,8 +110,8 @@ const SPEAKER_WEIGHT: f64 = 2.0;
 const SPEAKER_MEANING_WEIGHT: f64 = 2.0;
 const SAID_THEN_WEIGHT: f64 = 2.0;
 
-/// How many of the tenant's best `bm25` (or `near`) matches the said-then channels
-/// looks through for those said in the period.
+/// How many of the tenant's best `bm25` (or `near`) matches the said-then
+/// channels look through for those said in the period.
 const SAID_THEN_CANDIDATES: i64 = 500;
 
 /// The reciprocal-rank offset: 10, not the usual 60, chosen on LoCoMo's
