@@ -7,7 +7,7 @@ use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, SearchOption
 use proptest::prelude::*;
 
 mod common;
-use common::{at, memory, say};
+use common::{at, memory, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     ask_with(memory, tenant, question, SearchOptions::default())
@@ -376,11 +376,7 @@ fn a_two_part_question_gets_the_evidence_for_both_parts() {
 #[test]
 fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
     let memory = memory();
-    let said = |role: &str, date: &str, text: &str| {
-        memory
-            .add("chat", Message::new(role, text).at(at(date)))
-            .expect("add")
-    };
+    let said = |role: &str, date: &str, text: &str| say_as(&memory, "chat", role, date, text);
     let caroline = said(
         "Caroline",
         "2023-05-01",
@@ -431,11 +427,7 @@ fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
 #[test]
 fn a_question_about_one_speaker_in_anothers_words_abstains() {
     let memory = memory();
-    let said = |role: &str, date: &str, text: &str| {
-        memory
-            .add("chat", Message::new(role, text).at(at(date)))
-            .expect("add")
-    };
+    let said = |role: &str, date: &str, text: &str| say_as(&memory, "chat", role, date, text);
     said(
         "Melanie",
         "2023-05-01",
@@ -485,11 +477,7 @@ fn a_question_about_one_speaker_in_anothers_words_abstains() {
 #[test]
 fn a_speakers_own_sentence_with_every_topic_word_is_theirs_however_much_the_other_says() {
     let memory = memory();
-    let said = |role: &str, date: &str, text: &str| {
-        memory
-            .add("chat", Message::new(role, text).at(at(date)))
-            .expect("add")
-    };
+    let said = |role: &str, date: &str, text: &str| say_as(&memory, "chat", role, date, text);
     said(
         "Melanie",
         "2023-05-01",

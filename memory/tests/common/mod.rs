@@ -18,8 +18,15 @@ pub fn memory() -> Memory {
 
 /// The user says `text` on `date` in `tenant`'s memory; the episode id.
 pub fn say(memory: &Memory, tenant: &str, date: &str, text: &str) -> String {
+    say_as(memory, tenant, "user", date, text)
+}
+
+/// `role` says `text` on `date` in `tenant`'s memory (a conversation
+/// between named people); the episode id.
+#[allow(dead_code)] // Not every test file has named speakers.
+pub fn say_as(memory: &Memory, tenant: &str, role: &str, date: &str, text: &str) -> String {
     memory
-        .add(tenant, Message::new("user", text).at(at(date)))
+        .add(tenant, Message::new(role, text).at(at(date)))
         .expect("add")
 }
 
