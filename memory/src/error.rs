@@ -28,6 +28,17 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A stored row that does not have its relation's shape (a store
+    /// written by something other than this memory).
+    #[error(
+        "a row of `{relation}` has no valid column {column}: the store was not written by this memory"
+    )]
+    BadRow {
+        /// The relation.
+        relation: &'static str,
+        /// The column that did not hold its type.
+        column: usize,
+    },
     /// The consolidation worker stopped (it panicked, a bug).
     #[error("the consolidation worker stopped: {0}")]
     Worker(String),

@@ -36,18 +36,31 @@
 
 pub mod consolidate;
 mod error;
+mod forget;
+pub mod ids;
 mod memory;
+mod message;
+mod options;
 pub mod recall;
+pub mod salience;
 pub mod schema;
+pub mod tuning;
 mod view;
+pub mod when;
+mod worker;
 
 pub use consolidate::extract::{Claim, ClaimKind, EpisodeView, Extractor, RuleExtractor, Subject};
-pub use consolidate::salience::{Stage, decayed, stage};
-pub use consolidate::when::When;
 pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
-pub use memory::{Memory, Message, Options};
-pub use recall::assemble::count_tokens;
+pub use forget::ForgetReport;
+pub use memory::Memory;
+pub use message::Message;
+pub use options::Options;
+pub use recall::context::count_tokens;
 pub use recall::render::{MessageBudget, message_line, render_messages};
 pub use recall::{Channel, Context, Item, ItemKind, SearchOptions};
-pub use view::{FactVersion, ForgetReport};
+pub use salience::{Stage, decayed, stage};
+pub use tuning::{Tuning, TuningError};
+pub use view::FactVersion;
+pub use when::When;
+pub use worker::{Status, WorkerFailure};

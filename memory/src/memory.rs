@@ -6,88 +6,21 @@ use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use chronolog_engine::{Engine, Interval, RelationId, Session, Timestamp, Value};
-use crossbeam_channel::{Receiver, Sender};
+use chronolog_engine::{Engine, Interval, RelationId, Session, Timestamp};
+use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 
-use crate::consolidate::extract::{Extractor, RuleExtractor};
-use crate::consolidate::{Adjudicator, Consolidator, KeepBoth, Report};
+use crate::consolidate::{Consolidator, Report};
 use crate::error::{Error, Result};
+use crate::forget::{self, ForgetReport};
+use crate::ids;
+use crate::message::Message;
+use crate::options::Options;
 use crate::recall::{self, Context, ItemKind, SearchOptions};
 use crate::schema;
-use crate::view::{self, FactVersion, ForgetReport};
-
-/// One message to remember.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Message {
-    /// Who said it: `user`, `assistant`, or a name.
-    pub role: String,
-    /// What was said, kept exactly.
-    pub text: String,
-    /// When it was said (its event time); now when `None`.
-    pub at: Option<Timestamp>,
-    /// The conversation it belongs to; `default` when `None`.
-    pub session: Option<String>,
-}
-
-impl Message {
-    /// `role` said `text`, now, in the default session.
-    pub fn new(role: impl Into<String>, text: impl Into<String>) -> Message {
-        Message {
-            role: role.into(),
-            text: text.into(),
-            at: None,
-            session: None,
-        }
-    }
-
-    /// Said at `at` rather than now.
-    pub fn at(mut self, at: Timestamp) -> Message {
-        self.at = Some(at);
-        self
-    }
-
-    /// In conversation `session`.
-    pub fn session(mut self, session: impl Into<String>) -> Message {
-        self.session = Some(session.into());
-        self
-    }
-}
-
-/// How a [`Memory`] consolidates.
-pub struct Options {
-    /// Run a background worker that consolidates soon after each `add`
-    /// (`false`: only [`Memory::consolidate_now`] does, for tests and
-    /// batch jobs that want each step to be deterministic).
-    pub background: bool,
-    /// Turns messages into claims.
-    pub extractor: Box<dyn Extractor>,
-    /// Decides what the rules cannot.
-    pub adjudicator: Box<dyn Adjudicator>,
-    /// Salience halves in this many days without reinforcement.
-    pub half_life_days: f64,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            background: true,
-            extractor: Box::new(RuleExtractor),
-            adjudicator: Box::new(KeepBoth),
-            half_life_days: 30.0,
-        }
-    }
-}
-
-impl Options {
-    /// The defaults, without the background worker.
-    pub fn manual() -> Options {
-        Options {
-            background: false,
-            ..Options::default()
-        }
-    }
-}
+use crate::tuning::Tuning;
+use crate::view::{self, FactVersion};
+use crate::worker::{self, Status, WorkerFailure};
 
 /// An agent memory over one store. Share it between threads behind an
 /// `Arc`: `add` from any of them never waits for consolidation.
@@ -99,14 +32,19 @@ pub struct Memory {
 struct Shared {
     engine: Engine,
     writer: Mutex<Writer>,
-    /// Fact slots searches returned, to reinforce: (tenant, slot, when).
-    retrieved: Mutex<Vec<(String, String, Timestamp)>>,
+    /// The number of the next reinforcement a search queues
+    /// (`mem_retrieved`): unique in this process, and after any earlier
+    /// one's, since it starts at the clock.
+    next_retrieved: std::sync::atomic::AtomicU64,
     /// Questions' embeddings.
     vectors: recall::VectorCache,
-    /// Salience's half-life, for the read side's salience channel.
-    half_life_days: f64,
+    /// The read side's tuning (the consolidator holds its own copy).
+    tuning: Tuning,
     consolidator: Mutex<Consolidator>,
+    /// The worker's last failure, until a pass succeeds.
+    failure: Mutex<Option<WorkerFailure>>,
     episode: RelationId,
+    retrieved: RelationId,
 }
 
 /// The append path's state: a session and the next episode number.
@@ -131,42 +69,55 @@ impl Memory {
     pub fn with_engine(engine: Engine, options: Options) -> Result<Memory> {
         let mut session = engine.session();
         let created = schema::ensure(&mut session)?;
-        let episode = session
-            .store()
-            .relation_id(schema::EPISODE)
-            .map_err(chronolog_engine::Error::from)?;
+        let relations = schema::Relations::of(session.store())?;
         let next_seq = view::last_seq(&session)? + 1;
         let mut consolidator = Consolidator::new(
             engine.session(),
             options.extractor,
             options.adjudicator,
-            options.half_life_days,
+            options.tuning.clone(),
         )?;
         // A store from before passages: its consolidated episodes get theirs.
-        if created.contains(&schema::PASSAGE) && next_seq > 1 {
+        if created.contains(&schema::Passage::RELATION) && next_seq > 1 {
             consolidator.backfill_passages()?;
         }
         let shared = Arc::new(Shared {
             engine,
             writer: Mutex::new(Writer { session, next_seq }),
-            retrieved: Mutex::new(Vec::new()),
+            next_retrieved: std::sync::atomic::AtomicU64::new(
+                u64::try_from(Timestamp::now().micros()).unwrap_or(0),
+            ),
             vectors: Mutex::new(std::collections::HashMap::new()),
-            half_life_days: options.half_life_days,
+            tuning: options.tuning,
             consolidator: Mutex::new(consolidator),
-            episode,
+            failure: Mutex::new(None),
+            episode: relations.episode,
+            retrieved: relations.retrieved,
         });
         let worker = if options.background {
             let (tx, rx) = crossbeam_channel::unbounded();
             let for_worker = shared.clone();
             let handle = std::thread::Builder::new()
                 .name("chronolog-consolidate".into())
-                .spawn(move || work(&for_worker, &rx))
+                .spawn(move || {
+                    worker::work(
+                        &rx,
+                        || for_worker.consolidator.lock().run(),
+                        &for_worker.failure,
+                    )
+                })
                 .map_err(|e| Error::Worker(e.to_string()))?;
             Some((tx, handle))
         } else {
             None
         };
         Ok(Memory { shared, worker })
+    }
+
+    /// The memory's tuning: the defaults a search takes
+    /// ([`SearchOptions::with_tuning`]) and every weight it runs with.
+    pub fn tuning(&self) -> &Tuning {
+        &self.shared.tuning
     }
 
     /// The engine underneath: Datalog over the memory's relations, and
@@ -207,22 +158,22 @@ impl Memory {
         let mut writer = self.shared.writer.lock();
         let first = writer.next_seq;
         let ids: Vec<String> = (0..messages.len() as u64)
-            .map(|i| episode_id(tenant, first + i))
+            .map(|i| ids::episode(tenant, first + i))
             .collect();
         writer.session.write(|txn| {
-            let tenant_sym = txn.symbol(tenant)?;
+            txn.symbol(tenant)?;
             for (i, (m, id)) in messages.iter().zip(&ids).enumerate() {
-                let at = m.at.unwrap_or(now);
-                let values = vec![
-                    Value::Sym(txn.symbol(id)?),
-                    Value::Sym(tenant_sym),
-                    Value::Sym(txn.symbol(m.session.as_deref().unwrap_or("default"))?),
-                    Value::Sym(txn.symbol(m.role.trim())?),
-                    Value::Int((first + i as u64) as i64),
-                    Value::Time(at),
-                    Value::str(&m.text),
-                ];
-                txn.assert(rel, values, Interval::starting(at), None)?;
+                let row = schema::Episode {
+                    id: id.clone(),
+                    tenant: tenant.to_string(),
+                    session: m.session.as_deref().unwrap_or("default").to_string(),
+                    role: m.role.trim().to_string(),
+                    seq: (first + i as u64) as i64,
+                    at: m.at.unwrap_or(now),
+                    text: m.text.clone(),
+                };
+                let values = row.to_values(txn)?;
+                txn.assert(rel, values, Interval::starting(row.at), None)?;
             }
             Ok(())
         })?;
@@ -241,9 +192,28 @@ impl Memory {
     /// the text and vector indexes cover what it wrote. Running it again
     /// with nothing new does nothing.
     pub fn consolidate_now(&self) -> Result<Report> {
-        let retrieved = std::mem::take(&mut *self.shared.retrieved.lock());
-        let report = self.shared.consolidator.lock().run(retrieved)?;
+        let result = self.shared.consolidator.lock().run();
+        if result.is_ok() {
+            *self.shared.failure.lock() = None;
+        }
+        let report = result?;
         Ok(report)
+    }
+
+    /// Where consolidation stands: episodes stored, episodes consolidated,
+    /// and the background worker's failure if its last pass failed (it
+    /// retries by itself; [`Memory::consolidate_now`] retries at once and
+    /// returns the error).
+    pub fn status(&self) -> Result<Status> {
+        let last_episode = self.shared.writer.lock().next_seq - 1;
+        // Read from the store, not the consolidator, which a pass holds.
+        let store = self.shared.engine.store();
+        let consolidated = crate::consolidate::consolidated(store, &schema::Relations::of(store)?)?;
+        Ok(Status {
+            last_episode,
+            consolidated,
+            failure: self.shared.failure.lock().clone(),
+        })
     }
 
     /// Every version of every fact about `subject` (a name or alias in
@@ -273,7 +243,7 @@ impl Memory {
     pub fn search(&self, tenant: &str, question: &str, options: &SearchOptions) -> Result<Context> {
         let mut retrieval = self.retrieve(tenant, question, options)?;
         let context = retrieval.context_at(options.budget)?;
-        self.reinforce_later(tenant, std::slice::from_ref(&context), options);
+        self.reinforce_later(tenant, std::slice::from_ref(&context), options)?;
         Ok(context)
     }
 
@@ -294,7 +264,7 @@ impl Memory {
             .iter()
             .map(|&budget| retrieval.context_at(budget))
             .collect::<Result<Vec<_>>>()?;
-        self.reinforce_later(tenant, &contexts, options);
+        self.reinforce_later(tenant, &contexts, options)?;
         Ok(contexts)
     }
 
@@ -305,13 +275,10 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
-        let options = &SearchOptions {
-            half_life_days: self.shared.half_life_days,
-            ..options.clone()
-        };
         recall::retrieve(
             &self.shared.engine,
             &self.shared.vectors,
+            &self.shared.tuning,
             tenant,
             question,
             options,
@@ -319,8 +286,16 @@ impl Memory {
     }
 
     /// Queues the facts the contexts returned for reinforcement by the
-    /// next consolidation pass (salience), off the search's path.
-    fn reinforce_later(&self, tenant: &str, contexts: &[Context], options: &SearchOptions) {
+    /// next consolidation pass (salience), off the search's path: a
+    /// buffered commit of `mem_retrieved` rows, made durable by the next
+    /// synced commit, so a search from a process that ends at once (the
+    /// command line's `recall`) still counts.
+    fn reinforce_later(
+        &self,
+        tenant: &str,
+        contexts: &[Context],
+        options: &SearchOptions,
+    ) -> Result<()> {
         let mut slots: Vec<String> = contexts
             .iter()
             .flat_map(|c| &c.items)
@@ -329,16 +304,33 @@ impl Memory {
             .collect();
         slots.sort();
         slots.dedup();
-        if !slots.is_empty() {
-            let at = options.now.unwrap_or_else(Timestamp::now);
-            self.shared
-                .retrieved
-                .lock()
-                .extend(slots.into_iter().map(|s| (tenant.to_string(), s, at)));
-            if let Some((tx, _)) = &self.worker {
-                let _ = tx.send(0);
-            }
+        if slots.is_empty() {
+            return Ok(());
         }
+        let at = options.now.unwrap_or_else(Timestamp::now);
+        let rel = self.shared.retrieved;
+        let first = self
+            .shared
+            .next_retrieved
+            .fetch_add(slots.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.shared.writer.lock().session.write(|txn| {
+            txn.buffered();
+            for (n, slot) in (first..).zip(&slots) {
+                let row = schema::Retrieved {
+                    id: ids::retrieved(tenant, n),
+                    tenant: tenant.to_string(),
+                    slot: slot.clone(),
+                    at,
+                };
+                let values = row.to_values(txn)?;
+                txn.assert(rel, values, Interval::ALWAYS, None)?;
+            }
+            Ok(())
+        })?;
+        if let Some((tx, _)) = &self.worker {
+            let _ = tx.send(0);
+        }
+        Ok(())
     }
 
     /// How [`Memory::search`] would answer `question`, step by step: the
@@ -354,6 +346,7 @@ impl Memory {
         recall::explain(
             &self.shared.engine,
             &self.shared.vectors,
+            &self.shared.tuning,
             tenant,
             question,
             options,
@@ -376,8 +369,8 @@ impl Memory {
         check_tenant(tenant)?;
         // No consolidation may write about the subject while it goes.
         let mut consolidator = self.shared.consolidator.lock();
-        let report = view::forget(&self.shared.engine, tenant, subject)?;
-        consolidator.reload_entities()?;
+        let report = forget::forget(&self.shared.engine, tenant, subject)?;
+        consolidator.reload()?;
         Ok(report)
     }
 }
@@ -389,24 +382,6 @@ impl Drop for Memory {
             let _ = handle.join();
         }
     }
-}
-
-/// The background worker: consolidate whenever episodes arrive, taking
-/// everything queued at once; stop when the memory is dropped.
-fn work(shared: &Shared, rx: &Receiver<u64>) {
-    while rx.recv().is_ok() {
-        while rx.try_recv().is_ok() {}
-        // An error here (a full disk, say) leaves the cursor where it was:
-        // the next wake-up, or `consolidate_now`, retries the same episodes.
-        let retrieved = std::mem::take(&mut *shared.retrieved.lock());
-        let _ = shared.consolidator.lock().run(retrieved);
-    }
-}
-
-/// An episode's id: its tenant and its number, so that it names its
-/// tenant wherever it appears.
-fn episode_id(tenant: &str, seq: u64) -> String {
-    format!("{tenant}/e{seq}")
 }
 
 /// Tenants are hard boundaries, so their names are kept simple enough

@@ -203,7 +203,7 @@ enum ChronologStatus chronolog_memory_consolidate(ChronologMemory memory, char *
 // "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
 // is the context to paste into a prompt). `options_json` (null: the
 // defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
-// `"budget"` (tokens, default 2000).
+// `"budget"` (tokens, default: the memory's tuning, 2,000).
 //
 // # Safety
 // `tenant`, `question` and `options_json` are null or NUL-terminated

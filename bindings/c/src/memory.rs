@@ -200,7 +200,7 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
 /// "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
 /// is the context to paste into a prompt). `options_json` (null: the
 /// defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
-/// `"budget"` (tokens, default 2000).
+/// `"budget"` (tokens, default: the memory's tuning, 2,000).
 ///
 /// # Safety
 /// `tenant`, `question` and `options_json` are null or NUL-terminated
@@ -219,8 +219,9 @@ pub unsafe extern "C" fn chronolog_memory_search(
         let tenant = unsafe { text_arg(tenant, "tenant") }?;
         let question = unsafe { text_arg(question, "question") }?;
         let options = unsafe { optional_text_arg(options_json, "options_json") }?;
-        let options = search_options(options)?;
-        let context = memory_of(memory)?
+        let memory = memory_of(memory)?;
+        let options = search_options(options, SearchOptions::with_tuning(memory.tuning()))?;
+        let context = memory
             .search(tenant, question, &options)
             .map_err(Failure::memory)?;
         let mut json = context.to_json();
@@ -230,8 +231,9 @@ pub unsafe extern "C" fn chronolog_memory_search(
     })
 }
 
-fn search_options(text: Option<&str>) -> Result<SearchOptions, Failure> {
-    let mut options = SearchOptions::default();
+/// `defaults` with what `text` (the caller's JSON options) sets.
+fn search_options(text: Option<&str>, defaults: SearchOptions) -> Result<SearchOptions, Failure> {
+    let mut options = defaults;
     let Some(text) = text else {
         return Ok(options);
     };
@@ -327,8 +329,11 @@ mod tests {
 
     #[test]
     fn search_options_read_times_and_budgets_and_refuse_the_rest() {
-        let options = search_options(Some(r#"{"as_of": "2022-01-01", "budget": 300}"#))
-            .unwrap_or_else(|f| panic!("{}", f.message));
+        let options = search_options(
+            Some(r#"{"as_of": "2022-01-01", "budget": 300}"#),
+            SearchOptions::default(),
+        )
+        .unwrap_or_else(|f| panic!("{}", f.message));
         assert_eq!(options.budget, 300);
         assert_eq!(
             options.as_of.map(|t| t.to_string()).as_deref(),
@@ -342,7 +347,7 @@ mod tests {
             r#"{"budget": "many"}"#,
             r#"{"colour": 1}"#,
         ] {
-            let failure = search_options(Some(bad)).err();
+            let failure = search_options(Some(bad), SearchOptions::default()).err();
             assert_eq!(
                 failure.map(|f| f.status),
                 Some(ChronologStatus::InvalidArgument),

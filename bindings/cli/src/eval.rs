@@ -15,7 +15,9 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result, anyhow};
 use chronolog_engine::{Embedder, Engine, HashingEmbedder, Store, Timestamp};
-use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, Options, SearchOptions};
+use chronolog_memory::{
+    Channel, Context, ItemKind, Memory, Message, Options, SearchOptions, Tuning,
+};
 use serde_json::{Value as Json, json};
 
 /// The budgets coverage is measured at.
@@ -158,6 +160,8 @@ pub struct EvalArgs {
     pub embedder: String,
     /// Run every ablation and baseline, not only the hybrid.
     pub all: bool,
+    /// The memory's tuning, the defaults with `--set name=value` applied.
+    pub tuning: Tuning,
 }
 
 /// The benchmarks the harness reads.
@@ -200,7 +204,10 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     let embedder_name = embedder.name();
     let memory = Memory::with_engine(
         Engine::with_embedder(Store::in_memory(), embedder),
-        Options::manual(),
+        Options {
+            tuning: args.tuning.clone(),
+            ..Options::manual()
+        },
     )?;
 
     // Ingest and consolidate, timed.
@@ -267,7 +274,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             channels: config.channels.clone(),
             abstain: config.abstain,
             now: qa.now.or_else(|| now_of.get(&conv.id).copied()),
-            ..SearchOptions::default()
+            ..SearchOptions::with_tuning(&args.tuning)
         };
         // One question's retrieval assembled at every budget; for an
         // ablation, the time that took (under contention) is its latency.
@@ -413,6 +420,16 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         "dataset": match dataset { Dataset::Locomo => "LoCoMo", Dataset::LongMemEval => "LongMemEval" },
         "file": args.file.display().to_string(),
         "embedder": embedder_name,
+        // The fields `--set` changed from the defaults: a run is read
+        // with the tuning it ran with.
+        "tuning": args
+            .tuning
+            .values()
+            .into_iter()
+            .zip(Tuning::default().values())
+            .filter(|(set, default)| set != default)
+            .map(|((name, value), _)| (name.to_string(), json!(value)))
+            .collect::<serde_json::Map<_, _>>(),
         "conversations": conversations.len(),
         "turns": conversations.iter().map(|c| c.turns.len()).sum::<usize>(),
         "questions": conversations.iter().map(|c| c.qa.len()).sum::<usize>(),

@@ -137,9 +137,10 @@ enum Command {
         /// Answer as known at this transaction time.
         #[arg(long)]
         known_at: Option<String>,
-        /// The most tokens (cl100k_base) the context may take.
-        #[arg(long, default_value_t = 2000)]
-        budget: usize,
+        /// The most tokens (cl100k_base) the context may take (default:
+        /// the memory's tuning, 2,000).
+        #[arg(long)]
+        budget: Option<usize>,
         /// text (ready for a prompt) or json.
         #[arg(long, default_value = "text")]
         format: String,
@@ -185,6 +186,11 @@ struct EvalOptions {
     /// Every ablation and baseline too, not only the hybrid.
     #[arg(long)]
     all: bool,
+    /// Vary one field of the memory's tuning, `name=value` (`--set
+    /// rrf_k=20`; repeat for several). The fields are listed in
+    /// memory/src/tuning.rs and printed by `recall --explain`.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -249,7 +255,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 tenant,
                 question,
                 explain,
-                budget: Some(budget),
+                budget,
                 ..recall::Recall::default()
             };
             request.set("format", &format)?;
@@ -277,6 +283,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     plot: options.plot,
                     embedder: options.embedder,
                     all: options.all,
+                    tuning: chronolog_memory::Tuning::default()
+                        .with_assignments(options.set.iter().map(String::as_str))?,
                 },
             )?;
             return Ok(ExitCode::SUCCESS);

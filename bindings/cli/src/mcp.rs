@@ -117,7 +117,8 @@ struct RecallArgs {
     /// Answer as the memory knew it at this time (ISO 8601), ignoring
     /// what it learned later.
     known_at: Option<String>,
-    /// The most tokens the context may take (default 2000).
+    /// The most tokens the context may take (default: the memory's
+    /// tuning, 2,000).
     budget: Option<u32>,
 }
 
@@ -217,8 +218,10 @@ impl MemoryServer {
                 .as_deref()
                 .map(|t| time("known_at", t))
                 .transpose()?,
-            budget: args.budget.map_or(2_000, |b| b as usize),
-            ..SearchOptions::default()
+            budget: args
+                .budget
+                .map_or(self.memory.tuning().budget, |b| b as usize),
+            ..SearchOptions::with_tuning(self.memory.tuning())
         };
         let question = args.question;
         let context = self

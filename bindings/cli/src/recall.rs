@@ -21,7 +21,7 @@ pub struct Recall {
     pub as_of: Option<Timestamp>,
     /// Answer as known at this transaction time.
     pub known_at: Option<Timestamp>,
-    /// Token budget (default 2,000).
+    /// Token budget (default: the memory's tuning, 2,000).
     pub budget: Option<usize>,
     /// Print JSON rather than text.
     pub json: bool,
@@ -95,8 +95,8 @@ impl Recall {
         let options = SearchOptions {
             as_of: self.as_of,
             known_at: self.known_at,
-            budget: self.budget.unwrap_or(2_000),
-            ..SearchOptions::default()
+            budget: self.budget.unwrap_or(memory.tuning().budget),
+            ..SearchOptions::with_tuning(memory.tuning())
         };
         if self.explain {
             return Ok(memory.explain_search(&self.tenant, &self.question, &options)?);

@@ -163,8 +163,9 @@ impl Memory {
 
     /// The smallest context that holds the evidence for `question`, as of
     /// a valid time (default: the one the question names, else now) and
-    /// as known at a transaction time, within `budget` tokens.
-    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=2000))]
+    /// as known at a transaction time, within `budget` tokens (default: the
+    /// memory's tuning, 2,000).
+    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=None))]
     fn search(
         &self,
         py: Python<'_>,
@@ -172,15 +173,16 @@ impl Memory {
         question: &str,
         as_of: Option<&Bound<'_, PyAny>>,
         known_at: Option<&Bound<'_, PyAny>>,
-        budget: usize,
+        budget: Option<usize>,
     ) -> PyResult<Context> {
+        let memory = self.get()?;
+        let defaults = SearchOptions::with_tuning(memory.tuning());
         let options = SearchOptions {
             as_of: to_timestamp_opt(as_of)?,
             known_at: to_timestamp_opt(known_at)?,
-            budget,
-            ..SearchOptions::default()
+            budget: budget.unwrap_or(defaults.budget),
+            ..defaults
         };
-        let memory = self.get()?;
         let context = py
             .detach(|| memory.search(tenant, question, &options))
             .map_err(|e| memory_error(&e))?;
@@ -200,12 +202,12 @@ impl Memory {
         as_of: Option<&Bound<'_, PyAny>>,
         known_at: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Context>> {
+        let memory = self.get()?;
         let options = SearchOptions {
             as_of: to_timestamp_opt(as_of)?,
             known_at: to_timestamp_opt(known_at)?,
-            ..SearchOptions::default()
+            ..SearchOptions::with_tuning(memory.tuning())
         };
-        let memory = self.get()?;
         let contexts = py
             .detach(|| memory.search_at_budgets(tenant, question, &options, &budgets))
             .map_err(|e| memory_error(&e))?;

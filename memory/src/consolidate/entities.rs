@@ -8,21 +8,18 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use chronolog_engine::{Interval, RelationId, Store, Symbol, Value, WriteTxn};
+use chronolog_engine::{Interval, RelationId, Store, WriteTxn};
 use regex::Regex;
 
+use super::conversation::State;
 use super::extract::{Claim, Subject};
 use crate::error::Result;
-use crate::schema;
-use crate::view::{alias_key, normalize, relation};
-
-/// Messages back within which a pronoun may refer to a name.
-const PRONOUN_REACH: u64 = 3;
+use crate::ids;
+use crate::schema::{Alias, Entity, Mention, Relations};
 
 /// The message being resolved.
 pub(crate) struct Context<'a> {
     pub tenant: &'a str,
-    pub session: &'a str,
     pub role: &'a str,
     pub text: &'a str,
 }
@@ -42,64 +39,62 @@ pub(crate) struct Resolved {
     mentions: Vec<String>,
 }
 
-/// The alias table (read once, then kept up to date) and the recent
-/// people of each conversation.
+/// The alias table, read once, then kept up to date. (The people each
+/// conversation named lately are its [`State`], stored with it.)
 pub(crate) struct Entities {
     aliases: HashMap<String, String>,
-    recent: HashMap<(String, String), Recent>,
+    /// Messages back within which a pronoun may refer to a name.
+    pronoun_reach: u64,
     entity: RelationId,
     alias: RelationId,
     mention: RelationId,
 }
-
-/// A conversation's message count and the people it named lately, each
-/// with the message it was last named in.
-type Recent = (u64, Vec<(u64, String)>);
 
 static CAPITALISED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+)?\b").unwrap_or_else(|e| unreachable!("{e}"))
 });
 
 impl Entities {
-    pub(crate) fn new(store: &Store) -> Result<Entities> {
-        let alias = relation(store, schema::ALIAS)?;
+    /// The alias table of `store`; a pronoun reaches back `pronoun_reach`
+    /// messages.
+    pub(crate) fn new(store: &Store, rel: &Relations, pronoun_reach: u64) -> Result<Entities> {
         let mut aliases = HashMap::new();
-        store
+        for row in store
             .snapshot()
-            .scan(alias)
-            .for_each(|row| {
-                if let (Value::Sym(a), Value::Sym(e)) =
-                    (row.value(0).to_owned(), row.value(1).to_owned())
-                    && let (Ok(a), Ok(e)) = (store.symbol_name(a), store.symbol_name(e))
-                {
-                    aliases.insert(a.to_string(), e.to_string());
-                }
-            })
-            .map_err(chronolog_engine::Error::from)?;
+            .scan(rel.alias)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?
+        {
+            let row = Alias::from_values(store, &row.values)?;
+            aliases.insert(row.alias, row.entity);
+        }
         Ok(Entities {
             aliases,
-            recent: HashMap::new(),
-            entity: relation(store, schema::ENTITY)?,
-            alias,
-            mention: relation(store, schema::MENTION)?,
+            pronoun_reach,
+            entity: rel.entity,
+            alias: rel.alias,
+            mention: rel.mention,
         })
     }
 
-    /// Resolves the subjects and objects of `claims`, said in `ctx`.
-    pub(crate) fn resolve(&mut self, ctx: Context<'_>, claims: &[Claim]) -> Result<Resolved> {
+    /// Resolves the subjects and objects of `claims`, said in `ctx`, and
+    /// counts the message and the people it names in its conversation's
+    /// `state`.
+    pub(crate) fn resolve(
+        &mut self,
+        ctx: Context<'_>,
+        claims: &[Claim],
+        state: &mut State,
+    ) -> Result<Resolved> {
         let mut out = Resolved::default();
-        let key = (ctx.tenant.to_string(), ctx.session.to_string());
-        let (turn, people) = {
-            let entry = self.recent.entry(key.clone()).or_default();
-            entry.0 += 1;
-            (entry.0, entry.1.clone())
-        };
+        state.turn += 1;
+        let (turn, people) = (state.turn, state.people.clone());
         let speaker = self.entity(&mut out, ctx.tenant, ctx.role, "person");
         out.mentions.push(speaker.clone());
         // "My name is Alice": Alice is the speaker from now on.
         for claim in claims {
             if claim.predicate == "name" && claim.subject == Subject::Speaker {
-                let alias = alias_key(ctx.tenant, &claim.object);
+                let alias = ids::entity(ctx.tenant, &claim.object);
                 if !self.aliases.contains_key(&alias)
                     && !out.new_aliases.iter().any(|(a, _)| *a == alias)
                 {
@@ -119,7 +114,7 @@ impl Entities {
                 Subject::Pronoun(_) => people
                     .iter()
                     .rev()
-                    .find(|(t, id)| turn - t <= PRONOUN_REACH && *id != speaker)
+                    .find(|(t, id)| turn - t <= self.pronoun_reach && *id != speaker)
                     .map(|(_, id)| id.clone()),
             };
             let object = match claim.object_kind {
@@ -139,22 +134,21 @@ impl Entities {
         }
         // Known names anywhere in the text are mentions too.
         for m in CAPITALISED.find_iter(ctx.text) {
-            if let Some(id) = self.aliases.get(&alias_key(ctx.tenant, m.as_str())) {
+            if let Some(id) = self.aliases.get(&ids::entity(ctx.tenant, m.as_str())) {
                 out.mentions.push(id.clone());
                 named_people.push(id.clone());
             }
         }
         out.mentions.sort();
         out.mentions.dedup();
-        let entry = self.recent.entry(key).or_default();
         for id in named_people {
             if id != speaker {
-                entry.1.retain(|(_, e)| *e != id);
-                entry.1.push((turn, id));
+                state.people.retain(|(_, e)| *e != id);
+                state.people.push((turn, id));
             }
         }
-        if entry.1.len() > 16 {
-            entry.1.remove(0);
+        if state.people.len() > 16 {
+            state.people.remove(0);
         }
         Ok(out)
     }
@@ -162,14 +156,14 @@ impl Entities {
     /// The entity `name` refers to in `tenant`, made (with `kind`) when no
     /// alias matches.
     fn entity(&self, out: &mut Resolved, tenant: &str, name: &str, kind: &'static str) -> String {
-        let alias = alias_key(tenant, name);
+        let alias = ids::entity(tenant, name);
         if let Some(id) = self.aliases.get(&alias) {
             return id.clone();
         }
         if let Some((_, id)) = out.new_aliases.iter().find(|(a, _)| *a == alias) {
             return id.clone();
         }
-        let id = format!("{tenant}/{}", normalize(name));
+        let id = alias.clone();
         out.new_entities
             .push((id.clone(), name.trim().to_string(), kind));
         out.new_aliases.push((alias, id.clone()));
@@ -181,25 +175,34 @@ impl Entities {
         &self,
         txn: &mut WriteTxn<'_>,
         tenant: &str,
-        episode: Symbol,
+        episode: &str,
         resolved: &Resolved,
     ) -> chronolog_engine::Result<()> {
-        let tenant = txn.symbol(tenant)?;
+        txn.symbol(tenant)?;
         for (id, name, kind) in &resolved.new_entities {
-            let values = vec![
-                Value::Sym(txn.symbol(id)?),
-                Value::Sym(tenant),
-                Value::str(name),
-                Value::Sym(txn.symbol(kind)?),
-            ];
+            let row = Entity {
+                id: id.clone(),
+                tenant: tenant.to_string(),
+                name: name.clone(),
+                kind: kind.to_string(),
+            };
+            let values = row.to_values(txn)?;
             txn.assert(self.entity, values, Interval::ALWAYS, None)?;
         }
         for (alias, id) in &resolved.new_aliases {
-            let values = vec![Value::Sym(txn.symbol(alias)?), Value::Sym(txn.symbol(id)?)];
+            let row = Alias {
+                alias: alias.clone(),
+                entity: id.clone(),
+            };
+            let values = row.to_values(txn)?;
             txn.assert(self.alias, values, Interval::ALWAYS, None)?;
         }
         for id in &resolved.mentions {
-            let values = vec![Value::Sym(episode), Value::Sym(txn.symbol(id)?)];
+            let row = Mention {
+                episode: episode.to_string(),
+                entity: id.clone(),
+            };
+            let values = row.to_values(txn)?;
             txn.assert(self.mention, values, Interval::ALWAYS, None)?;
         }
         Ok(())

@@ -19,6 +19,7 @@ use chronolog_engine::Engine;
 
 use super::extract::is_rule_predicate;
 use crate::error::Result;
+use crate::tuning::Tuning;
 
 /// The one-valued slots a paraphrase can map to, each with the phrase it
 /// is compared by.
@@ -33,11 +34,6 @@ const SLOTS: [(&str, &str); 9] = [
     ("partner", "partner"),
     ("boss", "boss"),
 ];
-/// The least cosine similarity to the best slot.
-const MIN_SIMILARITY: f32 = 0.66;
-/// The least lead of the best slot over the second.
-const MIN_MARGIN: f32 = 0.1;
-
 /// The slots' embeddings (made on first need, by the memory's embedder)
 /// and every predicate decided so far.
 #[derive(Default)]
@@ -53,6 +49,7 @@ impl Paraphrases {
         &mut self,
         engine: &Engine,
         predicate: &str,
+        tuning: &Tuning,
     ) -> Result<Option<&'static str>> {
         if is_rule_predicate(predicate) {
             return Ok(None);
@@ -78,7 +75,8 @@ impl Paraphrases {
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         let slot = match scored.as_slice() {
             [(slot, best), (_, second), ..]
-                if *best >= MIN_SIMILARITY && best - second >= MIN_MARGIN =>
+                if f64::from(*best) >= tuning.paraphrase_similarity
+                    && f64::from(best - second) >= tuning.paraphrase_margin =>
             {
                 Some(*slot)
             }
@@ -116,7 +114,9 @@ mod tests {
             "joined",
         ] {
             assert_eq!(
-                paraphrases.slot_of(&engine, predicate).expect("slot"),
+                paraphrases
+                    .slot_of(&engine, predicate, &Tuning::default())
+                    .expect("slot"),
                 None,
                 "{predicate}"
             );

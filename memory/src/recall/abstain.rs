@@ -9,9 +9,11 @@
 //! Thresholds on scores are for the evaluation harness to calibrate on the
 //! dev data.
 
+use crate::tuning::Tuning;
 use chronolog_engine::Engine;
 
-use super::channels::{Channel, Ranked};
+use super::Channel;
+use super::channels::Ranked;
 use super::understand::Question;
 
 /// `Some(reason)` when the search should abstain.
@@ -53,21 +55,6 @@ pub(crate) fn judge(
     None
 }
 
-/// Below this ratio of the named person's best matches (the summed scores
-/// of the [`OWNERS_BEST`] best messages whose matching sentence is theirs)
-/// to anyone else's, the question is taken to be about someone else.
-/// Chosen on LoCoMo's dev split (`chronolog eval locomo`,
-/// docs/evaluation.md): with the best message alone, 0.75 / 0.85 / 0.95
-/// abstained on 55% / 62% / 69% of the adversarial questions and wrongly
-/// on 5% / 9% / 13% of the answerable ones; the two best at 0.75 abstain
-/// on more of the first and fewer of the second (one strong echo no
-/// longer outweighs the person's own words).
-const OWNERS_WORDS_RATIO: f64 = 0.75;
-/// How many of each side's best matches are summed.
-const OWNERS_BEST: usize = 2;
-/// Messages each of the gate's two word searches looks at.
-const OWNERS_CANDIDATES: usize = 20;
-
 /// `Some(reason)` when the question names one speaker of this memory and
 /// what it asks about is, in the messages that match its topic words,
 /// someone else's: said by another person in the first person ("I ran a
@@ -80,6 +67,7 @@ pub(crate) fn owners_words(
     tenant: &str,
     question: &Question,
     at: super::Instants,
+    tuning: &Tuning,
 ) -> crate::error::Result<Option<String>> {
     let store = engine.store();
     let named = super::channels::speakers(engine, tenant, question);
@@ -105,7 +93,7 @@ pub(crate) fn owners_words(
         tenant,
         &query,
         None,
-        OWNERS_CANDIDATES,
+        tuning.owners_candidates,
         at.messages,
         at.known_at,
     )?;
@@ -114,7 +102,7 @@ pub(crate) fn owners_words(
         tenant,
         &query,
         Some(*person),
-        OWNERS_CANDIDATES,
+        tuning.owners_candidates,
         at.messages,
         at.known_at,
     )?);
@@ -157,20 +145,18 @@ pub(crate) fn owners_words(
             others.push(f.score);
         }
     }
+    let best_sum = |mut scores: Vec<f64>| -> f64 {
+        scores.sort_by(|a, b| b.total_cmp(a));
+        scores.iter().take(tuning.owners_best).sum()
+    };
     let (own, others) = (best_sum(own), best_sum(others));
     Ok(
-        (!says_it_all && others > 0.0 && own < OWNERS_WORDS_RATIO * others).then(|| {
+        (!says_it_all && others > 0.0 && own < tuning.owners_words_ratio * others).then(|| {
             format!(
                 "what the question asks about is someone else's in this memory, not {person_name}'s"
             )
         }),
     )
-}
-
-/// The sum of the [`OWNERS_BEST`] highest scores.
-fn best_sum(mut scores: Vec<f64>) -> f64 {
-    scores.sort_by(|a, b| b.total_cmp(a));
-    scores.iter().take(OWNERS_BEST).sum()
 }
 
 /// Words that make a sentence the speaker's own.

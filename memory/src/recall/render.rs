@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use chronolog_engine::Timestamp;
 
-use super::assemble::count_tokens;
+use super::context::count_tokens;
 
 /// One message's line, without its time (the group's header line holds
 /// it): `e3 Caroline: I moved to Berlin.`

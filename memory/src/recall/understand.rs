@@ -9,9 +9,10 @@ use std::sync::LazyLock;
 use chronolog_engine::{Engine, Timestamp};
 use regex::Regex;
 
-use crate::consolidate::when;
 use crate::error::Result;
-use crate::view::{self, FactVersion, alias_key, normalize};
+use crate::ids::{self, normalize};
+use crate::view::{self, FactVersion};
+use crate::when;
 
 /// A question, read.
 #[derive(Clone, Debug, PartialEq)]
@@ -195,7 +196,7 @@ pub fn understand(
         if word.len() < 3 || word.chars().next().is_some_and(char::is_uppercase) {
             continue;
         }
-        if store.symbol(&alias_key(tenant, word)).is_some()
+        if store.symbol(&ids::entity(tenant, word)).is_some()
             && let Some(entity) = view::entity_of(store, tenant, word)?
         {
             let id = store_name(engine, entity);

@@ -4,12 +4,11 @@
 //! reinforcement, and rises when a fact is restated or retrieved. Fading
 //! lowers eligibility in stages; it never removes history.
 
-use chronolog_engine::{Interval, RelationId, Symbol, Timestamp, Value, WriteTxn};
+use chronolog_engine::{Interval, RelationId, Store, Timestamp, Value, WriteTxn};
 
-use super::extract::{Claim, Subject};
-
-/// What a restatement or a retrieval adds (before the cap of 1).
-pub const REINFORCEMENT: f64 = 0.2;
+use crate::error::Result;
+use crate::schema::Salience;
+use crate::tuning::Tuning;
 
 /// How eligible a memory is as its salience fades.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,23 +35,6 @@ pub fn stage(score: f64) -> Stage {
     }
 }
 
-/// The salience a new fact starts with.
-pub fn initial(claim: &Claim, emphasised: bool) -> f64 {
-    let mut score: f64 = 0.5;
-    if emphasised {
-        score += 0.3;
-    }
-    if claim.subject == Subject::Speaker {
-        score += 0.1;
-    }
-    if matches!(claim.predicate.as_str(), "likes" | "dislikes")
-        || claim.predicate.starts_with("favorite_")
-    {
-        score += 0.05;
-    }
-    score.min(1.0)
-}
-
 /// `score` set at `last`, decayed to `now` with a half-life in days.
 pub fn decayed(score: f64, last: Timestamp, now: Timestamp, half_life_days: f64) -> f64 {
     let days = (now.micros().saturating_sub(last.micros())).max(0) as f64 / 86_400e6;
@@ -62,62 +44,52 @@ pub fn decayed(score: f64, last: Timestamp, now: Timestamp, half_life_days: f64)
     score * 0.5f64.powf(days / half_life_days)
 }
 
+/// A slot's salience as stored: score, times reinforced, when last set.
+pub(crate) type Level = (f64, i64, Timestamp);
+
 /// Sets a slot's salience row.
 pub(crate) fn write(
     txn: &mut WriteTxn<'_>,
     rel: RelationId,
-    slot: Symbol,
-    tenant: Symbol,
-    score: f64,
-    reinforced: i64,
-    at: Timestamp,
+    slot: &str,
+    tenant: &str,
+    (score, reinforced, last): Level,
 ) -> chronolog_engine::Result<()> {
-    txn.assert(
-        rel,
-        vec![
-            Value::Sym(slot),
-            Value::Sym(tenant),
-            Value::Float(score),
-            Value::Int(reinforced),
-            Value::Time(at),
-        ],
-        Interval::ALWAYS,
-        None,
-    )?;
+    let row = Salience {
+        slot: slot.to_string(),
+        tenant: tenant.to_string(),
+        score,
+        reinforced,
+        last,
+    };
+    let values = row.to_values(txn)?;
+    txn.assert(rel, values, Interval::ALWAYS, None)?;
     Ok(())
 }
 
-/// A slot's salience row: score, times reinforced, when last set.
-pub(crate) fn read(
-    store: &chronolog_engine::Store,
-    rel: RelationId,
-    slot: &str,
-) -> chronolog_engine::Result<Option<(f64, i64, Timestamp)>> {
+/// A slot's salience row, if it has one.
+pub(crate) fn read(store: &Store, rel: RelationId, slot: &str) -> Result<Option<Level>> {
     let Some(slot) = store.symbol(slot) else {
         return Ok(None);
     };
     let rows = store
         .snapshot()
         .scan(rel)
-        .eq(0, Value::Sym(slot))
-        .collect()?;
-    Ok(match rows.first().map(|r| r.values.as_slice()) {
-        Some([_, _, Value::Float(s), Value::Int(c), Value::Time(t)]) => Some((*s, *c, *t)),
-        _ => None,
-    })
+        .eq(Salience::SLOT, Value::Sym(slot))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    rows.first()
+        .map(|r| Salience::from_values(store, &r.values).map(|s| (s.score, s.reinforced, s.last)))
+        .transpose()
 }
 
-/// The row after a reinforcement at `at`: [`REINFORCEMENT`] more than
+/// The row after a reinforcement at `at`: `tuning.reinforcement` more than
 /// the decayed score, one more reinforcement.
-pub(crate) fn reinforced(
-    current: Option<(f64, i64, Timestamp)>,
-    at: Timestamp,
-    half_life_days: f64,
-) -> (f64, i64, Timestamp) {
+pub(crate) fn reinforced(current: Option<Level>, at: Timestamp, tuning: &Tuning) -> Level {
     let (score, count, last) = current.unwrap_or((0.5, 0, at));
     // A restatement older than the last one (out of order) does not decay.
     let now = if at > last { at } else { last };
-    let score = (decayed(score, last, now, half_life_days) + REINFORCEMENT).min(1.0);
+    let score = (decayed(score, last, now, tuning.half_life_days) + tuning.reinforcement).min(1.0);
     (score, count + 1, now)
 }
 

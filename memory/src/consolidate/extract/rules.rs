@@ -1,150 +1,15 @@
-//! What a message claims, as (subject, predicate, object) with a valid
-//! time: the [`Extractor`] trait, and the rules that stand alone without a
-//! model. The rules read what people tell assistants about themselves and
-//! others: work, home, names and family, pets and possessions, likes and
-//! dislikes, plans and events with dates, and changes ("I moved to", "I
-//! quit", "I no longer", "I switched to", "I never joined").
+//! The rule extractor: English regular expressions over each sentence of
+//! a message, each rule one way people say a fact about themselves or
+//! others; its objects cleaned by [`super::object`].
 
 use std::sync::LazyLock;
 
-use chronolog_engine::Timestamp;
 use regex::{Captures, Regex};
 
-use super::when::{self, When};
-
-/// A message as an extractor sees it.
-#[derive(Clone, Copy, Debug)]
-pub struct EpisodeView<'a> {
-    /// The episode's id.
-    pub id: &'a str,
-    /// Who said it ("user", "assistant", a name).
-    pub role: &'a str,
-    /// What was said.
-    pub text: &'a str,
-    /// When it was said: the anchor of every relative time in it.
-    pub at: Timestamp,
-}
-
-/// Who a claim is about.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Subject {
-    /// "I", "me", "my": whoever said the message.
-    Speaker,
-    /// A name as written ("Alice", "Mia").
-    Named(String),
-    /// "he", "she", "they": resolved to a recent entity of the session
-    /// where that is clear, dropped otherwise.
-    Pronoun(String),
-}
-
-/// What a claim says about its slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClaimKind {
-    /// It holds from its valid time on (a job, a home, a taste).
-    Holds,
-    /// It happened during its valid time (an event, a trip).
-    Happened,
-    /// It stopped holding at its valid time ("I quit", "I no longer").
-    Ended,
-    /// It never held: an earlier claim was a mistake ("I never joined X").
-    Withdrawn,
-}
-
-/// One atomic claim found in a message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Claim {
-    /// Who it is about.
-    pub subject: Subject,
-    /// The canonical predicate (`works_at`, `lives_in`, `likes`, ...).
-    pub predicate: String,
-    /// The object as said, articles dropped (`Tencent`, `sushi`).
-    pub object: String,
-    /// What kind of entity the object is, when it is one.
-    pub object_kind: Option<&'static str>,
-    /// Holds, happened, ended or withdrawn.
-    pub kind: ClaimKind,
-    /// When, from a time expression in the sentence; `None`: from the
-    /// message's own time.
-    pub valid: Option<When>,
-    /// The sentence it came from.
-    pub text: String,
-    /// How sure the rule is, 0 to 1.
-    pub confidence: f64,
-}
-
-/// Turns a message into claims. The rule extractor is the default; an LLM
-/// extractor can replace it or run beside it ([`Chain`]).
-pub trait Extractor: Send + Sync {
-    /// The claims `episode` makes (none is a fine answer).
-    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim>;
-}
-
-/// Several extractors' claims, in order (rules first, a model second).
-pub struct Chain(pub Vec<Box<dyn Extractor>>);
-
-impl Extractor for Chain {
-    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
-        self.0.iter().flat_map(|e| e.extract(episode)).collect()
-    }
-}
-
-/// Whether a predicate holds one value at a time for its subject (a new
-/// value invalidates the old) or many (each object its own slot).
-pub fn is_functional(predicate: &str) -> bool {
-    matches!(
-        predicate,
-        "works_at"
-            | "lives_in"
-            | "job_title"
-            | "age"
-            | "name"
-            | "from"
-            | "relationship_status"
-            | "partner"
-            | "wife"
-            | "husband"
-            | "boyfriend"
-            | "girlfriend"
-            | "fiance"
-            | "boss"
-    ) || predicate.starts_with("favorite_")
-}
-
-/// Whether the rule extractor names predicates this way (its fixed ones,
-/// the family words, the event verbs, `favorite_*`): those are canonical
-/// already and never mapped as paraphrases.
-pub(crate) fn is_rule_predicate(predicate: &str) -> bool {
-    const FIXED: &[&str] = &[
-        "age",
-        "dislikes",
-        "from",
-        "has_pet",
-        "job_title",
-        "likes",
-        "lives_in",
-        "name",
-        "owns",
-        "plans",
-        "relationship_status",
-        "uses",
-        "works_at",
-    ];
-    FIXED.contains(&predicate)
-        || is_functional(predicate)
-        || predicate.starts_with("favorite_")
-        || FAMILY.split('|').chain(EVENTS.split('|')).any(|w| {
-            [w.replace("e?", ""), w.replace("e?", "e")].contains(&predicate.replace('_', " "))
-        })
-}
-
-/// The slot group a predicate writes to: likes and dislikes of one object
-/// share a slot, so a changed taste replaces the old one.
-pub fn slot_predicate(predicate: &str) -> &str {
-    match predicate {
-        "likes" | "dislikes" => "feels_about",
-        other => other,
-    }
-}
+use super::names::{BASE_VERBS, NOT_NAMES};
+use super::object::{clean_object, looks_ahead, sentences};
+use super::{Claim, ClaimKind, EpisodeView, Extractor, Subject};
+use crate::when;
 
 /// The default extractor: regular expressions over each sentence, tuned on
 /// the dev conversations only (never per question).
@@ -175,10 +40,10 @@ enum Predicate {
 const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
-const FAMILY: &str = r"sister|brother|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|best friend|friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|boss|colleague|roommate|fiancee?|niece|nephew";
+pub(super) const FAMILY: &str = r"sister|brother|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|best friend|friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|boss|colleague|roommate|fiancee?|niece|nephew";
 /// The verbs of events a message tells ("I went to", "I adopted"): each
 /// is its own predicate (`went_to`, `adopted`).
-const EVENTS: &str = "went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined";
+pub(super) const EVENTS: &str = "went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined";
 const PETS: &str =
     r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
 
@@ -387,114 +252,6 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// Words that start a sentence with a capital but name nobody.
-const NOT_NAMES: &[&str] = &[
-    "The",
-    "This",
-    "That",
-    "It",
-    "My",
-    "Our",
-    "Your",
-    "Their",
-    "His",
-    "Her",
-    "What",
-    "When",
-    "Where",
-    "Why",
-    "How",
-    "Who",
-    "Yes",
-    "No",
-    "Yeah",
-    "Oh",
-    "Wow",
-    "So",
-    "And",
-    "But",
-    "Also",
-    "Then",
-    "Now",
-    "There",
-    "Here",
-    "Well",
-    "Hey",
-    "Hi",
-    "Thanks",
-    "Thank",
-    "Just",
-    "Maybe",
-    "Actually",
-    "Really",
-    "Sure",
-    "Last",
-    "Next",
-    "Today",
-    "Yesterday",
-    "Tomorrow",
-    "They",
-    "You",
-    "If",
-    "As",
-    "At",
-    "In",
-    "On",
-    "Since",
-    "After",
-    "Before",
-    "Lately",
-    "Recently",
-    "Both",
-    "Everyone",
-    "Someone",
-    "Nobody",
-    "Anyone",
-    "Sounds",
-    "Glad",
-    "Sorry",
-    "Good",
-    "Great",
-    "Never",
-    "Always",
-    "Sometimes",
-    "Definitely",
-    "Totally",
-    "Honestly",
-    "Luckily",
-    "Hopefully",
-    "Looks",
-    "Seems",
-    "Events",
-    "Moments",
-    "Things",
-    "People",
-    "Friends",
-    "Family",
-    "Kids",
-    "Unconditional",
-    "Being",
-    "Having",
-    "Doing",
-    "Getting",
-    "Making",
-    "Taking",
-    "Seeing",
-];
-
-/// Verbs in the first person or plural: after a capitalised word they
-/// mean the word is no name ("Looks like", "Moments like these").
-const BASE_VERBS: &[&str] = &[
-    "like", "love", "enjoy", "adore", "hate", "dislike", "work", "live", "have", "own", "am",
-    "are", "go", "went", "had", "make", "made", "take",
-];
-
-/// Where an object stops: a clause or a time expression after it.
-static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from|recently|so far|not so long|not long)\b")
-        .unwrap_or_else(|e| unreachable!("{e}"))
-});
-
 impl Extractor for RuleExtractor {
     fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
         let mut claims = Vec::new();
@@ -525,6 +282,7 @@ impl Extractor for RuleExtractor {
     }
 }
 
+/// The claims one rule's match makes.
 fn claims_of(
     rule: &Rule,
     caps: &Captures<'_>,
@@ -628,6 +386,7 @@ fn claims_of(
     out
 }
 
+/// One claim of a rule's match.
 fn claim(
     rule: &Rule,
     predicate: &str,
@@ -653,110 +412,10 @@ fn claim(
     }
 }
 
-/// The object as said, cut where its clause ends, articles and possessives
-/// dropped; `None` when nothing is left or it is too long to be one thing.
-fn clean_object(raw: &str) -> Option<String> {
-    let mut text = raw.trim();
-    if let Some(m) = OBJECT_END.find(text) {
-        text = &text[..m.start()];
-    }
-    let text = text.trim_end_matches(['\'', '"', ' ']);
-    let lower = text.to_ascii_lowercase();
-    let mut text = text;
-    for article in ["a ", "an ", "the ", "my ", "our ", "some ", "to "] {
-        if lower.starts_with(article) {
-            text = &text[article.len()..];
-            break;
-        }
-    }
-    let text = text.trim();
-    let words = text.split_whitespace().count();
-    let vague = [
-        "it", "that", "this", "them", "there", "here", "one", "so", "you", "to",
-    ];
-    let first = text
-        .split_whitespace()
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let verb_first = [
-        "is", "was", "are", "were", "be", "been", "it", "that", "this", "these",
-    ];
-    if words == 0
-        || words > 6
-        || vague.contains(&text.to_ascii_lowercase().as_str())
-        || verb_first.contains(&first.as_str())
-        || CLAUSE_FIRST.contains(&first.as_str())
-        || (words == 1 && needs_complement(&first))
-        || text
-            .split_whitespace()
-            .any(|w| REFERS_ELSEWHERE.contains(&w.to_ascii_lowercase().as_str()))
-    {
-        return None;
-    }
-    Some(text.to_string())
-}
-
-/// Words that open a clause, not a thing: "I love how it shows...",
-/// "why we love what we do".
-const CLAUSE_FIRST: &[&str] = &[
-    "how", "what", "when", "why", "where", "who", "whatever", "not", "every",
-];
-
-/// Words that make an object point at something said elsewhere ("I love
-/// holding them"): the thing itself is not in the sentence.
-const REFERS_ELSEWHERE: &[&str] = &["them", "it", "him", "me", "us"];
-
-/// Whether `word` is a verb that says nothing without what follows it
-/// ("I love going on road trips" cut at "on" leaves "going"; "Love to
-/// hear more" leaves "hear"), in any of its forms. A taste such as
-/// "hiking" or "reading" stands alone and is kept.
-fn needs_complement(word: &str) -> bool {
-    const LIGHT: &[&str] = &[
-        "go", "make", "play", "do", "get", "have", "take", "see", "try", "hear", "watch", "use",
-        "put", "give", "keep", "find", "come", "be", "know", "say", "tell",
-    ];
-    let stem = word
-        .strip_suffix("ing")
-        .or_else(|| word.strip_suffix('s'))
-        .unwrap_or(word);
-    // "making" -> "mak", "getting" -> "gett", "going" -> "go".
-    LIGHT.iter().any(|verb| {
-        stem == *verb
-            || stem == verb.trim_end_matches('e')
-            || stem.strip_suffix(|c: char| verb.ends_with(c)) == Some(verb)
-    })
-}
-
-/// Sentences of a message, cut at `.`, `!`, `?` and new lines.
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split(['.', '!', '?', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
-static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming)\b")
-        .unwrap_or_else(|e| unreachable!("{e}"))
-});
-
-fn looks_ahead(sentence: &str) -> bool {
-    AHEAD.is_match(sentence)
-}
-
-/// Whether a message asks to be remembered ("remember that", "don't
-/// forget"): such memories start more salient.
-pub fn emphasised(text: &str) -> bool {
-    static EMPHASIS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:remember that|please remember|don't forget|do not forget|important|never forget|keep in mind|note that)\b")
-            .unwrap_or_else(|e| unreachable!("{e}"))
-    });
-    EMPHASIS.is_match(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chronolog_engine::Timestamp;
 
     fn claims(text: &str) -> Vec<String> {
         let at = Timestamp::parse("2023-05-17").expect("time");

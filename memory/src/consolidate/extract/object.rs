@@ -1,0 +1,105 @@
+//! How the rule extractor reads a sentence's parts: sentences, where an
+//! object ends and whether what is left is a thing, and whether a
+//! sentence speaks of the future.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Where an object stops: a clause or a time expression after it.
+static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from|recently|so far|not so long|not long)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// The object as said, cut where its clause ends, articles and possessives
+/// dropped; `None` when nothing is left or it is too long to be one thing.
+pub(super) fn clean_object(raw: &str) -> Option<String> {
+    let mut text = raw.trim();
+    if let Some(m) = OBJECT_END.find(text) {
+        text = &text[..m.start()];
+    }
+    let text = text.trim_end_matches(['\'', '"', ' ']);
+    let lower = text.to_ascii_lowercase();
+    let mut text = text;
+    for article in ["a ", "an ", "the ", "my ", "our ", "some ", "to "] {
+        if lower.starts_with(article) {
+            text = &text[article.len()..];
+            break;
+        }
+    }
+    let text = text.trim();
+    let words = text.split_whitespace().count();
+    let vague = [
+        "it", "that", "this", "them", "there", "here", "one", "so", "you", "to",
+    ];
+    let first = text
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let verb_first = [
+        "is", "was", "are", "were", "be", "been", "it", "that", "this", "these",
+    ];
+    if words == 0
+        || words > 6
+        || vague.contains(&text.to_ascii_lowercase().as_str())
+        || verb_first.contains(&first.as_str())
+        || CLAUSE_FIRST.contains(&first.as_str())
+        || (words == 1 && needs_complement(&first))
+        || text
+            .split_whitespace()
+            .any(|w| REFERS_ELSEWHERE.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
+    Some(text.to_string())
+}
+
+/// Words that open a clause, not a thing: "I love how it shows...",
+/// "why we love what we do".
+const CLAUSE_FIRST: &[&str] = &[
+    "how", "what", "when", "why", "where", "who", "whatever", "not", "every",
+];
+
+/// Words that make an object point at something said elsewhere ("I love
+/// holding them"): the thing itself is not in the sentence.
+const REFERS_ELSEWHERE: &[&str] = &["them", "it", "him", "me", "us"];
+
+/// Whether `word` is a verb that says nothing without what follows it
+/// ("I love going on road trips" cut at "on" leaves "going"; "Love to
+/// hear more" leaves "hear"), in any of its forms. A taste such as
+/// "hiking" or "reading" stands alone and is kept.
+fn needs_complement(word: &str) -> bool {
+    const LIGHT: &[&str] = &[
+        "go", "make", "play", "do", "get", "have", "take", "see", "try", "hear", "watch", "use",
+        "put", "give", "keep", "find", "come", "be", "know", "say", "tell",
+    ];
+    let stem = word
+        .strip_suffix("ing")
+        .or_else(|| word.strip_suffix('s'))
+        .unwrap_or(word);
+    // "making" -> "mak", "getting" -> "gett", "going" -> "go".
+    LIGHT.iter().any(|verb| {
+        stem == *verb
+            || stem == verb.trim_end_matches('e')
+            || stem.strip_suffix(|c: char| verb.ends_with(c)) == Some(verb)
+    })
+}
+
+/// Sentences of a message, cut at `.`, `!`, `?` and new lines.
+pub(super) fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// Words that put a sentence in the future.
+static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+pub(super) fn looks_ahead(sentence: &str) -> bool {
+    AHEAD.is_match(sentence)
+}

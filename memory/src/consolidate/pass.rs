@@ -1,0 +1,480 @@
+//! The consolidation pass: reads the episodes after the cursor, in order,
+//! and turns each into facts in one transaction holding its passage,
+//! entities, facts, links, salience and the cursor past it, so a crash in
+//! the middle loses nothing and a rerun duplicates nothing. A pass ends
+//! with one sync and waits for the indexes.
+
+use std::collections::{HashMap, HashSet};
+
+use chronolog_engine::{Interval, Session, Store, Timestamp, Value};
+
+use super::apply::{Written, apply};
+use super::conflict::{Adjudicator, Claimed, Outcome, SlotState, Version, decide};
+use super::conversation::{self, State};
+use super::entities::{self, Entities, Resolved};
+use super::extract::{
+    self, Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate,
+};
+use super::paraphrase::Paraphrases;
+use super::passage::{self, Said};
+use crate::error::Result;
+use crate::ids::{Slot, normalize};
+use crate::salience::{self, Level};
+use crate::schema::{Cursor, Elaborates, Episode, Fact, Relations, Retrieved};
+use crate::tuning::Tuning;
+
+/// What a consolidation pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Episodes read.
+    pub episodes: usize,
+    /// Claims the extractor found.
+    pub claims: usize,
+    /// New fact versions written.
+    pub facts: usize,
+    /// Claims that restated a fact (reinforced, not duplicated).
+    pub restated: usize,
+    /// Facts ended ("I quit").
+    pub ended: usize,
+    /// Facts withdrawn as mistakes ("I never joined").
+    pub withdrawn: usize,
+    /// Pairs left contested by the adjudicator.
+    pub contested: usize,
+    /// Claims whose predicate was read as a paraphrase of a one-valued
+    /// slot ("is_employed_at" as "works_at").
+    pub paraphrased: usize,
+    /// Values that elaborate the current one ("Google Zurich" after
+    /// "Google"): kept beside it and linked, not a conflict.
+    pub elaborated: usize,
+    /// Claims dropped (a pronoun with no clear referent, nothing to end).
+    pub dropped: usize,
+    /// Facts reinforced because searches returned them.
+    pub reinforced: usize,
+}
+
+impl Report {
+    fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Asserted => self.facts += 1,
+            Outcome::Elaborated => {
+                self.elaborated += 1;
+                self.facts += 1;
+            }
+            Outcome::Contested => {
+                self.contested += 1;
+                self.facts += 1;
+            }
+            Outcome::Restated => self.restated += 1,
+            Outcome::Ended => self.ended += 1,
+            Outcome::Withdrawn => self.withdrawn += 1,
+            Outcome::Dropped => self.dropped += 1,
+        }
+    }
+}
+
+/// The cursor's row key.
+const CURSOR_NAME: &str = "consolidated";
+
+/// The worker's state: a session of its own, the extractor, the entity
+/// cache, and the recent entities of each conversation.
+pub(crate) struct Consolidator {
+    session: Session,
+    extractor: Box<dyn Extractor>,
+    adjudicator: Box<dyn Adjudicator>,
+    tuning: Tuning,
+    entities: Entities,
+    rel: Relations,
+    /// Rows of `mem_episode` before this one are consolidated.
+    next_row: u32,
+    /// The state of each (tenant, session) read or written so far (the
+    /// store holds every one; this saves reading it per message).
+    conversations: HashMap<(String, String), State>,
+    /// Free predicates read as paraphrases of one-valued slots.
+    paraphrases: Paraphrases,
+}
+
+impl Consolidator {
+    pub(crate) fn new(
+        session: Session,
+        extractor: Box<dyn Extractor>,
+        adjudicator: Box<dyn Adjudicator>,
+        tuning: Tuning,
+    ) -> Result<Consolidator> {
+        let rel = Relations::of(session.store())?;
+        let entities = Entities::new(session.store(), &rel, tuning.pronoun_reach as u64)?;
+        Ok(Consolidator {
+            session,
+            extractor,
+            adjudicator,
+            tuning,
+            entities,
+            rel,
+            next_row: 0,
+            paraphrases: Paraphrases::default(),
+            conversations: HashMap::new(),
+        })
+    }
+
+    /// Reads the alias table and the conversations' states again (after
+    /// `forget` erased some).
+    pub(crate) fn reload(&mut self) -> Result<()> {
+        self.entities = Entities::new(
+            self.session.store(),
+            &self.rel,
+            self.tuning.pronoun_reach as u64,
+        )?;
+        self.conversations.clear();
+        Ok(())
+    }
+
+    /// Writes the passages of every episode consolidated before passages
+    /// existed (a store made by an earlier version), in one commit.
+    pub(crate) fn backfill_passages(&mut self) -> Result<usize> {
+        let cursor = self.cursor()?;
+        let (episodes, _) = self.episodes_after(0, 0)?;
+        let mut previous: HashMap<(String, String), (String, String)> = HashMap::new();
+        let mut passages = Vec::new();
+        for episode in episodes.into_iter().filter(|e| e.seq <= cursor as i64) {
+            let conversation = (episode.tenant.clone(), episode.session.clone());
+            let before = previous.get(&conversation);
+            let text = passage::text(
+                before.map(|(r, t)| (r.as_str(), t.as_str())),
+                &said(&episode),
+            );
+            previous.insert(conversation, (episode.role.clone(), episode.text.clone()));
+            passages.push((episode, text));
+        }
+        self.conversations.clear();
+        if passages.is_empty() {
+            return Ok(0);
+        }
+        let rel = self.rel.passage;
+        self.session.write(|txn| {
+            for (episode, text) in &passages {
+                passage::write(txn, rel, &said(episode), text.clone())?;
+            }
+            Ok(())
+        })?;
+        Ok(passages.len())
+    }
+
+    /// Consolidates every pending episode, then waits for the indexes.
+    pub(crate) fn run(&mut self) -> Result<Report> {
+        let mut report = Report::default();
+        self.reinforce(&mut report)?;
+        let cursor = self.cursor()?;
+        let (pending, end) = self.episodes_after(cursor, self.next_row)?;
+        for episode in &pending {
+            self.episode(episode, &mut report)?;
+        }
+        // Every row before `end` is consolidated: the next pass starts there.
+        self.next_row = end;
+        if report.episodes > 0 || report.reinforced > 0 {
+            self.session
+                .store()
+                .sync()
+                .map_err(chronolog_engine::Error::from)?;
+        }
+        self.session.sync_indexes()?;
+        Ok(report)
+    }
+
+    /// Raises the salience of the fact slots searches returned (queued
+    /// in `mem_retrieved`, in the order queued) and empties the queue, in
+    /// one buffered commit.
+    fn reinforce(&mut self, report: &mut Report) -> Result<()> {
+        let store = self.session.store().clone();
+        let queued = store
+            .snapshot()
+            .scan(self.rel.retrieved)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        if queued.is_empty() {
+            return Ok(());
+        }
+        let mut levels: Vec<(String, String, Level)> = Vec::new();
+        for row in &queued {
+            let queued = Retrieved::from_values(&store, &row.values)?;
+            let current = match levels.iter().find(|(slot, _, _)| *slot == queued.slot) {
+                Some((_, _, level)) => Some(*level),
+                None => salience::read(&store, self.rel.salience, &queued.slot)?,
+            };
+            let next = salience::reinforced(current, queued.at, &self.tuning);
+            levels.retain(|(slot, _, _)| *slot != queued.slot);
+            levels.push((queued.slot, queued.tenant, next));
+        }
+        let rel = self.rel;
+        self.session.write(|txn| {
+            txn.buffered();
+            for (slot, tenant, level) in &levels {
+                salience::write(txn, rel.salience, slot, tenant, *level)?;
+            }
+            for row in &queued {
+                txn.correct(rel.retrieved, row.values.clone())?;
+            }
+            Ok(())
+        })?;
+        report.reinforced += levels.len();
+        Ok(())
+    }
+
+    fn cursor(&self) -> Result<u64> {
+        consolidated(self.session.store(), &self.rel)
+    }
+
+    /// The episodes numbered after `cursor` among the rows from `from_row`
+    /// on, in order, and the row id one past the last row read. Episodes
+    /// are appended in `seq` order (one writer assigns and commits them),
+    /// so only rows from the last pass's end on can be pending: each pass
+    /// reads what is new, not the whole log.
+    fn episodes_after(&self, cursor: u64, from_row: u32) -> Result<(Vec<Episode>, u32)> {
+        let store = self.session.store();
+        let mut rows: Vec<Episode> = Vec::new();
+        let mut bad = None;
+        let end = store
+            .snapshot()
+            .rows_from(self.rel.episode, from_row, |row| {
+                let after = matches!(row.value(Episode::SEQ).to_owned(), Value::Int(s) if s > cursor as i64);
+                if after {
+                    match Episode::from_values(store, &row.values()) {
+                        Ok(episode) => rows.push(episode),
+                        Err(e) => bad = Some(e),
+                    }
+                }
+            })
+            .map_err(chronolog_engine::Error::from)?;
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        rows.sort_by_key(|e| e.seq);
+        rows.dedup_by_key(|e| e.seq);
+        Ok((rows, end))
+    }
+
+    /// The claims of `episode`, predicates mapped to the slots they
+    /// paraphrase, and of two claims on one slot only the last said.
+    fn claims(&mut self, episode: &Episode, report: &mut Report) -> Result<Vec<Claim>> {
+        let view = EpisodeView {
+            id: &episode.id,
+            role: &episode.role,
+            text: &episode.text,
+            at: episode.at,
+        };
+        let mut claims = self.extractor.extract(&view);
+        report.claims += claims.len();
+        for claim in &mut claims {
+            if let Some(slot) =
+                self.paraphrases
+                    .slot_of(self.session.engine(), &claim.predicate, &self.tuning)?
+            {
+                claim.predicate = slot.to_string();
+                report.paraphrased += 1;
+            }
+        }
+        let mut seen = HashSet::new();
+        claims.reverse();
+        claims.retain(|c| {
+            seen.insert((
+                c.subject.clone(),
+                slot_predicate(&c.predicate).to_string(),
+                c.kind == ClaimKind::Happened || !is_functional(&c.predicate),
+                normalize(&c.object),
+            ))
+        });
+        claims.reverse();
+        Ok(claims)
+    }
+
+    /// Consolidates one episode in one transaction, cursor included.
+    fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
+        report.episodes += 1;
+        let claims = self.claims(episode, report)?;
+        let context = entities::Context {
+            tenant: &episode.tenant,
+            role: &episode.role,
+            text: &episode.text,
+        };
+        let key = (episode.tenant.clone(), episode.session.clone());
+        let mut state = match self.conversations.get(&key) {
+            Some(state) => state.clone(),
+            None => State::load(
+                self.session.store(),
+                &self.rel,
+                &episode.tenant,
+                &episode.session,
+                episode.seq,
+            )?,
+        };
+        let before = state
+            .previous
+            .as_ref()
+            .map(|p| (p.role.as_str(), p.text.as_str()));
+        let passage = passage::text(before, &said(episode));
+        let resolved = self.entities.resolve(context, &claims, &mut state)?;
+        state.previous = Some(conversation::Said {
+            episode: episode.id.clone(),
+            role: episode.role.clone(),
+            text: episode.text.clone(),
+        });
+        let plans = self.plan(episode, &claims, &resolved, report)?;
+        let rel = self.rel;
+        let written = Written {
+            episode: &episode.id,
+            tenant: &episode.tenant,
+            at: episode.at,
+            emphasised: extract::emphasised(&episode.text),
+        };
+        let entities = &mut self.entities;
+        self.session.write(|txn| {
+            // Redoable work: a crash that loses this commit loses its cursor
+            // move with it, and the episode is consolidated again. The pass
+            // syncs once at its end.
+            txn.buffered();
+            txn.symbol(&episode.id)?;
+            txn.symbol(&episode.tenant)?;
+            entities.write(txn, &episode.tenant, &episode.id, &resolved)?;
+            passage::write(txn, rel.passage, &said(episode), passage)?;
+            for plan in &plans {
+                apply(txn, &rel, plan, &written)?;
+            }
+            state.write(txn, rel.conversation, &episode.tenant, &episode.session)?;
+            let cursor = Cursor {
+                name: CURSOR_NAME.to_string(),
+                seq: episode.seq,
+            };
+            let values = cursor.to_values(txn)?;
+            txn.assert(rel.cursor, values, Interval::ALWAYS, None)?;
+            Ok(())
+        })?;
+        self.entities.committed(&resolved);
+        self.conversations.insert(key, state);
+        Ok(())
+    }
+
+    /// What each claim does to its slot, decided against what the store
+    /// believes now. A restatement reinforces its slot; two in one
+    /// episode build on each other.
+    fn plan(
+        &self,
+        episode: &Episode,
+        claims: &[Claim],
+        resolved: &Resolved,
+        report: &mut Report,
+    ) -> Result<Vec<super::conflict::Plan>> {
+        let store = self.session.store();
+        let mut restated: HashMap<String, Level> = HashMap::new();
+        let mut reinforce = |slot: &str| -> Result<Level> {
+            let current = match restated.get(slot) {
+                Some(level) => Some(*level),
+                None => salience::read(store, self.rel.salience, slot)?,
+            };
+            let level = salience::reinforced(current, episode.at, &self.tuning);
+            restated.insert(slot.to_string(), level);
+            Ok(level)
+        };
+        let mut plans = Vec::new();
+        for (i, claim) in claims.iter().enumerate() {
+            let Some(subject) = resolved.subjects.get(i).cloned().flatten() else {
+                report.dropped += 1;
+                continue;
+            };
+            let functional = is_functional(&claim.predicate) && claim.kind != ClaimKind::Happened;
+            let predicate = slot_predicate(&claim.predicate);
+            let slot = if functional {
+                Slot::one(&subject, predicate)
+            } else {
+                Slot::many(&subject, predicate, &normalize(&claim.object))
+            };
+            let state = self.slot_state(slot, &claim.object)?;
+            let claimed = Claimed {
+                claim,
+                subject: &subject,
+                object_entity: resolved.objects.get(i).cloned().flatten(),
+                functional,
+                said_at: episode.at,
+            };
+            let (decided, outcome) =
+                decide(&claimed, &state, self.adjudicator.as_ref(), &mut reinforce)?;
+            report.count(outcome);
+            plans.extend(decided);
+        }
+        Ok(plans)
+    }
+
+    /// What the store believes now about `slot` and its elaborations.
+    fn slot_state(&self, slot: Slot, object: &str) -> Result<SlotState> {
+        let base = slot.to_string();
+        let elaboration = slot.elaborated_by(&normalize(object)).to_string();
+        let mut elaborations = Vec::new();
+        let store = self.session.store();
+        if let Some(sym) = store.symbol(&base) {
+            let links = store
+                .snapshot()
+                .scan(self.rel.elaborates)
+                .eq(Elaborates::BASE, Value::Sym(sym))
+                .collect()
+                .map_err(chronolog_engine::Error::from)?;
+            for link in links {
+                let link = Elaborates::from_values(store, &link.values)?;
+                elaborations.extend(self.believed(&link.slot)?);
+            }
+        }
+        Ok(SlotState {
+            versions: self.believed(&base)?,
+            elaboration: self.believed(&elaboration)?,
+            elaborations,
+            slot,
+        })
+    }
+
+    /// The versions of `slot` believed now, over all valid time.
+    fn believed(&self, slot: &str) -> Result<Vec<Version>> {
+        let store = self.session.store();
+        let Some(sym) = store.symbol(slot) else {
+            return Ok(Vec::new());
+        };
+        let rows = store
+            .snapshot()
+            .scan(self.rel.fact)
+            .history()
+            .eq(Fact::SLOT, Value::Sym(sym))
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        rows.into_iter()
+            .filter(|row| row.tx.to == Timestamp::MAX)
+            .map(|row| {
+                Ok(Version {
+                    fact: Fact::from_values(store, &row.values)?,
+                    row,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The number of the last episode consolidated in `store` (the cursor).
+pub(crate) fn consolidated(store: &Store, rel: &Relations) -> Result<u64> {
+    let Some(name) = store.symbol(CURSOR_NAME) else {
+        return Ok(0);
+    };
+    let rows = store
+        .snapshot()
+        .scan(rel.cursor)
+        .eq(Cursor::NAME, Value::Sym(name))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    match rows.first() {
+        Some(row) => Ok(u64::try_from(Cursor::from_values(store, &row.values)?.seq).unwrap_or(0)),
+        None => Ok(0),
+    }
+}
+
+fn said(episode: &Episode) -> Said<'_> {
+    Said {
+        episode: &episode.id,
+        tenant: &episode.tenant,
+        role: &episode.role,
+        at: episode.at,
+        text: &episode.text,
+    }
+}

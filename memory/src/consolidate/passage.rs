@@ -1,0 +1,48 @@
+//! Passages: what the meaning channels embed for an episode, the message
+//! before it in its session (what it answers, most often) and then it,
+//! each after its speaker's name.
+
+use chronolog_engine::{Interval, RelationId, Timestamp, WriteTxn};
+
+use crate::ids;
+use crate::schema::Passage;
+
+/// The message a passage is written for.
+pub(crate) struct Said<'a> {
+    pub episode: &'a str,
+    pub tenant: &'a str,
+    pub role: &'a str,
+    pub at: Timestamp,
+    pub text: &'a str,
+}
+
+/// The passage text of `said` after `previous` (its role and text), the
+/// message before it in its session, if any. Only the last ~160
+/// characters of the message before were tried on LoCoMo's dev split:
+/// consolidation 78 s instead of 100 s, but dense R@5 0.334 instead of
+/// 0.369 and coverage at 2,000 tokens 0.716 instead of 0.726.
+pub(crate) fn text(previous: Option<(&str, &str)>, said: &Said<'_>) -> String {
+    match previous {
+        Some((role, text)) => format!("{role}: {text}\n{}: {}", said.role, said.text),
+        None => format!("{}: {}", said.role, said.text),
+    }
+}
+
+/// Writes the passage of `said` with `text`.
+pub(crate) fn write(
+    txn: &mut WriteTxn<'_>,
+    rel: RelationId,
+    said: &Said<'_>,
+    text: String,
+) -> chronolog_engine::Result<()> {
+    let row = Passage {
+        id: ids::passage(said.episode),
+        episode: said.episode.to_string(),
+        tenant: said.tenant.to_string(),
+        role: said.role.to_string(),
+        text,
+    };
+    let values = row.to_values(txn)?;
+    txn.assert(rel, values, Interval::starting(said.at), None)?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! The channels a search ranks candidates by, and their weights.
+
+use crate::tuning::Tuning;
+
+/// Where candidates come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Channel {
+    /// `near` over episodes.
+    EpisodeMeaning,
+    /// `bm25` over episodes.
+    EpisodeWords,
+    /// `bm25` over the episodes said by a person the question names (who
+    /// did what is mostly in that person's own words).
+    SpeakerWords,
+    /// `near` over the episodes said by a person the question names.
+    SpeakerMeaning,
+    /// `near` over facts.
+    FactMeaning,
+    /// `bm25` over facts.
+    FactWords,
+    /// `hops` from the question's entities: facts about them, episodes
+    /// naming them.
+    Graph,
+    /// `bm25` over the episodes said in the period the question names
+    /// ("What did Tim say on 16 November, 2023?").
+    SaidThen,
+    /// `near` over the episodes said in that period ("What did Joanna
+    /// achieve in January 2022?" is "I finished my first screenplay").
+    SaidThenMeaning,
+    /// The tenant's latest episodes.
+    Recency,
+    /// The tenant's most salient facts (decayed to now).
+    Salience,
+}
+
+impl Channel {
+    /// Every channel.
+    pub const ALL: [Channel; 11] = [
+        Channel::EpisodeMeaning,
+        Channel::EpisodeWords,
+        Channel::SpeakerWords,
+        Channel::SpeakerMeaning,
+        Channel::FactMeaning,
+        Channel::FactWords,
+        Channel::Graph,
+        Channel::SaidThen,
+        Channel::SaidThenMeaning,
+        Channel::Recency,
+        Channel::Salience,
+    ];
+
+    /// Its name in reports and options.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::EpisodeMeaning => "episode_meaning",
+            Channel::EpisodeWords => "episode_words",
+            Channel::SpeakerWords => "speaker_words",
+            Channel::SpeakerMeaning => "speaker_meaning",
+            Channel::FactMeaning => "fact_meaning",
+            Channel::FactWords => "fact_words",
+            Channel::Graph => "graph",
+            Channel::SaidThen => "said_then",
+            Channel::SaidThenMeaning => "said_then_meaning",
+            Channel::Recency => "recency",
+            Channel::Salience => "salience",
+        }
+    }
+
+    /// The channel named `name`.
+    pub fn from_name(name: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Its weight in the fusion ([`Tuning`]'s `weight_*`): the episode
+    /// channels carry the evidence; facts, the graph, recency and salience
+    /// only reorder near the top (alone they find 4-7% of it).
+    pub fn weight(self, tuning: &Tuning) -> f64 {
+        match self {
+            Channel::EpisodeWords => tuning.weight_episode_words,
+            Channel::SpeakerWords => tuning.weight_speaker_words,
+            Channel::SpeakerMeaning => tuning.weight_speaker_meaning,
+            Channel::EpisodeMeaning => tuning.weight_episode_meaning,
+            Channel::FactWords => tuning.weight_fact_words,
+            Channel::FactMeaning => tuning.weight_fact_meaning,
+            Channel::Graph => tuning.weight_graph,
+            Channel::SaidThen | Channel::SaidThenMeaning => tuning.weight_said_then,
+            Channel::Recency => tuning.weight_recency,
+            Channel::Salience => tuning.weight_salience,
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! What a search returns: a [`Context`] of [`Item`]s (facts first, each
+//! with its valid interval, what it replaced and its source; then the
+//! messages, in the order said) or an abstention with its reason, as
+//! text for a prompt or as JSON; and how an item is written.
+
+use chronolog_engine::{Interval, Timestamp};
+
+use super::render::{message_line, render_messages, short_id, short_time};
+use crate::schema::Episode;
+use crate::view::FactVersion;
+
+/// What an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A consolidated fact.
+    Fact,
+    /// A message as it was said.
+    Episode,
+}
+
+/// One piece of evidence in a context.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// Fact or episode.
+    pub kind: ItemKind,
+    /// The fact's slot or the episode's id.
+    pub id: String,
+    /// The item as the prompt shows it.
+    pub text: String,
+    /// What the memory was told: the message, or the sentence a fact was
+    /// read from.
+    pub said: String,
+    /// Who said it (an episode's role; a fact's source speaker).
+    pub speaker: Option<String>,
+    /// When it was said.
+    pub at: Option<Timestamp>,
+    /// A fact's valid interval.
+    pub valid: Option<Interval>,
+    /// The value a fact replaced.
+    pub supersedes: Option<String>,
+    /// The episodes it came from.
+    pub sources: Vec<String>,
+    /// Its fused score.
+    pub score: f64,
+    /// Its tokens (cl100k_base) as rendered: for a message its line, not
+    /// the time line it shares with the messages of its minute.
+    pub tokens: usize,
+}
+
+/// What a search returns: the items, or an abstention and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    /// The memory holds too little to answer: the items are empty and
+    /// `reason` says why.
+    pub abstain: bool,
+    /// Why it abstained.
+    pub reason: Option<String>,
+    /// Tokens the rendered text takes (cl100k_base).
+    pub tokens: usize,
+    /// The budget asked for.
+    pub budget: usize,
+    /// The valid-time instant the context's facts hold at (its messages
+    /// are read as of the search, which may be later).
+    pub as_of: Timestamp,
+    /// Why that instant (a time the question named), if not now.
+    pub as_of_because: Option<String>,
+    /// The items, in reading order.
+    pub items: Vec<Item>,
+    /// How many candidates each channel found.
+    pub channels: Vec<(String, usize)>,
+    /// Every candidate as the episodes it rests on, best first, each
+    /// once (a fact counts as its source episodes): the ranking recall is
+    /// measured on, whatever the budget let into `items`.
+    pub ranked_episodes: Vec<String>,
+}
+
+/// Tokens of `text` in cl100k_base (the tokenizer of GPT-4-class models),
+/// loaded from the crate's bundled ranks: no network.
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+pub(super) const HEADER_FACTS: &str = "Facts:\n";
+pub(super) const HEADER_EPISODES: &str = "Messages (times in UTC):\n";
+
+impl Context {
+    /// The context as text to paste into a prompt.
+    pub fn to_text(&self) -> String {
+        if self.abstain {
+            return format!(
+                "No memory answers this: {}.\n",
+                self.reason.as_deref().unwrap_or("too little evidence")
+            );
+        }
+        let mut out = String::new();
+        let facts: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Fact)
+            .collect();
+        let episodes: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Episode)
+            .collect();
+        if !facts.is_empty() {
+            out.push_str(HEADER_FACTS);
+            for item in facts {
+                out.push_str(&item.text);
+            }
+        }
+        if !episodes.is_empty() {
+            out.push_str(HEADER_EPISODES);
+            out.push_str(&render_messages(
+                episodes
+                    .iter()
+                    .map(|i| (i.at.unwrap_or(Timestamp::MIN), i.text.as_str())),
+            ));
+        }
+        out
+    }
+}
+
+impl Context {
+    /// The context as JSON: `{"abstain", "reason", "tokens", "budget",
+    /// "as_of", "items": [{"kind", "id", "text", "speaker", "at",
+    /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`;
+    /// times in ISO 8601, `null` for an open end.
+    pub fn to_json(&self) -> serde_json::Value {
+        // An open end (a fact that still holds) is null, as in
+        // `FactVersion::to_json`.
+        let time = |t: Option<Timestamp>| {
+            t.filter(|t| *t != Timestamp::MIN && *t != Timestamp::MAX)
+                .map(|t| serde_json::Value::String(t.to_string()))
+        };
+        serde_json::json!({
+            "abstain": self.abstain,
+            "reason": self.reason,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "as_of": self.as_of.to_string(),
+            "as_of_because": self.as_of_because,
+            "channels": self.channels.iter().map(|(c, n)| serde_json::json!({"channel": c, "candidates": n})).collect::<Vec<_>>(),
+            "items": self.items.iter().map(|i| serde_json::json!({
+                "kind": match i.kind { ItemKind::Fact => "fact", ItemKind::Episode => "episode" },
+                "id": i.id,
+                "text": i.text.trim_end(),
+                "speaker": i.speaker,
+                "at": time(i.at),
+                "valid_from": time(i.valid.map(|v| v.from)),
+                "valid_to": time(i.valid.map(|v| v.to)),
+                "supersedes": i.supersedes,
+                "sources": i.sources,
+                // Four decimals: enough to order by, and stable to print.
+                "score": (i.score * 1e4).round() / 1e4,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// A message as an item: its line, tagged with its short id.
+pub(super) fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -> Item {
+    Item {
+        kind: ItemKind::Episode,
+        id: episode.id.clone(),
+        text: message_line(
+            short_id(&episode.id, tenant_prefix),
+            &episode.role,
+            &episode.text,
+        ),
+        said: episode.text.clone(),
+        speaker: Some(episode.role.clone()),
+        at: Some(episode.at),
+        valid: None,
+        supersedes: None,
+        sources: vec![episode.id.clone()],
+        score,
+        tokens: 0,
+    }
+}
+
+/// A fact as an item: subject, predicate, object, when it held (as the
+/// question asks), what it replaced, and the message it came from, said
+/// by `speaker`.
+pub(super) fn fact_item(
+    fact: &FactVersion,
+    speaker: Option<String>,
+    score: f64,
+    asks_when: bool,
+    past: bool,
+    tenant_prefix: &str,
+) -> Item {
+    let subject = crate::ids::entity_name(&fact.subject);
+    let until = if fact.valid.to == Timestamp::MAX {
+        "now".to_string()
+    } else {
+        short_time(fact.valid.to)
+    };
+    let replaced = fact
+        .supersedes
+        .as_ref()
+        .map_or(String::new(), |s| format!("; replaced {s}"));
+    let when = if past {
+        format!(
+            " (past: from {} until {until}{replaced})",
+            short_time(fact.valid.from)
+        )
+    } else if asks_when {
+        format!(
+            " (from {} until {until}{replaced})",
+            short_time(fact.valid.from)
+        )
+    } else {
+        format!(" ({} .. {until}{replaced})", short_time(fact.valid.from))
+    };
+    let source = fact.source.clone().unwrap_or_default();
+    Item {
+        kind: ItemKind::Fact,
+        id: fact.slot.clone(),
+        text: format!(
+            "- {subject} {} {}{when} [from {}]\n",
+            fact.predicate.replace('_', " "),
+            fact.object,
+            short_id(&source, tenant_prefix)
+        ),
+        said: fact.text.clone(),
+        speaker,
+        at: None,
+        valid: Some(fact.valid),
+        supersedes: fact.supersedes.clone(),
+        sources: fact.sources.clone(),
+        score,
+        tokens: 0,
+    }
+}

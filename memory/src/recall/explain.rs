@@ -1,0 +1,91 @@
+//! Why a search finds what it finds, step by step, for analysts
+//! (`:recall --explain`).
+
+use chronolog_engine::Engine;
+
+use super::{Retrieval, SearchOptions, VectorCache, retrieve};
+use crate::error::Result;
+use crate::tuning::Tuning;
+
+/// Why a search finds what it finds: the question as understood, each
+/// channel's first candidates, the fusion with each candidate's channels
+/// and ranks, and the gate's verdict. For analysts (`:recall --explain`).
+pub(crate) fn explain(
+    engine: &Engine,
+    vectors: &VectorCache,
+    tuning: &Tuning,
+    tenant: &str,
+    question: &str,
+    options: &SearchOptions,
+) -> Result<String> {
+    use std::fmt::Write;
+    let mut retrieval = retrieve(engine, vectors, tuning, tenant, question, options)?;
+    let context = retrieval.context_at(options.budget)?;
+    let Retrieval {
+        understood,
+        at,
+        rankings,
+        fused,
+        ..
+    } = &retrieval;
+    let mut out = String::new();
+    let _ = writeln!(out, "question: {question:?}");
+    let _ = writeln!(out, "  words searched: {:?}", understood.text);
+    let _ = writeln!(
+        out,
+        "  entities: {:?}; names unknown here: {:?}",
+        understood.entities, understood.unknown_names
+    );
+    let _ = writeln!(
+        out,
+        "  as of {}{}{}; asks when: {}",
+        at.facts,
+        if at.messages == at.facts {
+            String::new()
+        } else {
+            format!(" (messages as of {})", at.messages)
+        },
+        understood
+            .as_of_because
+            .as_deref()
+            .map_or(String::new(), |w| format!(" ({w})")),
+        understood.asks_when
+    );
+    for r in rankings {
+        let _ = writeln!(
+            out,
+            "channel {} (weight {}): {} candidates",
+            r.channel.name(),
+            r.channel.weight(tuning),
+            r.items.len()
+        );
+        for (rank, (id, score)) in r.items.iter().take(5).enumerate() {
+            let _ = writeln!(out, "  {}. {id} ({score:.3})", rank + 1);
+        }
+    }
+    let _ = writeln!(out, "fused (weight / ({} + rank), summed):", tuning.rrf_k);
+    for (rank, (id, score)) in fused.iter().take(10).enumerate() {
+        let from: Vec<String> = rankings
+            .iter()
+            .filter_map(|r| {
+                r.items
+                    .iter()
+                    .position(|(i, _)| i == id)
+                    .map(|p| format!("{} #{}", r.channel.name(), p + 1))
+            })
+            .collect();
+        let _ = writeln!(out, "  {}. {id} {score:.3} [{}]", rank + 1, from.join(", "));
+    }
+    let _ = match &context.reason {
+        Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),
+        _ => writeln!(
+            out,
+            "verdict: {} items, {} of {} tokens",
+            context.items.len(),
+            context.tokens,
+            context.budget
+        ),
+    };
+    let _ = write!(out, "tuning:\n{}", tuning.to_text());
+    Ok(out)
+}

@@ -1,0 +1,244 @@
+//! The budget's half of assembly: the gathered candidates cut to a token
+//! budget (cl100k_base). A few leading facts (those near the best), the
+//! messages behind them, the best messages, the messages said around the
+//! first few of those, then the rest; an item that does not fit is left
+//! out whole, never cut; messages end up in the order they were said.
+
+use std::collections::HashSet;
+
+use chronolog_engine::{Engine, RelationId, Store, Timestamp};
+
+use super::Instants;
+use super::context::{
+    Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
+};
+use super::gather::{Gathered, leading, neighbours, source_speaker};
+use super::render::MessageBudget;
+use super::understand::Question;
+use crate::error::Result;
+use crate::schema::Relations;
+use crate::tuning::Tuning;
+
+/// Cuts the gathered candidates to `budget`.
+pub(crate) fn fit(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+    gathered: &Gathered,
+    at: Instants,
+    budget: usize,
+    tuning: &Tuning,
+) -> Result<Context> {
+    let store = engine.store();
+    let mut fitter = Fitter {
+        store,
+        episode_rel: Relations::of(store)?.episode,
+        tenant_prefix: format!("{tenant}/"),
+        question,
+        gathered,
+        at,
+        budget,
+        tuning,
+        used: count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES),
+        messages: MessageBudget::new(),
+        facts: Vec::new(),
+        episodes: Vec::new(),
+        taken: HashSet::new(),
+    };
+    let support = fitter.leading_facts();
+    fitter.supporting_messages(support);
+    fitter.best_messages()?;
+    Ok(fitter.finish())
+}
+
+/// A context being filled.
+struct Fitter<'a> {
+    store: &'a Store,
+    episode_rel: RelationId,
+    tenant_prefix: String,
+    question: &'a Question,
+    gathered: &'a Gathered,
+    at: Instants,
+    budget: usize,
+    tuning: &'a Tuning,
+    /// Tokens taken so far, the headers included.
+    used: usize,
+    /// A message also costs its minute's time line, once per minute.
+    messages: MessageBudget,
+    facts: Vec<Item>,
+    episodes: Vec<Item>,
+    /// The episodes taken, by id.
+    taken: HashSet<String>,
+}
+
+impl Fitter<'_> {
+    /// Takes a fact item if it fits.
+    fn fits(&mut self, item: &mut Item) -> bool {
+        item.tokens = count_tokens(&item.text);
+        if self.used + item.tokens <= self.budget {
+            self.used += item.tokens;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Takes a message item if it fits, with its minute's time line.
+    fn take_message(&mut self, mut item: Item) {
+        if self.taken.contains(&item.id) {
+            return;
+        }
+        item.tokens = count_tokens(&item.text);
+        let at = item.at.unwrap_or(Timestamp::MIN);
+        let cost = self.messages.cost(at, item.tokens);
+        if self.used + cost <= self.budget {
+            self.used += cost;
+            self.messages.take(at, item.tokens);
+            self.taken.insert(item.id.clone());
+            self.episodes.push(item);
+        }
+    }
+
+    /// Facts lead, but only those ranked near the best fact, and a few: a
+    /// long list of loosely related facts would take the budget from the
+    /// messages that hold the evidence (LoCoMo's dev split: coverage at
+    /// 2,000 tokens fell by half with every fact first). Returns the
+    /// episodes the facts taken came from.
+    fn leading_facts(&mut self) -> Vec<String> {
+        let tuning = self.tuning;
+        let most =
+            (self.budget / tuning.tokens_per_leading_fact.max(1)).clamp(1, tuning.max_facts.max(1));
+        let mut support = Vec::new();
+        for (fact, score) in leading(&self.gathered.facts, most, tuning.fact_min_share) {
+            let speaker = source_speaker(self.store, fact.source.as_deref().unwrap_or_default());
+            let mut item = fact_item(
+                fact,
+                speaker,
+                *score,
+                self.question.asks_when,
+                false,
+                &self.tenant_prefix,
+            );
+            if !self.fits(&mut item) {
+                continue;
+            }
+            support.extend(fact.source.iter().cloned());
+            self.facts.push(item);
+            // "Where did I use to live?": what the slot held before, marked
+            // past, right after what it holds now.
+            for past in self.gathered.pasts.get(&fact.slot).into_iter().flatten() {
+                let speaker =
+                    source_speaker(self.store, past.source.as_deref().unwrap_or_default());
+                let mut item = fact_item(past, speaker, *score, true, true, &self.tenant_prefix);
+                if self.fits(&mut item) {
+                    support.extend(past.source.iter().cloned());
+                    self.facts.push(item);
+                }
+            }
+        }
+        support
+    }
+
+    /// The messages the leading facts were read from.
+    fn supporting_messages(&mut self, support: Vec<String>) {
+        for id in support {
+            let score = self
+                .gathered
+                .episodes
+                .iter()
+                .find(|(e, _)| e.id == id)
+                .map_or(0.0, |(_, s)| *s);
+            if let Some(episode) = self.gathered.support.get(&id) {
+                let item = episode_item(episode, score, &self.tenant_prefix);
+                self.take_message(item);
+            }
+        }
+    }
+
+    /// The best messages, then the ones said around the first few of
+    /// them, then the rest.
+    fn best_messages(&mut self) -> Result<()> {
+        let episodes = &self.gathered.episodes;
+        let after = self.tuning.neighbours_after.min(episodes.len());
+        for (episode, score) in &episodes[..after] {
+            let item = episode_item(episode, *score, &self.tenant_prefix);
+            self.take_message(item);
+        }
+        if !self.question.asks_list {
+            self.neighbours()?;
+        }
+        for (episode, score) in &episodes[after..] {
+            let item = episode_item(episode, *score, &self.tenant_prefix);
+            self.take_message(item);
+        }
+        Ok(())
+    }
+
+    /// The messages around each anchor taken (read the first time a
+    /// budget reaches them).
+    fn neighbours(&mut self) -> Result<()> {
+        let gathered = self.gathered;
+        for ((episode, score), around) in gathered.episodes.iter().zip(&gathered.neighbours) {
+            if !self.taken.contains(&episode.id) || self.used >= self.budget {
+                continue;
+            }
+            let around = match around.get() {
+                Some(read) => read,
+                None => {
+                    let read = neighbours(
+                        self.store,
+                        self.episode_rel,
+                        episode,
+                        self.tuning.neighbour_window,
+                        self.at.messages,
+                        self.at.known_at,
+                    )?;
+                    around.get_or_init(|| read)
+                }
+            };
+            for near in around {
+                let item = episode_item(
+                    near,
+                    score * self.tuning.neighbour_share,
+                    &self.tenant_prefix,
+                );
+                self.take_message(item);
+            }
+        }
+        Ok(())
+    }
+
+    /// The context: facts, then messages in the order they were said,
+    /// cut again should the joined text tokenize longer than its items.
+    fn finish(self) -> Context {
+        let mut episodes = self.episodes;
+        episodes.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+        let mut items = self.facts;
+        items.extend(episodes);
+        let mut context = Context {
+            abstain: false,
+            reason: None,
+            tokens: 0,
+            budget: self.budget,
+            as_of: self.at.facts,
+            as_of_because: self.question.as_of_because.clone(),
+            items,
+            channels: Vec::new(),
+            ranked_episodes: self.gathered.ranked_episodes.clone(),
+        };
+        context.tokens = count_tokens(&context.to_text());
+        // Items were counted one by one; should the joined text tokenize
+        // longer, the least-scored items go until it fits.
+        while context.tokens > self.budget && !context.items.is_empty() {
+            let weakest = context
+                .items
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
+                .map_or(0, |(i, _)| i);
+            context.items.remove(weakest);
+            context.tokens = count_tokens(&context.to_text());
+        }
+        context
+    }
+}

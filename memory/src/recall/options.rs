@@ -1,0 +1,76 @@
+//! How a search runs ([`SearchOptions`]) and the instants it reads at.
+
+use std::collections::HashMap;
+
+use chronolog_engine::Timestamp;
+
+use super::Channel;
+use crate::tuning::Tuning;
+
+/// Questions' embeddings, kept so that asking the same question again
+/// (at another budget or instant) runs no model. Emptied past 4,096.
+pub(crate) type VectorCache = parking_lot::Mutex<HashMap<String, Vec<f32>>>;
+
+/// How a search runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// The valid-time instant to answer at: facts and messages alike are
+    /// read as of it, so nothing said later is seen. Default: now, with
+    /// the facts read at the time the question names, if it names one.
+    pub as_of: Option<Timestamp>,
+    /// The transaction time to answer as known at (default: now).
+    pub known_at: Option<Timestamp>,
+    /// The most tokens (cl100k_base) the context may hold.
+    pub budget: usize,
+    /// How many items each channel contributes before fusion (twice as
+    /// many for a question for several things, "What books has Tim
+    /// read?", whose evidence is many messages).
+    pub k: usize,
+    /// The channels to use (default: all).
+    pub channels: Vec<Channel>,
+    /// "Now" for relative times in the question ("last week").
+    pub now: Option<Timestamp>,
+    /// Let the abstention gate speak (`false`: always assemble, for
+    /// measuring what the gate costs and saves).
+    pub abstain: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions::with_tuning(&Tuning::default())
+    }
+}
+
+impl SearchOptions {
+    /// The defaults with `tuning`'s budget and depth: what a binding asks
+    /// with when its caller gives neither ([`crate::Memory::tuning`]).
+    pub fn with_tuning(tuning: &Tuning) -> SearchOptions {
+        SearchOptions {
+            as_of: None,
+            known_at: None,
+            budget: tuning.budget,
+            k: tuning.k,
+            channels: Channel::ALL.to_vec(),
+            now: None,
+            abstain: true,
+        }
+    }
+}
+
+/// The instants a search reads at. A question's own time ("in 2022", "4
+/// years ago", "last year") picks the facts that held then, but not the
+/// messages: what was said later often tells of that time ("we went
+/// camping last year"), and reading messages as of a time before the
+/// memory began left nothing to search. Messages are read as of the
+/// search itself (the caller's `as_of`, or now); the period the question
+/// names still ranks what was said in it (`Channel::SaidThen`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Instants {
+    /// The valid time facts are read at.
+    pub facts: Timestamp,
+    /// The valid time messages are read at.
+    pub messages: Timestamp,
+    /// The transaction time both are read at; `None` is what is believed
+    /// now.
+    pub known_at: Option<Timestamp>,
+}

@@ -1,0 +1,175 @@
+//! One question's retrieval: understood, its channels run and fused, the
+//! gate's budget-free checks asked and the candidates gathered, once; then
+//! cut to each budget.
+
+use std::collections::HashMap;
+
+use chronolog_engine::{Engine, Timestamp};
+
+use super::channels::{self, Ranked};
+use super::gather::{self, Gathered};
+use super::understand::{self, Question};
+use super::{Channel, Context, Instants, SearchOptions, VectorCache, abstain, fit, fuse};
+use crate::error::Result;
+use crate::tuning::Tuning;
+
+/// One question's retrieval, done once: understanding, the channels,
+/// fusion, the gate's budget-independent verdict and the candidates read
+/// from the store. [`Retrieval::context_at`] cuts it to a budget, as many
+/// times as there are budgets.
+pub(crate) struct Retrieval<'e> {
+    engine: &'e Engine,
+    tuning: &'e Tuning,
+    tenant: String,
+    pub(super) understood: Question,
+    pub(super) at: Instants,
+    abstain: bool,
+    pub(super) rankings: Vec<Ranked>,
+    pub(super) fused: Vec<(String, f64)>,
+    verdict: Option<String>,
+    channel_counts: Vec<(String, usize)>,
+    gathered: Gathered,
+    /// The ownership check does not depend on the budget: asked once, and
+    /// only of a context the other checks let through.
+    owners: Option<Option<String>>,
+}
+
+/// Retrieves `tenant`'s candidates for `question` (`options.budget` is
+/// not used here: see [`Retrieval::context_at`]).
+pub(crate) fn retrieve<'e>(
+    engine: &'e Engine,
+    vectors: &VectorCache,
+    tuning: &'e Tuning,
+    tenant: &str,
+    question: &str,
+    options: &SearchOptions,
+) -> Result<Retrieval<'e>> {
+    let now = options.now.unwrap_or_else(Timestamp::now);
+    let understood = understand::understand(engine, tenant, question, now)?;
+    let at = Instants {
+        facts: options.as_of.or(understood.as_of).unwrap_or(now),
+        messages: options.as_of.unwrap_or(now),
+        known_at: options.known_at,
+    };
+    let parts = understand::parts(question);
+    let mut rankings = Vec::new();
+    for part in &parts {
+        let part_understood = if parts.len() == 1 {
+            understood.clone()
+        } else {
+            understand::understand(engine, tenant, part, now)?
+        };
+        rankings.extend(channels::run(
+            engine,
+            vectors,
+            tenant,
+            &part_understood,
+            at,
+            options,
+            tuning,
+        )?);
+    }
+    let fused = fuse::fuse(&rankings, tuning);
+    let verdict = abstain::judge(&understood, &rankings, &fused);
+    let mut channel_counts: Vec<(String, usize)> = rankings
+        .iter()
+        .map(|r| (r.channel.name().to_string(), r.items.len()))
+        .collect::<HashMap<_, _>>()
+        .into_iter()
+        .collect();
+    channel_counts.sort();
+    // Facts the question's words found lead; the others would take the
+    // room of the messages, unless no channel over messages ran (then
+    // every fact may lead: there is nothing else to show).
+    let messages_searched = options.channels.iter().any(|c| {
+        matches!(
+            c,
+            Channel::EpisodeMeaning
+                | Channel::EpisodeWords
+                | Channel::SpeakerWords
+                | Channel::SpeakerMeaning
+                | Channel::SaidThen
+                | Channel::SaidThenMeaning
+        )
+    });
+    let worded: Option<std::collections::HashSet<&str>> =
+        (messages_searched && options.channels.contains(&Channel::FactWords)).then(|| {
+            rankings
+                .iter()
+                .filter(|r| r.channel == Channel::FactWords)
+                .flat_map(|r| r.items.iter().map(|(id, _)| id.as_str()))
+                .collect()
+        });
+    let gathered = gather::gather(
+        engine,
+        tenant,
+        &understood,
+        &fused,
+        worded.as_ref(),
+        at,
+        tuning,
+    )?;
+    Ok(Retrieval {
+        engine,
+        tuning,
+        tenant: tenant.to_string(),
+        understood,
+        at,
+        abstain: options.abstain,
+        rankings,
+        fused,
+        verdict,
+        channel_counts,
+        gathered,
+        owners: None,
+    })
+}
+
+impl Retrieval<'_> {
+    /// The context within `budget` tokens, or the gate's abstention: what
+    /// a search at that budget returns.
+    pub(crate) fn context_at(&mut self, budget: usize) -> Result<Context> {
+        let mut context = fit::fit(
+            self.engine,
+            &self.tenant,
+            &self.understood,
+            &self.gathered,
+            self.at,
+            budget,
+            self.tuning,
+        )?;
+        let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
+        let verdict = match self
+            .verdict
+            .clone()
+            .or_else(|| abstain::uncovered(&self.understood.text, &texts))
+        {
+            Some(reason) => Some(reason),
+            None => match &self.owners {
+                Some(known) => known.clone(),
+                None => {
+                    let found = abstain::owners_words(
+                        self.engine,
+                        &self.tenant,
+                        &self.understood,
+                        self.at,
+                        self.tuning,
+                    )?;
+                    self.owners = Some(found.clone());
+                    found
+                }
+            },
+        };
+        if let (true, Some(reason)) = (self.abstain, verdict) {
+            context.abstain = true;
+            context.reason = Some(reason);
+            context.items.clear();
+            context.tokens = 0;
+        } else if context.items.is_empty() {
+            context.abstain = true;
+            context.reason = Some("nothing in this memory holds at that time".into());
+        }
+        context.channels = self.channel_counts.clone();
+        Ok(context)
+    }
+}

@@ -1,0 +1,251 @@
+//! Every number the memory was tuned with, in one place: the fusion's
+//! weights and offset, the channels' depths, what a context leads with,
+//! the gate's thresholds, salience's half-life and steps, the paraphrase
+//! margins. Each field says why it has its value and on what data it was
+//! chosen ("dev" is LoCoMo conversations 1-5, `chronolog eval locomo
+//! --all`, docs/evaluation.md). A [`Tuning`] lives in [`crate::Options`];
+//! `explain` prints it, and the evaluation harness varies any field by
+//! name (`--set rrf_k=20`) to measure it.
+
+use std::fmt::{self, Write as _};
+
+/// A field name [`Tuning::set`] does not know, or a value it cannot read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TuningError {
+    /// No field has that name.
+    #[error("no tuning field `{0}` (the fields: {1})")]
+    Unknown(String, String),
+    /// The value is not a number of the field's kind.
+    #[error("tuning field `{field}` takes a {kind}, not {value:?}")]
+    BadValue {
+        /// The field.
+        field: String,
+        /// `number` or `whole number`.
+        kind: &'static str,
+        /// What was given.
+        value: String,
+    },
+    /// `name=value` was expected.
+    #[error("expected `name=value`, got {0:?}")]
+    NotAssignment(String),
+}
+
+/// A field's value kind, for reading it from text.
+trait Field: Sized + fmt::Display {
+    const KIND: &'static str;
+    fn parse(text: &str) -> Option<Self>;
+}
+
+impl Field for f64 {
+    const KIND: &'static str = "number";
+    fn parse(text: &str) -> Option<f64> {
+        text.parse().ok().filter(|v: &f64| v.is_finite())
+    }
+}
+
+impl Field for usize {
+    const KIND: &'static str = "whole number";
+    fn parse(text: &str) -> Option<usize> {
+        text.parse().ok()
+    }
+}
+
+macro_rules! tuning {
+    ($( $(#[$doc:meta])+ $field:ident: $ty:ty = $default:expr, )+) => {
+        /// The memory's tuning: see the module's doc. `Default` is what was
+        /// chosen; any field can be set by name ([`Tuning::set`]).
+        #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub struct Tuning {
+            $( $(#[$doc])+ pub $field: $ty, )+
+        }
+
+        impl Default for Tuning {
+            fn default() -> Tuning {
+                Tuning { $( $field: $default, )+ }
+            }
+        }
+
+        impl Tuning {
+            /// Every field's name, in declaration order.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),+];
+
+            /// Sets the field `name` from text (`"20"`, `"0.3"`).
+            pub fn set(&mut self, name: &str, value: &str) -> Result<(), TuningError> {
+                match name {
+                    $(
+                        stringify!($field) => {
+                            self.$field = <$ty as Field>::parse(value.trim()).ok_or_else(|| {
+                                TuningError::BadValue {
+                                    field: name.to_string(),
+                                    kind: <$ty as Field>::KIND,
+                                    value: value.to_string(),
+                                }
+                            })?;
+                            Ok(())
+                        }
+                    )+
+                    _ => Err(TuningError::Unknown(name.to_string(), Self::FIELDS.join(", "))),
+                }
+            }
+
+            /// Each field's name and value, in declaration order.
+            pub fn values(&self) -> Vec<(&'static str, String)> {
+                vec![$( (stringify!($field), self.$field.to_string()) ),+]
+            }
+        }
+    };
+}
+
+tuning! {
+    /// The context's default size in cl100k_base tokens: about a tenth of
+    /// a LoCoMo conversation, where dev coverage reaches 0.81.
+    budget: usize = 2_000,
+    /// Candidates each channel contributes before fusion: past 20, dev R@20
+    /// gained nothing and latency grew.
+    k: usize = 20,
+    /// A question for several things ("What books has Tim read?") looks
+    /// this many times as deep: its evidence is many messages that each
+    /// match a little (dev coverage at 2,000 tokens 0.809 -> 0.811).
+    list_depth: usize = 2,
+    /// The reciprocal-rank offset: 10, not the usual 60, so a first rank
+    /// counts for more against the ones after it (dev R@5 0.347 -> 0.419).
+    rrf_k: f64 = 10.0,
+    /// Weight of `bm25` over episodes: the evidence is in the messages.
+    weight_episode_words: f64 = 1.0,
+    /// Weight of `near` over episodes (0.5 -> 0.3: dev R@5 0.419 -> 0.431).
+    weight_episode_meaning: f64 = 0.3,
+    /// Weight of `bm25` over a named speaker's messages: who did what is in
+    /// that person's own words (dev R@5 0.482 without -> 0.617 with).
+    weight_speaker_words: f64 = 2.0,
+    /// Weight of `near` over a named speaker's messages, as its word twin.
+    weight_speaker_meaning: f64 = 2.0,
+    /// Weight of `bm25` over facts: alone they find 5% of the evidence on
+    /// dev; they reorder near the top.
+    weight_fact_words: f64 = 0.3,
+    /// Weight of `near` over facts (0.5 -> 0.15 on dev with the model).
+    weight_fact_meaning: f64 = 0.15,
+    /// Weight of `hops` from the question's entities (alone: 4% on dev).
+    weight_graph: f64 = 0.1,
+    /// Weight of the two channels over what was said in the period the
+    /// question names, as the speaker channels (dev R@5 0.601 -> 0.604).
+    weight_said_then: f64 = 2.0,
+    /// Weight of the latest messages: a tie-breaker only.
+    weight_recency: f64 = 0.02,
+    /// Weight of the most salient facts: a tie-breaker only.
+    weight_salience: f64 = 0.02,
+    /// Matches the said-then channels look through for those said in the
+    /// period (500: every dev period's messages are within it).
+    said_then_candidates: usize = 500,
+    /// A graph seed with more neighbours than this (a speaker, named in all
+    /// their own messages) says nothing specific; its episodes are skipped.
+    graph_max_neighbours: usize = 200,
+    /// The most facts a context leads with.
+    max_facts: usize = 8,
+    /// One leading fact per this many tokens of budget (2 at 500, 8 at
+    /// 2,000), at least one: dev coverage at 500 tokens 0.22 with 8 facts,
+    /// 0.41 with this rule.
+    tokens_per_leading_fact: usize = 250,
+    /// A fact leads only with at least this share of the best fact's score
+    /// (dev coverage at 500 tokens 0.051 -> 0.388 with the 8-fact cap).
+    fact_min_share: f64 = 0.5,
+    /// Past values shown under a leading fact when the question asks about
+    /// the past.
+    past_per_fact: usize = 2,
+    /// The messages said around the best few come after this many best
+    /// messages: a budget's first messages are better spent on the best
+    /// matches (neighbours first cost 0.035 of dev coverage at 500).
+    neighbours_after: usize = 10,
+    /// How many of the best messages bring their neighbours (dev coverage
+    /// at 2,000 tokens 0.766 -> 0.780 with 5 anchors, 2 places).
+    neighbour_anchors: usize = 5,
+    /// How many places either side of an anchor, in its session.
+    neighbour_window: usize = 2,
+    /// A neighbour's score against its anchor's: what goes first should
+    /// the joined text overrun the budget.
+    neighbour_share: f64 = 0.5,
+    /// A fading fact keeps this share of its score in a context: it ranks
+    /// below active ones that match about as well.
+    fading_weight: f64 = 0.5,
+    /// A dormant fact keeps this share: it leads only when it matches far
+    /// better than any active one.
+    dormant_weight: f64 = 0.25,
+    /// Below this ratio of the named person's best matches to anyone
+    /// else's, the question is about someone else and the gate abstains
+    /// (0.75 / 0.85 / 0.95: dev adversarial abstained 55 / 62 / 69%,
+    /// answerable wrongly 5 / 9 / 13%).
+    owners_words_ratio: f64 = 0.75,
+    /// How many of each side's best matches the ownership gate sums: with
+    /// two, one strong echo no longer outweighs the person's own words.
+    owners_best: usize = 2,
+    /// Messages each of the ownership gate's two word searches looks at.
+    owners_candidates: usize = 20,
+    /// Salience halves in this many days without reinforcement (Engram's
+    /// default order of magnitude; not fitted: LoCoMo spans months).
+    half_life_days: f64 = 30.0,
+    /// What a restatement or a retrieval adds to salience (cap 1).
+    reinforcement: f64 = 0.2,
+    /// How many messages back a pronoun may refer to a person named.
+    pronoun_reach: usize = 3,
+    /// The least cosine similarity of a free predicate to the one-valued
+    /// slot it paraphrases ("is employed at" is 0.68 from "works at").
+    paraphrase_similarity: f64 = 0.66,
+    /// The least lead of that slot over the second ("lives with" is 0.65
+    /// from "lives in" too: without a margin it would be mapped).
+    paraphrase_margin: f64 = 0.1,
+}
+
+impl Tuning {
+    /// Applies `name=value` assignments, as the command line gives them.
+    pub fn with_assignments<'a>(
+        mut self,
+        assignments: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Tuning, TuningError> {
+        for assignment in assignments {
+            let (name, value) = assignment
+                .split_once('=')
+                .ok_or_else(|| TuningError::NotAssignment(assignment.to_string()))?;
+            self.set(name.trim(), value)?;
+        }
+        Ok(self)
+    }
+
+    /// One `name = value` line per field, for `explain` and reports.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for (name, value) in self.values() {
+            let _ = writeln!(out, "  {name} = {value}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_set_by_name_and_bad_input_changes_nothing() {
+        let tuning = Tuning::default()
+            .with_assignments(["rrf_k=20", " k = 30"])
+            .expect("assignments");
+        assert_eq!((tuning.rrf_k, tuning.k), (20.0, 30));
+        let mut same = tuning.clone();
+        assert!(matches!(
+            same.set("rrf", "1"),
+            Err(TuningError::Unknown(..))
+        ));
+        assert!(matches!(
+            same.set("k", "-1"),
+            Err(TuningError::BadValue { .. })
+        ));
+        assert!(matches!(
+            same.set("rrf_k", "NaN"),
+            Err(TuningError::BadValue { .. })
+        ));
+        assert_eq!(same, tuning);
+        assert!(Tuning::default().with_assignments(["k"]).is_err());
+        assert_eq!(Tuning::FIELDS.len(), Tuning::default().values().len());
+        assert!(Tuning::default().to_text().contains("  budget = 2000\n"));
+    }
+}
