@@ -17,6 +17,10 @@ pub enum Error {
     /// A message without a role (who said it).
     #[error("a message needs a role (who said it)")]
     NoRole,
+    /// A message with nothing said (empty or only spaces): nothing to
+    /// remember, and an episode of it would match every search alike.
+    #[error("a message needs text: it is empty")]
+    EmptyText,
     /// A session name that cannot be used (empty or over 256 bytes).
     #[error("bad session name {0:?}")]
     BadSession(String),

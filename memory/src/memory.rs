@@ -144,6 +144,9 @@ impl Memory {
             if m.role.trim().is_empty() {
                 return Err(Error::NoRole);
             }
+            if m.text.trim().is_empty() {
+                return Err(Error::EmptyText);
+            }
             if let Some(s) = &m.session
                 && (s.trim().is_empty() || s.len() > 256)
             {

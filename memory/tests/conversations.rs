@@ -481,6 +481,13 @@ fn bad_input_changes_nothing() {
     assert!(memory.add("ok", Message::new(" ", "x")).is_err());
     let batch = [Message::new("user", "fine"), Message::new("", "no role")];
     assert!(memory.add_batch("ok", &batch).is_err());
+    for blank in ["", "  \n\t"] {
+        let refused = memory.add("ok", Message::new("user", blank));
+        assert!(
+            matches!(refused, Err(chronolog_memory::Error::EmptyText)),
+            "{refused:?}"
+        );
+    }
     let mut session = memory.engine().session();
     let out = session
         .run("?- mem_episode(E, _, _, _, _, _, _).")

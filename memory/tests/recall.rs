@@ -85,6 +85,45 @@ fn where_do_i_work_now_and_before_the_change() {
 }
 
 #[test]
+fn a_budget_too_small_for_anything_found_is_said_to_be_the_budget() {
+    let memory = job_change();
+    for budget in [0, 20] {
+        let options = SearchOptions {
+            budget,
+            ..SearchOptions::default()
+        };
+        let tight = ask_with(&memory, "u1", "Where do I work?", options);
+        assert!(tight.abstain && tight.items.is_empty(), "{tight:#?}");
+        let reason = tight.reason.unwrap_or_default();
+        assert!(
+            reason.starts_with(&format!(
+                "a budget of {budget} tokens holds nothing that was found"
+            )),
+            "{reason}"
+        );
+        // The smallest item it names does fit a budget that size.
+        let needed: usize = reason
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a number");
+        let options = SearchOptions {
+            budget: needed,
+            ..SearchOptions::default()
+        };
+        let enough = ask_with(&memory, "u1", "Where do I work?", options);
+        assert!(!enough.abstain && !enough.items.is_empty(), "{enough:#?}");
+    }
+    // A question nothing answers still says so, whatever the budget.
+    let options = SearchOptions {
+        budget: 20,
+        ..SearchOptions::default()
+    };
+    let unknown = ask_with(&memory, "u1", "What is my blood type?", options);
+    assert!(!unknown.reason.unwrap_or_default().contains("budget"));
+}
+
+#[test]
 fn when_did_i_start_is_answered_with_the_interval() {
     let memory = job_change();
     let context = ask(&memory, "u1", "When did I start at Moonshot?");

@@ -49,6 +49,16 @@ impl Timestamp {
         let bad = || Error::BadTime {
             text: text.to_string(),
         };
+        // jiff reads offsets up to ±25:59, and a civil date-time with an
+        // offset as if it had none; no place on Earth is past ±14:00.
+        match utc_offset_minutes(text) {
+            Some(minutes) if minutes.abs() > 14 * 60 => return Err(bad()),
+            Some(_) => {
+                let ts = text.parse::<jiff::Timestamp>().map_err(|_| bad())?;
+                return Ok(Timestamp(ts.as_microsecond()));
+            }
+            None => {}
+        }
         if let Ok(ts) = text.parse::<jiff::Timestamp>() {
             return Ok(Timestamp(ts.as_microsecond()));
         }
@@ -66,6 +76,25 @@ impl Timestamp {
         }
         Err(bad())
     }
+}
+
+/// The UTC offset a date-time ends with (`+05:30`, `-0800`, `+14`), in
+/// minutes; `None` when it ends with none (or with `Z`).
+fn utc_offset_minutes(text: &str) -> Option<i32> {
+    let (_, time) = text.split_once(['T', 't', ' '])?;
+    let at = time.rfind(['+', '-'])?;
+    let (sign, digits) = (&time[at..at + 1], &time[at + 1..]);
+    let digits: String = digits.chars().filter(|c| *c != ':').collect();
+    if digits.is_empty() || digits.len() > 4 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let hours: i32 = digits.get(..2.min(digits.len()))?.parse().ok()?;
+    let minutes: i32 = digits
+        .get(2..)
+        .filter(|m| !m.is_empty())
+        .map_or(Some(0), |m| m.parse().ok())?;
+    let total = hours * 60 + minutes;
+    Some(if sign == "-" { -total } else { total })
 }
 
 impl fmt::Display for Timestamp {
@@ -173,6 +202,21 @@ mod tests {
         assert_eq!(civil, dt);
         assert!(Timestamp::parse("yesterday").is_err());
         assert_eq!(d.to_string(), "2021-03-01");
+        let india = Timestamp::parse("2021-03-01T05:30:01+05:30").expect("offset");
+        assert_eq!(india, dt);
+        assert_eq!(
+            Timestamp::parse("2021-02-28T10:00:01-14:00")
+                .expect("-14:00")
+                .0,
+            dt.0
+        );
+        for bad in [
+            "2024-06-01T10:00:00+25:00",
+            "2024-06-01T10:00:00-14:01",
+            "2024-06-01 10:00+1500",
+        ] {
+            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

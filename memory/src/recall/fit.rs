@@ -19,7 +19,9 @@ use crate::error::Result;
 use crate::schema::Relations;
 use crate::tuning::Tuning;
 
-/// Cuts the gathered candidates to `budget`.
+/// Cuts the gathered candidates to `budget`. Also says the fewest tokens
+/// a budget needs to hold any candidate it left out (`None`: none was
+/// left out), so a context emptied by its budget says so.
 pub(crate) fn fit(
     engine: &Engine,
     tenant: &str,
@@ -28,8 +30,9 @@ pub(crate) fn fit(
     at: Instants,
     budget: usize,
     tuning: &Tuning,
-) -> Result<Context> {
+) -> Result<(Context, Option<usize>)> {
     let store = engine.store();
+    let headers = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
     let mut fitter = Fitter {
         store,
         episode_rel: Relations::of(store)?.episode,
@@ -39,7 +42,9 @@ pub(crate) fn fit(
         at,
         budget,
         tuning,
-        used: count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES),
+        headers,
+        used: headers,
+        smallest_left_out: None,
         messages: MessageBudget::new(),
         facts: Vec::new(),
         episodes: Vec::new(),
@@ -48,7 +53,8 @@ pub(crate) fn fit(
     let support = fitter.leading_facts();
     fitter.supporting_messages(support);
     fitter.best_messages()?;
-    Ok(fitter.finish())
+    let smallest = fitter.smallest_left_out;
+    Ok((fitter.finish(), smallest))
 }
 
 /// A context being filled.
@@ -61,8 +67,12 @@ struct Fitter<'a> {
     at: Instants,
     budget: usize,
     tuning: &'a Tuning,
+    /// The headers' tokens.
+    headers: usize,
     /// Tokens taken so far, the headers included.
     used: usize,
+    /// The fewest tokens a budget needs to hold a candidate left out.
+    smallest_left_out: Option<usize>,
     /// A message also costs its minute's time line, once per minute.
     messages: MessageBudget,
     facts: Vec<Item>,
@@ -79,6 +89,7 @@ impl Fitter<'_> {
             self.used += item.tokens;
             true
         } else {
+            self.left_out(item.tokens);
             false
         }
     }
@@ -96,7 +107,15 @@ impl Fitter<'_> {
             self.messages.take(at, item.tokens);
             self.taken.insert(item.id.clone());
             self.episodes.push(item);
+        } else {
+            self.left_out(self.messages.cost(at, item.tokens));
         }
+    }
+
+    /// A candidate costing `tokens` did not fit.
+    fn left_out(&mut self, tokens: usize) {
+        let needed = self.headers + tokens;
+        self.smallest_left_out = Some(self.smallest_left_out.map_or(needed, |n| n.min(needed)));
     }
 
     /// Facts lead, but only those ranked near the best fact, and a few: a

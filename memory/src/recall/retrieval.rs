@@ -129,7 +129,7 @@ impl Retrieval<'_> {
     /// The context within `budget` tokens, or the gate's abstention: what
     /// a search at that budget returns.
     pub(crate) fn context_at(&mut self, budget: usize) -> Result<Context> {
-        let mut context = fit::fit(
+        let (mut context, smallest_left_out) = fit::fit(
             self.engine,
             &self.tenant,
             &self.understood,
@@ -138,6 +138,18 @@ impl Retrieval<'_> {
             budget,
             self.tuning,
         )?;
+        context.channels = self.channel_counts.clone();
+        // A budget that holds nothing of what was found is a budget
+        // problem, not an empty memory.
+        if let (true, None, Some(needed)) =
+            (context.items.is_empty(), &self.verdict, smallest_left_out)
+        {
+            context.abstain = true;
+            context.reason = Some(format!(
+                "a budget of {budget} tokens holds nothing that was found: the smallest item needs {needed}"
+            ));
+            return Ok(context);
+        }
         let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
         let verdict = match self
             .verdict
@@ -169,7 +181,6 @@ impl Retrieval<'_> {
             context.abstain = true;
             context.reason = Some("nothing in this memory holds at that time".into());
         }
-        context.channels = self.channel_counts.clone();
         Ok(context)
     }
 }
