@@ -370,8 +370,11 @@ impl Memory {
     /// store's purge audit (without the name). Other tenants are untouched.
     pub fn forget(&self, tenant: &str, subject: &str) -> Result<ForgetReport> {
         check_tenant(tenant)?;
-        // No consolidation may write about the subject while it goes.
+        // No consolidation may write about the subject while it goes, and
+        // what is not consolidated yet is first: its mentions of the
+        // subject are what find its messages.
         let mut consolidator = self.shared.consolidator.lock();
+        consolidator.run()?;
         let report = forget::forget(&self.shared.engine, tenant, subject)?;
         consolidator.reload()?;
         Ok(report)

@@ -351,6 +351,25 @@ fn forget_erases_the_subject_its_episodes_and_its_facts() {
     );
 }
 
+#[test]
+fn forget_before_consolidation_still_finds_the_messages() {
+    let memory = memory();
+    say(&memory, "u1", "2022-01-01", "My sister Mia works at Acme.");
+    say(&memory, "u1", "2022-01-02", "Mia called me today.");
+    say(&memory, "u1", "2022-01-03", "I love hiking.");
+    let report = memory.forget("u1", "Mia").expect("forget");
+    assert_eq!(report.episodes, 2, "{report:?}");
+    let mut session = memory.engine().session();
+    let out = session
+        .run("?- mem_episode(_, _, _, _, _, _, Text).")
+        .expect("query");
+    let Some(Output::Rows(rows)) = out.last() else {
+        panic!("rows")
+    };
+    let texts: Vec<String> = rows.iter().map(|r| session.render(&r[0])).collect();
+    assert_eq!(texts, ["I love hiking."]);
+}
+
 /// An extractor that blocks until told to go on.
 struct Blocking {
     gate: crossbeam_channel::Receiver<()>,
