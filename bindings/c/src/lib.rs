@@ -106,7 +106,11 @@ impl Failure {
 
 type Outcome = Result<(), Failure>;
 
-static NEXT_HANDLE: AtomicU64 = AtomicU64::new(1);
+/// The next handle, of either kind: databases and memories are numbered
+/// from one counter, so a handle of one kind is never a valid handle of
+/// the other (a memory handle passed to `chronolog_execute` is
+/// `INVALID_HANDLE`, not the database that happens to share its number).
+pub(crate) static NEXT_HANDLE: AtomicU64 = AtomicU64::new(1);
 static DATABASES: LazyLock<Mutex<HashMap<ChronologDb, Arc<Handle>>>> =
     LazyLock::new(Mutex::default);
 

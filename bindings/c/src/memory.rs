@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::ffi::c_char;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use chronolog_engine::{Engine, Store};
@@ -25,7 +25,6 @@ use crate::{
 /// 0 is never a valid handle.
 pub type ChronologMemory = u64;
 
-static NEXT_MEMORY: AtomicU64 = AtomicU64::new(1);
 static MEMORIES: LazyLock<Mutex<HashMap<ChronologMemory, Arc<Memory>>>> =
     LazyLock::new(Mutex::default);
 
@@ -94,7 +93,7 @@ pub unsafe extern "C" fn chronolog_memory_open(
         warn_once_if_stand_in();
         let engine = Engine::with_embedder(store, chronolog_engine::default_embedder());
         let memory = Memory::with_engine(engine, Options::default()).map_err(Failure::memory)?;
-        let handle = NEXT_MEMORY.fetch_add(1, Ordering::Relaxed);
+        let handle = crate::NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         lock(&MEMORIES).insert(handle, Arc::new(memory));
         // SAFETY: checked above.
         unsafe { *out_memory = handle };
@@ -326,6 +325,36 @@ pub unsafe extern "C" fn chronolog_memory_forget(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_handle_of_one_kind_is_invalid_as_the_other() {
+        let (mut db, mut memory) = (0, 0);
+        // SAFETY: null paths (in RAM) and writable outputs.
+        let opened = unsafe {
+            (
+                crate::chronolog_open(std::ptr::null(), &mut db),
+                chronolog_memory_open(std::ptr::null(), &mut memory),
+            )
+        };
+        assert_eq!(opened, (ChronologStatus::Ok, ChronologStatus::Ok));
+        assert_ne!(db, memory);
+        let mut out: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated script, no parameters, a writable output.
+        let status = unsafe {
+            crate::chronolog_execute(memory, c"?- 1 = 1.".as_ptr(), std::ptr::null(), &mut out)
+        };
+        assert_eq!(status, ChronologStatus::InvalidHandle);
+        // SAFETY: a writable output.
+        let status = unsafe { chronolog_memory_consolidate(db, &mut out) };
+        assert_eq!(status, ChronologStatus::InvalidHandle);
+        assert_eq!(chronolog_memory_close(db), ChronologStatus::InvalidHandle);
+        assert_eq!(
+            crate::chronolog_close(memory),
+            ChronologStatus::InvalidHandle
+        );
+        assert_eq!(chronolog_memory_close(memory), ChronologStatus::Ok);
+        assert_eq!(crate::chronolog_close(db), ChronologStatus::Ok);
+    }
 
     #[test]
     fn search_options_read_times_and_budgets_and_refuse_the_rest() {
