@@ -37,7 +37,7 @@ struct Shared {
     /// one's, since it starts at the clock.
     next_retrieved: std::sync::atomic::AtomicU64,
     /// Questions' embeddings.
-    vectors: recall::VectorCache,
+    vectors: recall::Caches,
     /// The read side's tuning (the consolidator holds its own copy).
     tuning: Tuning,
     consolidator: Mutex<Consolidator>,
@@ -87,7 +87,7 @@ impl Memory {
             next_retrieved: std::sync::atomic::AtomicU64::new(
                 u64::try_from(Timestamp::now().micros()).unwrap_or(0),
             ),
-            vectors: Mutex::new(std::collections::HashMap::new()),
+            vectors: recall::Caches::default(),
             tuning: options.tuning,
             consolidator: Mutex::new(consolidator),
             failure: Mutex::new(None),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chronolog_engine::{Engine, Limits, Session, Timestamp, Val, Value};
 
 use super::understand::Question;
-use super::{Channel, Instants, SearchOptions, VectorCache};
+use super::{Caches, Channel, Instants, SearchOptions};
 use crate::error::Result;
 use crate::salience;
 use crate::schema::{Episode, Relations};
@@ -23,7 +23,7 @@ pub(crate) struct Ranked {
 /// Runs every channel `options` asks for.
 pub(crate) fn run(
     engine: &Engine,
-    vectors: &VectorCache,
+    caches: &Caches,
     tenant: &str,
     question: &Question,
     at: Instants,
@@ -43,12 +43,13 @@ pub(crate) fn run(
         || wants(Channel::SpeakerMeaning)
         || (wants(Channel::SaidThenMeaning) && question.period.is_some());
     let vector = if meaning && !question.text.trim().is_empty() {
-        embedding(engine, vectors, &question.text)?.map(|v| Value::Vector(v.into()))
+        embedding(engine, caches, &question.text)?.map(|v| Value::Vector(v.into()))
     } else {
         None
     };
     let mut runner = Runner {
         engine,
+        caches,
         session: engine.session(),
         tenant,
         question,
@@ -71,13 +72,13 @@ pub(crate) fn run(
 }
 
 /// The question's embedding, from the cache or the memory's embedder.
-fn embedding(engine: &Engine, vectors: &VectorCache, text: &str) -> Result<Option<Vec<f32>>> {
-    if let Some(v) = vectors.lock().get(text).cloned() {
+fn embedding(engine: &Engine, caches: &Caches, text: &str) -> Result<Option<Vec<f32>>> {
+    if let Some(v) = caches.vectors.lock().get(text).cloned() {
         return Ok(Some(v));
     }
     let v = engine.embed(&[text])?.pop();
     if let Some(v) = &v {
-        let mut cache = vectors.lock();
+        let mut cache = caches.vectors.lock();
         if cache.len() >= 4_096 {
             cache.clear();
         }
@@ -89,6 +90,8 @@ fn embedding(engine: &Engine, vectors: &VectorCache, text: &str) -> Result<Optio
 /// One search's channels being run, and their rankings so far.
 struct Runner<'a> {
     engine: &'a Engine,
+    /// Prepared queries (and embeddings) kept between searches.
+    caches: &'a Caches,
     session: Session,
     tenant: &'a str,
     question: &'a Question,
@@ -132,7 +135,38 @@ impl Runner<'_> {
 
     fn ranked(&mut self, text: &str, extra: &[(&str, Value)]) -> Result<Vec<(String, f64)>> {
         let params = self.params(extra);
-        ranked_ids(&mut self.session, text, &params)
+        let rows = self.rows(text, &params)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                // A lone ranked operator answers (id, score, rank), best first.
+                [id, score, _rank] => {
+                    Some((self.session.render(id), score.as_f64().unwrap_or(0.0)))
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// Runs the query `text`, planned the first time a search of this
+    /// memory ran it.
+    fn rows(&mut self, text: &str, params: &HashMap<String, Value>) -> Result<Vec<Vec<Val>>> {
+        let cached = self.caches.queries.lock().get(text).cloned();
+        let prepared = match cached {
+            Some(prepared) => prepared,
+            None => {
+                let prepared = std::sync::Arc::new(self.session.prepare(text)?);
+                self.caches
+                    .queries
+                    .lock()
+                    .insert(text.to_string(), prepared.clone());
+                prepared
+            }
+        };
+        let rows = self
+            .session
+            .execute(&prepared, params, &Limits::default())?;
+        Ok(rows.to_vecs())
     }
 
     /// `near` and `bm25` over episodes (their passages) and over facts.
@@ -282,8 +316,9 @@ impl Runner<'_> {
                 ("from", Value::Time(from)),
                 ("to", Value::Time(to)),
             ]);
-            let session = &mut self.session;
-            let mut items: Vec<(String, f64)> = rows(session, &text, &params)?
+            let found = self.rows(&text, &params)?;
+            let session = &self.session;
+            let mut items: Vec<(String, f64)> = found
                 .into_iter()
                 .filter_map(|r| {
                     let (id, score) = (r.get(id_at)?, r.get(1)?);
@@ -303,12 +338,11 @@ impl Runner<'_> {
             return Ok(());
         }
         let params = self.params(&[]);
-        let session = &mut self.session;
-        let rows = rows(
-            session,
+        let rows = self.rows(
             "?- mem_episode(Id, $t, _, _, Seq, _, _) as_of $said known_at $known.",
             &params,
         )?;
+        let session = &self.session;
         let mut items: Vec<(String, f64)> = rows
             .into_iter()
             .filter_map(|r| match r.as_slice() {
@@ -332,12 +366,11 @@ impl Runner<'_> {
         }
         let params = self.params(&[]);
         let (at, half_life) = (self.at.facts, self.tuning.half_life_days);
-        let session = &mut self.session;
-        let rows = rows(
-            session,
+        let rows = self.rows(
             "?- mem_salience(Slot, $t, Score, _, Last), mem_fact(Slot, $t, _, _, _, _, _) as_of $at known_at $known.",
             &params,
         )?;
+        let session = &self.session;
         let mut items: Vec<(String, f64)> = rows
             .into_iter()
             .filter_map(|r| match r.as_slice() {
@@ -467,21 +500,6 @@ pub(crate) fn episode_words(
                 role: session.render(role),
                 text: session.render(text),
             }),
-            _ => None,
-        })
-        .collect())
-}
-
-fn ranked_ids(
-    session: &mut Session,
-    text: &str,
-    params: &HashMap<String, Value>,
-) -> Result<Vec<(String, f64)>> {
-    Ok(rows(session, text, params)?
-        .into_iter()
-        .filter_map(|r| match r.as_slice() {
-            // A lone ranked operator answers (id, score, rank), best first.
-            [id, score, _rank] => Some((session.render(id), score.as_f64().unwrap_or(0.0))),
             _ => None,
         })
         .collect())

@@ -3,7 +3,7 @@
 
 use chronolog_engine::Engine;
 
-use super::{Retrieval, SearchOptions, VectorCache, retrieve};
+use super::{Caches, Retrieval, SearchOptions, retrieve};
 use crate::error::Result;
 use crate::tuning::Tuning;
 
@@ -12,7 +12,7 @@ use crate::tuning::Tuning;
 /// and ranks, and the gate's verdict. For analysts (`:recall --explain`).
 pub(crate) fn explain(
     engine: &Engine,
-    vectors: &VectorCache,
+    vectors: &Caches,
     tuning: &Tuning,
     tenant: &str,
     question: &str,

@@ -47,5 +47,5 @@ pub use channel::Channel;
 pub use context::{Context, Item, ItemKind};
 pub(crate) use explain::explain;
 pub use options::SearchOptions;
-pub(crate) use options::{Instants, VectorCache};
+pub(crate) use options::{Caches, Instants};
 pub(crate) use retrieval::{Retrieval, retrieve};

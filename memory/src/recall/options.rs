@@ -2,14 +2,20 @@
 
 use std::collections::HashMap;
 
-use chronolog_engine::Timestamp;
+use chronolog_engine::{Prepared, Timestamp};
 
 use super::Channel;
 use crate::tuning::Tuning;
 
-/// Questions' embeddings, kept so that asking the same question again
-/// (at another budget or instant) runs no model. Emptied past 4,096.
-pub(crate) type VectorCache = parking_lot::Mutex<HashMap<String, Vec<f32>>>;
+/// What a memory's searches keep between them: questions' embeddings, so
+/// that asking the same question again (at another budget or instant)
+/// runs no model (emptied past 4,096), and the channels' queries, parsed
+/// and planned once per memory rather than once per search.
+#[derive(Default)]
+pub(crate) struct Caches {
+    pub(crate) vectors: parking_lot::Mutex<HashMap<String, Vec<f32>>>,
+    pub(crate) queries: parking_lot::Mutex<HashMap<String, std::sync::Arc<Prepared>>>,
+}
 
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]

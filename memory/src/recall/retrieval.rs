@@ -9,7 +9,7 @@ use chronolog_engine::{Engine, Timestamp};
 use super::channels::{self, Ranked};
 use super::gather::{self, Gathered};
 use super::understand::{self, Question};
-use super::{Channel, Context, Instants, SearchOptions, VectorCache, abstain, fit, fuse};
+use super::{Caches, Channel, Context, Instants, SearchOptions, abstain, fit, fuse};
 use crate::error::Result;
 use crate::tuning::Tuning;
 
@@ -38,7 +38,7 @@ pub(crate) struct Retrieval<'e> {
 /// not used here: see [`Retrieval::context_at`]).
 pub(crate) fn retrieve<'e>(
     engine: &'e Engine,
-    vectors: &VectorCache,
+    vectors: &Caches,
     tuning: &'e Tuning,
     tenant: &str,
     question: &str,
