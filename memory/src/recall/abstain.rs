@@ -70,7 +70,7 @@ pub(crate) fn owners_words(
     tuning: &Tuning,
 ) -> crate::error::Result<Option<String>> {
     let store = engine.store();
-    let named = super::channels::speakers(engine, tenant, question);
+    let named = super::speakers::speakers(engine, tenant, question);
     let [person] = named.as_slice() else {
         return Ok(None);
     };
@@ -88,7 +88,7 @@ pub(crate) fn owners_words(
         return Ok(None);
     }
     let query = topics(&people).join(" ");
-    let mut found = super::channels::episode_words(
+    let mut found = super::speakers::episode_words(
         engine,
         tenant,
         &query,
@@ -97,7 +97,7 @@ pub(crate) fn owners_words(
         at.messages,
         at.known_at,
     )?;
-    found.extend(super::channels::episode_words(
+    found.extend(super::speakers::episode_words(
         engine,
         tenant,
         &query,

@@ -22,6 +22,7 @@
 //! | `channel.rs` | the channels and their weights |
 //! | `channels.rs` | running each channel's query |
 //! | `fuse.rs` | weighted reciprocal-rank fusion |
+//! | `speakers.rs` | the speakers a question names; word searches over what someone said |
 //! | `abstain.rs` | the gate |
 //! | `gather.rs` | the candidates read from the store, once per question |
 //! | `fit.rs` | a context cut to a budget |
@@ -41,6 +42,7 @@ mod gather;
 mod options;
 pub mod render;
 mod retrieval;
+mod speakers;
 pub mod understand;
 
 pub use channel::Channel;
