@@ -34,10 +34,12 @@
 //! # Ok::<(), chronolog_memory::Error>(())
 //! ```
 
+mod claim;
 pub mod consolidate;
 mod error;
 mod forget;
 pub mod ids;
+mod lang;
 mod memory;
 mod message;
 mod options;
@@ -53,6 +55,7 @@ pub use consolidate::extract::{Claim, ClaimKind, EpisodeView, Extractor, RuleExt
 pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
 pub use forget::ForgetReport;
+pub use lang::Lang;
 pub use memory::Memory;
 pub use message::Message;
 pub use options::Options;

@@ -6,15 +6,14 @@
 //! the graph of one tenant never touches another's.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
 use chronolog_engine::{Interval, RelationId, Store, WriteTxn};
-use regex::Regex;
 
 use super::conversation::State;
 use super::extract::{Claim, Subject};
 use crate::error::Result;
 use crate::ids;
+use crate::lang::Lang;
 use crate::schema::{Alias, Entity, Mention, Relations};
 
 /// The message being resolved.
@@ -22,6 +21,7 @@ pub(crate) struct Context<'a> {
     pub tenant: &'a str,
     pub role: &'a str,
     pub text: &'a str,
+    pub lang: Lang,
 }
 
 /// The entities of one message's claims, and what to write for them.
@@ -49,10 +49,6 @@ pub(crate) struct Entities {
     alias: RelationId,
     mention: RelationId,
 }
-
-static CAPITALISED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+)?\b").unwrap_or_else(|e| unreachable!("{e}"))
-});
 
 impl Entities {
     /// The alias table of `store`; a pronoun reaches back `pronoun_reach`
@@ -133,8 +129,8 @@ impl Entities {
             out.objects.push(object);
         }
         // Known names anywhere in the text are mentions too.
-        for m in CAPITALISED.find_iter(ctx.text) {
-            if let Some(id) = self.aliases.get(&ids::entity(ctx.tenant, m.as_str())) {
+        for name in ctx.lang.reader().mentions(ctx.text) {
+            if let Some(id) = self.aliases.get(&ids::entity(ctx.tenant, name)) {
                 out.mentions.push(id.clone());
                 named_people.push(id.clone());
             }

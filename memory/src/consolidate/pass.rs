@@ -12,13 +12,12 @@ use super::apply::{Written, apply};
 use super::conflict::{Adjudicator, Claimed, Outcome, SlotState, Version, decide};
 use super::conversation::{self, State};
 use super::entities::{self, Entities, Resolved};
-use super::extract::{
-    self, Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate,
-};
+use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
 use super::paraphrase::Paraphrases;
 use super::passage::{self, Said};
 use crate::error::Result;
 use crate::ids::{Slot, normalize};
+use crate::lang::Lang;
 use crate::salience::{self, Level};
 use crate::schema::{Cursor, Elaborates, Episode, Fact, Relations, Retrieved};
 use crate::tuning::Tuning;
@@ -253,12 +252,13 @@ impl Consolidator {
 
     /// The claims of `episode`, predicates mapped to the slots they
     /// paraphrase, and of two claims on one slot only the last said.
-    fn claims(&mut self, episode: &Episode, report: &mut Report) -> Result<Vec<Claim>> {
+    fn claims(&mut self, episode: &Episode, lang: Lang, report: &mut Report) -> Result<Vec<Claim>> {
         let view = EpisodeView {
             id: &episode.id,
             role: &episode.role,
             text: &episode.text,
             at: episode.at,
+            lang,
         };
         let mut claims = self.extractor.extract(&view);
         report.claims += claims.len();
@@ -288,11 +288,13 @@ impl Consolidator {
     /// Consolidates one episode in one transaction, cursor included.
     fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
         report.episodes += 1;
-        let claims = self.claims(episode, report)?;
+        let lang = Lang::detect(&episode.text);
+        let claims = self.claims(episode, lang, report)?;
         let context = entities::Context {
             tenant: &episode.tenant,
             role: &episode.role,
             text: &episode.text,
+            lang,
         };
         let key = (episode.tenant.clone(), episode.session.clone());
         let mut state = match self.conversations.get(&key) {
@@ -322,7 +324,7 @@ impl Consolidator {
             episode: &episode.id,
             tenant: &episode.tenant,
             at: episode.at,
-            emphasised: extract::emphasised(&episode.text),
+            emphasised: lang.reader().emphasised(&episode.text),
         };
         let entities = &mut self.entities;
         self.session.write(|txn| {

@@ -15,6 +15,7 @@ use chronolog_engine::Engine;
 use super::Channel;
 use super::channels::Ranked;
 use super::understand::Question;
+use crate::lang::{Language, Person};
 
 /// `Some(reason)` when the search should abstain.
 pub(crate) fn judge(
@@ -70,6 +71,7 @@ pub(crate) fn owners_words(
     tuning: &Tuning,
 ) -> crate::error::Result<Option<String>> {
     let store = engine.store();
+    let lang = question.lang.reader();
     let named = super::speakers::speakers(engine, tenant, question);
     let [person] = named.as_slice() else {
         return Ok(None);
@@ -79,7 +81,7 @@ pub(crate) fn owners_words(
     };
     let mut people: Vec<String> = vec![person_name.to_lowercase()];
     let topics = |people: &[String]| -> Vec<String> {
-        topic_words(&question.text)
+        lang.topic_words(&question.text)
             .into_iter()
             .filter(|w| !people.contains(w))
             .collect()
@@ -112,7 +114,7 @@ pub(crate) fn owners_words(
             people.push(role);
         }
     }
-    let wanted: Vec<String> = topics(&people).iter().map(|w| stem(w)).collect();
+    let wanted: Vec<String> = topics(&people).iter().map(|w| lang.stem(w)).collect();
     // Each message once (the two searches overlap), its score to the
     // person's side or to everyone else's.
     let mut seen = std::collections::HashSet::new();
@@ -127,18 +129,21 @@ pub(crate) fn owners_words(
         }
         let speaker = f.role.to_lowercase();
         let others_named: Vec<&String> = people.iter().filter(|p| **p != speaker).collect();
-        let Some(sentence) = best_sentence(&f.text, &wanted) else {
+        let Some(sentence) = best_sentence(lang, &f.text, &wanted) else {
             continue;
         };
-        let persons = if addressed(sentence, &others_named) {
+        let persons = if addressed(lang, sentence, &others_named) {
             // Said to someone: the person named, when they take part.
             speaker != people[0]
         } else {
             speaker == people[0]
         };
         if persons {
-            let said: std::collections::HashSet<String> =
-                words(sentence).map(|w| stem(&w)).collect();
+            let said: std::collections::HashSet<String> = lang
+                .words(sentence)
+                .into_iter()
+                .map(|w| lang.stem(&w))
+                .collect();
             says_it_all |= wanted.iter().all(|w| said.contains(w));
             own.push(f.score);
         } else {
@@ -159,19 +164,14 @@ pub(crate) fn owners_words(
     )
 }
 
-/// Words that make a sentence the speaker's own.
-const FIRST_PERSON: &[&str] = &[
-    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "i'll",
-];
-/// Words that make a sentence about the one spoken to.
-const SECOND_PERSON: &[&str] = &["you", "your", "yours", "yourself", "you're", "you've"];
-
 /// The sentence of `text` with the most of `wanted` (stemmed) words.
-fn best_sentence<'t>(text: &'t str, wanted: &[String]) -> Option<&'t str> {
+fn best_sentence<'t>(lang: &dyn Language, text: &'t str, wanted: &[String]) -> Option<&'t str> {
     let mut best: Option<(&str, usize)> = None;
-    for sentence in sentences(text) {
-        let hits = words(sentence)
-            .map(|w| stem(&w))
+    for sentence in lang.sentences(text) {
+        let hits = lang
+            .words(sentence)
+            .into_iter()
+            .map(|w| lang.stem(&w))
             .filter(|w| wanted.contains(w))
             .collect::<std::collections::HashSet<_>>()
             .len();
@@ -185,89 +185,18 @@ fn best_sentence<'t>(text: &'t str, wanted: &[String]) -> Option<&'t str> {
 /// Whether a sentence is about the one spoken to rather than the speaker:
 /// more "you" than "I", or a question or a sentence naming another person
 /// without "I".
-fn addressed(sentence: &str, others: &[&String]) -> bool {
-    let ws: Vec<String> = words(sentence).collect();
-    let first = ws
-        .iter()
-        .filter(|w| FIRST_PERSON.contains(&w.as_str()))
-        .count();
-    let second = ws
-        .iter()
-        .filter(|w| SECOND_PERSON.contains(&w.as_str()))
-        .count();
+fn addressed(lang: &dyn Language, sentence: &str, others: &[&String]) -> bool {
+    let ws = lang.words(sentence);
+    let count = |person| ws.iter().filter(|w| lang.person(w) == Some(person)).count();
+    let (first, second) = (count(Person::First), count(Person::Second));
     // "Mel" names Melanie: a word of three letters or more that starts a
     // name, and is not a common word.
     let names_other = ws.iter().any(|w| {
         w.len() >= 3
-            && !STOP.contains(&w.as_str())
+            && !lang.is_stop_word(w)
             && others.iter().any(|name| name.starts_with(w.as_str()))
     });
     second > first || (first == 0 && (sentence.trim_end().ends_with('?') || names_other))
-}
-
-/// Sentences: split after `.`, `!` or `?` followed by white space.
-fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = text.as_bytes();
-    for (i, c) in text.char_indices() {
-        if matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_some_and(|b| b.is_ascii_whitespace())
-        {
-            out.push(text[start..=i].trim());
-            start = i + 1;
-        }
-    }
-    if start < text.len() {
-        out.push(text[start..].trim());
-    }
-    out.retain(|s| !s.is_empty());
-    out
-}
-
-/// Lower-cased words, curly apostrophes straightened, a possessive "'s"
-/// dropped ("Melanie's" is "melanie").
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
-        .map(|w| {
-            let w = w.to_lowercase().replace('\u{2019}', "'");
-            let w = w.trim_matches('\'');
-            w.strip_suffix("'s").unwrap_or(w).to_string()
-        })
-        .filter(|w| !w.is_empty())
-}
-
-/// A crude stem for matching a question's words in a sentence: a common
-/// suffix off where four letters or more remain ("races" is "race").
-fn stem(word: &str) -> String {
-    for suffix in ["ing", "ed", "es", "s"] {
-        if let Some(root) = word.strip_suffix(suffix)
-            && root.chars().count() >= 4
-        {
-            return root.to_string();
-        }
-    }
-    word.to_string()
-}
-
-/// Words that carry no topic of their own in a question.
-const STOP: &[&str] = &[
-    "the", "and", "for", "are", "was", "were", "what", "when", "where", "who", "whom", "whose",
-    "which", "why", "how", "did", "does", "doing", "done", "have", "has", "had", "having", "can",
-    "could", "would", "should", "will", "shall", "may", "might", "must", "you", "your", "yours",
-    "mine", "our", "ours", "his", "her", "hers", "its", "their", "theirs", "they", "them", "she",
-    "him", "this", "that", "these", "those", "there", "here", "with", "from", "into", "about",
-    "than", "then", "also", "just", "some", "any", "all", "not", "but", "yes", "name", "named",
-    "thing", "things", "tell", "know", "remember", "remind", "please", "like", "much", "many",
-    "long", "ever", "still", "now", "one", "get", "got", "kind", "sort", "type", "been", "being",
-    "myself", "more", "most", "other", "such", "only", "own", "same", "over", "under", "again",
-    "once", "very", "too", "each", "every", "off", "down", "don", "doesn", "didn",
-];
-
-/// The question's topic words: three letters or more, not in [`STOP`].
-pub(crate) fn topic_words(question: &str) -> Vec<String> {
-    words(question)
-        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()) && !w.contains('\''))
-        .collect()
 }
 
 /// `Some(reason)` when no topic word of the question occurs in what the
@@ -277,27 +206,15 @@ pub(crate) fn topic_words(question: &str) -> Vec<String> {
 /// inflections ("work", "worked", "working"). Requiring the question's
 /// last topic word instead wrongly abstained on 15% of LoCoMo's
 /// answerable dev questions.
-pub(crate) fn uncovered(question: &str, item_texts: &[&str]) -> Option<String> {
-    let topics = topic_words(question);
+pub(crate) fn uncovered(question: &Question, item_texts: &[&str]) -> Option<String> {
+    let lang = question.lang.reader();
+    let topics = lang.topic_words(&question.text);
     if topics.is_empty() {
         return None;
     }
-    let words: std::collections::HashSet<String> = item_texts
-        .iter()
-        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
-        .map(str::to_lowercase)
-        .filter(|w| !w.is_empty())
-        .collect();
-    let stem = |w: &str| -> String {
-        w.chars()
-            .take(w.chars().count().saturating_sub(2).max(4))
-            .collect()
-    };
-    let covered = |t: &String| {
-        words
-            .iter()
-            .any(|w| w == t || (w.len() >= 4 && stem(w) == stem(t)))
-    };
+    let words: std::collections::HashSet<String> =
+        item_texts.iter().flat_map(|t| lang.words(t)).collect();
+    let covered = |t: &String| words.iter().any(|w| lang.same_word(t, w));
     let found = topics.iter().any(covered);
     if found {
         None
@@ -312,54 +229,72 @@ pub(crate) fn uncovered(question: &str, item_texts: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
+
+    fn english() -> &'static dyn Language {
+        Lang::English.reader()
+    }
+
+    fn asked(text: &str) -> Question {
+        Question {
+            text: text.to_string(),
+            lang: Lang::English,
+            entities: Vec::new(),
+            unknown_names: Vec::new(),
+            as_of: None,
+            as_of_because: None,
+            period: None,
+            asks_when: false,
+            asks_past: false,
+            asks_list: false,
+        }
+    }
 
     #[test]
     fn topic_words_decide_coverage() {
-        assert_eq!(
-            topic_words("What is the name of my pet iguana?"),
-            ["pet", "iguana"]
-        );
         assert!(
             uncovered(
-                "What is the name of my pet iguana?",
+                &asked("What is the name of my pet iguana?"),
                 &["My sister Mia loves climbing"]
             )
             .is_some()
         );
-        assert!(uncovered("Where do I work?", &["I worked at Tencent"]).is_none());
-        assert!(uncovered("When did I start at Moonshot?", &["I started at Moonshot"]).is_none());
-        assert!(uncovered("Where do I?", &["anything"]).is_none());
-        assert_eq!(
-            topic_words("What is Melanie's dog's name?"),
-            ["melanie", "dog"]
+        assert!(uncovered(&asked("Where do I work?"), &["I worked at Tencent"]).is_none());
+        assert!(
+            uncovered(
+                &asked("When did I start at Moonshot?"),
+                &["I started at Moonshot"]
+            )
+            .is_none()
         );
+        assert!(uncovered(&asked("Where do I?"), &["anything"]).is_none());
     }
 
     #[test]
     fn a_sentence_is_the_speakers_own_unless_it_is_said_to_someone() {
         let mel = "melanie".to_string();
         let others = [&mel];
-        assert!(!addressed("I ran a charity race last week.", &others));
-        assert!(addressed("Your charity race sounds great.", &others));
-        assert!(addressed("How was the race?", &others));
-        assert!(addressed("Mel, the race sounds great!", &others));
+        let addressed = |s: &str| addressed(english(), s, &others);
+        assert!(!addressed("I ran a charity race last week."));
+        assert!(addressed("Your charity race sounds great."));
+        assert!(addressed("How was the race?"));
+        assert!(addressed("Mel, the race sounds great!"));
         // "I" outweighs a question mark or a name.
-        assert!(!addressed("Mel, I ran a race too!", &others));
-        assert!(!addressed("Did I tell you about my race?", &others));
+        assert!(!addressed("Mel, I ran a race too!"));
+        assert!(!addressed("Did I tell you about my race?"));
     }
 
     #[test]
     fn the_matching_sentence_is_the_one_with_most_topic_words() {
-        let wanted: Vec<String> = ["charity", "race"].iter().map(|w| stem(w)).collect();
+        let wanted: Vec<String> = ["charity", "race"]
+            .iter()
+            .map(|w| english().stem(w))
+            .collect();
         let text = "Hi! I ran a race. It was a charity race for kids.";
         assert_eq!(
-            best_sentence(text, &wanted),
+            best_sentence(english(), text, &wanted),
             Some("It was a charity race for kids.")
         );
-        assert_eq!(best_sentence("Nothing here.", &wanted), None);
-        assert_eq!(sentences("One. Two!Three? "), ["One.", "Two!Three?"]);
-        assert_eq!(stem("races"), "race");
-        assert_eq!(stem("painting"), "paint");
-        assert_eq!(stem("was"), "was");
+        assert_eq!(best_sentence(english(), "Nothing here.", &wanted), None);
     }
 }

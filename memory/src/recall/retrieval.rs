@@ -11,6 +11,7 @@ use super::gather::{self, Gathered};
 use super::understand::{self, Question};
 use super::{Caches, Channel, Context, Instants, SearchOptions, abstain, fit, fuse};
 use crate::error::Result;
+use crate::lang::Lang;
 use crate::tuning::Tuning;
 
 /// One question's retrieval, done once: understanding, the channels,
@@ -45,19 +46,20 @@ pub(crate) fn retrieve<'e>(
     options: &SearchOptions,
 ) -> Result<Retrieval<'e>> {
     let now = options.now.unwrap_or_else(Timestamp::now);
-    let understood = understand::understand(engine, tenant, question, now)?;
+    let lang = Lang::detect(question);
+    let understood = understand::understand(engine, tenant, question, lang, now)?;
     let at = Instants {
         facts: options.as_of.or(understood.as_of).unwrap_or(now),
         messages: options.as_of.unwrap_or(now),
         known_at: options.known_at,
     };
-    let parts = understand::parts(question);
+    let parts = lang.reader().question_parts(question);
     let mut rankings = Vec::new();
     for part in &parts {
         let part_understood = if parts.len() == 1 {
             understood.clone()
         } else {
-            understand::understand(engine, tenant, part, now)?
+            understand::understand(engine, tenant, part, lang, now)?
         };
         rankings.extend(channels::run(
             engine,
@@ -154,7 +156,7 @@ impl Retrieval<'_> {
         let verdict = match self
             .verdict
             .clone()
-            .or_else(|| abstain::uncovered(&self.understood.text, &texts))
+            .or_else(|| abstain::uncovered(&self.understood, &texts))
         {
             Some(reason) => Some(reason),
             None => match &self.owners {

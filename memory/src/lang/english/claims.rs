@@ -1,20 +1,17 @@
-//! The rule extractor: English regular expressions over each sentence of
-//! a message, each rule one way people say a fact about themselves or
-//! others; its objects cleaned by [`super::object`].
+//! English claims: regular expressions over each sentence of a message,
+//! each rule one way people say a fact about themselves or others, tuned
+//! on the dev conversations only (never per question); objects cleaned by
+//! [`super::object`].
 
 use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
+use super::English;
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, looks_ahead, sentences};
-use super::{Claim, ClaimKind, EpisodeView, Extractor, Subject};
+use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when;
-
-/// The default extractor: regular expressions over each sentence, tuned on
-/// the dev conversations only (never per question).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RuleExtractor;
 
 /// How a rule's match becomes a claim.
 struct Rule {
@@ -40,22 +37,29 @@ enum Predicate {
 const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
-pub(super) const FAMILY: &str = r"sister|brother|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter|best friend|friend|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|boss|colleague|roommate|fiancee?|niece|nephew";
-/// The verbs of events a message tells ("I went to", "I adopted"): each
-/// is its own predicate (`went_to`, `adopted`).
-pub(super) const EVENTS: &str = "went to|attended|visited|traveled to|travelled to|signed up for|volunteered at|took part in|participated in|gave a talk at|ran|started|finished|painted|adopted|graduated from|got married|got engaged|took|joined";
 const PETS: &str =
     r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
 
+/// Canonical predicates as English says them ("best_friend" is "best
+/// friend"), one alternative each, in the vocabulary's order.
+fn said(predicates: &[&str]) -> String {
+    predicates
+        .iter()
+        .map(|p| p.replace('_', " "))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
             .replace("{S}", SUBJECT)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
-            .replace("{FAMILY}", FAMILY)
+            .replace("{FAMILY}", &family)
             .replace("{PETS}", PETS)
-            .replace("{EVENTS}", EVENTS);
+            .replace("{EVENTS}", &events);
         Rule {
             re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
             predicate,
@@ -252,34 +256,33 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-impl Extractor for RuleExtractor {
-    fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
-        let mut claims = Vec::new();
-        for sentence in sentences(episode.text) {
-            let future = looks_ahead(sentence);
-            let found = when::find(sentence, episode.at, future);
-            // Spans already read as one claim are not read again by a
-            // later, looser rule ("don't like X" is not also "like X").
-            let mut taken: Vec<(usize, usize)> = Vec::new();
-            for rule in RULES.iter() {
-                for caps in rule.re.captures_iter(sentence) {
-                    let Some(whole) = caps.get(0) else { continue };
-                    // The subject may be shared ("My sister Mia loves
-                    // climbing": Mia is both an object and a subject).
-                    let start = caps.name("s").map_or(whole.start(), |m| m.end());
-                    if taken.iter().any(|&(s, e)| start < e && s < whole.end()) {
-                        continue;
-                    }
-                    let mut found_claims = claims_of(rule, &caps, sentence, found);
-                    if !found_claims.is_empty() {
-                        taken.push((whole.start(), whole.end()));
-                        claims.append(&mut found_claims);
-                    }
+/// The claims `episode` makes.
+pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for sentence in sentences(episode.text) {
+        let future = looks_ahead(sentence);
+        let found = when::find(&English, sentence, episode.at, future);
+        // Spans already read as one claim are not read again by a
+        // later, looser rule ("don't like X" is not also "like X").
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        for rule in RULES.iter() {
+            for caps in rule.re.captures_iter(sentence) {
+                let Some(whole) = caps.get(0) else { continue };
+                // The subject may be shared ("My sister Mia loves
+                // climbing": Mia is both an object and a subject).
+                let start = caps.name("s").map_or(whole.start(), |m| m.end());
+                if taken.iter().any(|&(s, e)| start < e && s < whole.end()) {
+                    continue;
+                }
+                let mut found_claims = claims_of(rule, &caps, sentence, found);
+                if !found_claims.is_empty() {
+                    taken.push((whole.start(), whole.end()));
+                    claims.append(&mut found_claims);
                 }
             }
         }
-        claims
     }
+    claims
 }
 
 /// The claims one rule's match makes.
@@ -415,6 +418,7 @@ fn claim(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Lang;
     use chronolog_engine::Timestamp;
 
     fn claims(text: &str) -> Vec<String> {
@@ -424,9 +428,9 @@ mod tests {
             role: "user",
             text,
             at,
+            lang: Lang::English,
         };
-        RuleExtractor
-            .extract(&episode)
+        super::claims(&episode)
             .into_iter()
             .map(|c| {
                 let who = match c.subject {

@@ -1,0 +1,130 @@
+//! English words as the gate compares them: sentences, lower-cased words
+//! without their possessive, a crude suffix stem, stop words, and the
+//! first and second person.
+
+use crate::lang::Person;
+
+/// Words that make a sentence the speaker's own.
+const FIRST_PERSON: &[&str] = &[
+    "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "i'll",
+];
+/// Words that make a sentence about the one spoken to.
+const SECOND_PERSON: &[&str] = &["you", "your", "yours", "yourself", "you're", "you've"];
+
+/// Sentences: split after `.`, `!` or `?` followed by white space.
+pub(super) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | '!' | '?') && bytes.get(i + 1).is_some_and(|b| b.is_ascii_whitespace())
+        {
+            out.push(text[start..=i].trim());
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(text[start..].trim());
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Lower-cased words, curly apostrophes straightened, a possessive "'s"
+/// dropped ("Melanie's" is "melanie").
+pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .map(|w| {
+            let w = w.to_lowercase().replace('\u{2019}', "'");
+            let w = w.trim_matches('\'');
+            w.strip_suffix("'s").unwrap_or(w).to_string()
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// A crude stem for matching a question's words in a sentence: a common
+/// suffix off where four letters or more remain ("races" is "race").
+pub(super) fn stem(word: &str) -> String {
+    for suffix in ["ing", "ed", "es", "s"] {
+        if let Some(root) = word.strip_suffix(suffix)
+            && root.chars().count() >= 4
+        {
+            return root.to_string();
+        }
+    }
+    word.to_string()
+}
+
+/// Words that carry no topic of their own in a question.
+const STOP: &[&str] = &[
+    "the", "and", "for", "are", "was", "were", "what", "when", "where", "who", "whom", "whose",
+    "which", "why", "how", "did", "does", "doing", "done", "have", "has", "had", "having", "can",
+    "could", "would", "should", "will", "shall", "may", "might", "must", "you", "your", "yours",
+    "mine", "our", "ours", "his", "her", "hers", "its", "their", "theirs", "they", "them", "she",
+    "him", "this", "that", "these", "those", "there", "here", "with", "from", "into", "about",
+    "than", "then", "also", "just", "some", "any", "all", "not", "but", "yes", "name", "named",
+    "thing", "things", "tell", "know", "remember", "remind", "please", "like", "much", "many",
+    "long", "ever", "still", "now", "one", "get", "got", "kind", "sort", "type", "been", "being",
+    "myself", "more", "most", "other", "such", "only", "own", "same", "over", "under", "again",
+    "once", "very", "too", "each", "every", "off", "down", "don", "doesn", "didn",
+];
+
+/// The question's topic words: three letters or more, not in [`STOP`].
+pub(super) fn topic_words(question: &str) -> Vec<String> {
+    words(question)
+        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()) && !w.contains('\''))
+        .collect()
+}
+
+/// Whether `word` (lower-cased) is a stop word.
+pub(super) fn is_stop_word(word: &str) -> bool {
+    STOP.contains(&word)
+}
+
+/// Whether `word` (from a text) is `topic` or an inflection of it: equal,
+/// or equal once both lose up to two letters, four always kept ("work",
+/// "worked", "works"; not "working").
+pub(super) fn same_word(topic: &str, word: &str) -> bool {
+    let stem = |w: &str| -> String {
+        w.chars()
+            .take(w.chars().count().saturating_sub(2).max(4))
+            .collect()
+    };
+    word == topic || (word.len() >= 4 && stem(word) == stem(topic))
+}
+
+/// Whether `word` (lower-cased) is the first or second person.
+pub(super) fn person(word: &str) -> Option<Person> {
+    if FIRST_PERSON.contains(&word) {
+        Some(Person::First)
+    } else if SECOND_PERSON.contains(&word) {
+        Some(Person::Second)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_stems_and_topics() {
+        assert_eq!(
+            topic_words("What is the name of my pet iguana?"),
+            ["pet", "iguana"]
+        );
+        assert_eq!(
+            topic_words("What is Melanie's dog's name?"),
+            ["melanie", "dog"]
+        );
+        assert_eq!(sentences("One. Two!Three? "), ["One.", "Two!Three?"]);
+        assert_eq!(stem("races"), "race");
+        assert_eq!(stem("painting"), "paint");
+        assert_eq!(stem("was"), "was");
+        assert!(same_word("work", "worked"));
+        assert!(!same_word("work", "word"));
+        assert_eq!(person("my"), Some(Person::First));
+        assert_eq!(person("your"), Some(Person::Second));
+    }
+}

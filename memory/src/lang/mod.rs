@@ -1,0 +1,148 @@
+//! The language seam: everything in the memory that reads words goes
+//! through a [`Language`], chosen per message and per question by
+//! [`Lang`]. Each language owns its sentence splitting, words and stop
+//! words, stemming, first and second person, names, question cues, time
+//! phrases and extraction rules; what it produces is language-neutral
+//! ([`crate::Claim`]s with canonical predicates, [`TimeExpr`]s anchored
+//! by `when`), so consolidation and recall never name a language.
+//!
+//! | file | job |
+//! |---|---|
+//! | `mod.rs` | the [`Language`] trait, [`Lang`] (the languages served), what a question's words say |
+//! | `english/` | English: `claims.rs` (the rules), `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
+
+mod english;
+
+use crate::claim::{Claim, EpisodeView};
+pub(crate) use crate::when::TimePhrase;
+
+/// A language the memory reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Lang {
+    /// English.
+    #[default]
+    English,
+}
+
+impl Lang {
+    /// Every language served.
+    pub const ALL: [Lang; 1] = [Lang::English];
+
+    /// Its ISO 639-1 code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::English => "en",
+        }
+    }
+
+    /// The language of an ISO 639-1 code, if it is served.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
+    }
+
+    /// The language `text` is written in. English is the only one served
+    /// yet, so every text is English.
+    pub fn detect(_text: &str) -> Lang {
+        Lang::English
+    }
+
+    /// What reads this language.
+    pub(crate) fn reader(self) -> &'static dyn Language {
+        match self {
+            Lang::English => &english::English,
+        }
+    }
+}
+
+/// Whose a word is: the speaker's ("I", "my") or the one spoken to's
+/// ("you", "your").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Person {
+    First,
+    Second,
+}
+
+/// How a question ties its time to the tenant's own timeline ("before I
+/// moved to Berlin", "when I was at Tencent").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TimelineAnchor {
+    /// Just before the fact began (`true`), or at its start.
+    pub before: bool,
+    /// The word that said so, lower-cased ("before", "after", "when").
+    pub word: String,
+    /// What the fact's object is called in the question ("Berlin").
+    pub object: String,
+}
+
+/// What a question's words say, before the tenant's memory is consulted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct QuestionWords {
+    /// It speaks in the first person ("Where do I work?").
+    pub first_person: bool,
+    /// Spans that may be names, each with its readings most likely
+    /// first ("Did Alice" reads "Did Alice", then "Alice").
+    pub names: Vec<Vec<String>>,
+    /// Words that may be names written in lower case ("where does mia
+    /// live").
+    pub lower_words: Vec<String>,
+    /// It asks when, or for how long.
+    pub asks_when: bool,
+    /// It asks about the past without naming a time ("used to").
+    pub asks_past: bool,
+    /// It asks for several things ("What books has Tim read?").
+    pub asks_list: bool,
+    /// Its time, taken from the tenant's timeline.
+    pub anchor: Option<TimelineAnchor>,
+}
+
+/// Everything the memory asks of a language. An implementation reads
+/// only words: it never touches the store.
+pub(crate) trait Language: Send + Sync {
+    /// The claims `episode` makes, by this language's rules.
+    fn claims(&self, episode: &EpisodeView<'_>) -> Vec<Claim>;
+
+    /// Whether a message asks to be remembered ("remember that"): such
+    /// memories start more salient.
+    fn emphasised(&self, text: &str) -> bool;
+
+    /// Spans of `text` that may name someone or something, to be looked up
+    /// among the tenant's aliases.
+    fn mentions<'t>(&self, text: &'t str) -> Vec<&'t str>;
+
+    /// Every time phrase in `text`, by the rank of the pattern that read
+    /// it, then left to right (the order `when::find` relies on).
+    fn time_phrases(&self, text: &str) -> Vec<TimePhrase>;
+
+    /// What a question's words say.
+    fn read_question(&self, question: &str) -> QuestionWords;
+
+    /// The parts of a question that asks several things ("Where do I work
+    /// and where do I live?"); one part for one that does not.
+    fn question_parts(&self, question: &str) -> Vec<String>;
+
+    /// The sentences of `text`, trimmed, none empty.
+    fn sentences<'t>(&self, text: &'t str) -> Vec<&'t str>;
+
+    /// The words of `text` as they are compared: lower-cased, a possessive
+    /// dropped.
+    fn words(&self, text: &str) -> Vec<String>;
+
+    /// A word's stem, so inflections of one word compare equal.
+    fn stem(&self, word: &str) -> String;
+
+    /// Whether `word` carries no topic of its own ("the", "what", "you").
+    fn is_stop_word(&self, word: &str) -> bool;
+
+    /// The words of a question that say what it is about.
+    fn topic_words(&self, question: &str) -> Vec<String>;
+
+    /// Whether `word`, from a text, is the topic word `topic` or one of
+    /// its inflections.
+    fn same_word(&self, topic: &str, word: &str) -> bool;
+
+    /// Whether `word` is the first or second person.
+    fn person(&self, word: &str) -> Option<Person>;
+}
