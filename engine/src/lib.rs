@@ -59,6 +59,7 @@ pub use retrieval::default_embedder::{
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;
+pub use retrieval::words::{is_han, words};
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};

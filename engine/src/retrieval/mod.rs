@@ -19,6 +19,7 @@ pub(crate) mod indexes;
 pub mod minilm;
 pub(crate) mod text;
 pub(crate) mod vector;
+pub mod words;
 
 mod bm25;
 mod hops;

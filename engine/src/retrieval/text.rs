@@ -19,10 +19,11 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
+use super::words::WordTokenizer;
 use crate::error::{Error, Result, RetrievalError};
 use roaring::RoaringBitmap;
 
@@ -55,12 +56,13 @@ pub(crate) struct TextIndex {
 }
 
 /// The tantivy analyzer for `analyzer`, and the name it is registered
-/// under. Both cut on non-alphanumerics, drop tokens over 40 bytes (base64,
-/// URLs) and lower-case; English also drops English stop words (tantivy's
+/// under. Both cut text into words (`words.rs`: on non-alphanumerics, and
+/// Chinese by its dictionary), drop tokens over 40 bytes (base64, URLs)
+/// and lower-case; English also drops English stop words (tantivy's
 /// list, Lucene's) and stems (Snowball).
 fn analyzer_of(analyzer: TextSearch) -> Result<(&'static str, TextAnalyzer)> {
     let base = || {
-        TextAnalyzer::builder(SimpleTokenizer::default())
+        TextAnalyzer::builder(WordTokenizer::default())
             .filter(RemoveLongFilter::limit(40))
             .filter(LowerCaser)
     };
@@ -405,5 +407,21 @@ mod tests {
         assert!(found(TextSearch::Simple, &texts, "move").is_empty());
         assert_eq!(found(TextSearch::Simple, &texts, "MOVED"), [0]);
         assert_eq!(found(TextSearch::Simple, &texts, "the"), [1, 2]);
+    }
+
+    #[test]
+    fn chinese_is_searched_by_its_words() {
+        let long = "我去年夏天和我的姐姐一起去北京旅游然后我们又去了上海参观了很多博物馆和公园非常开心";
+        let texts = ["我在腾讯工作。", "我刚加入了月之暗面！", long, "I work at Tencent"];
+        for analyzer in [TextSearch::English, TextSearch::Simple] {
+            // A two-character word inside a clause is found.
+            assert_eq!(found(analyzer, &texts, "腾讯"), [0]);
+            assert_eq!(found(analyzer, &texts, "我在哪里工作？"), [0, 1, 2]);
+            // A clause of 40 characters and more is indexed, word by word.
+            assert_eq!(found(analyzer, &texts, "博物馆"), [2]);
+            // A name the dictionary does not know is found by its
+            // characters.
+            assert_eq!(found(analyzer, &texts, "月之暗面"), [1]);
+        }
     }
 }
