@@ -12,7 +12,9 @@ pub enum Error {
     Engine(#[from] chronolog_engine::Error),
     /// A tenant name that cannot be used: empty, too long, or with a
     /// character outside letters, digits and `_ - . @`.
-    #[error("bad tenant name {0:?}: use 1 to 128 letters, digits, `_`, `-`, `.` or `@`")]
+    #[error(
+        "bad tenant name {0:?}: use 1 to 128 bytes of letters (any script), digits, `_`, `-`, `.` or `@`"
+    )]
     BadTenant(String),
     /// A message without a role (who said it).
     #[error("a message needs a role (who said it)")]

@@ -397,7 +397,7 @@ pub(crate) fn check_tenant(tenant: &str) -> Result<()> {
         && tenant.len() <= 128
         && tenant
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'));
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'));
     if ok {
         Ok(())
     } else {

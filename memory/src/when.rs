@@ -114,6 +114,12 @@ pub enum TimeExpr {
     Weekday(Toward, Weekday),
     /// A month (1 to 12) near the message.
     NamedMonth(Toward, i8),
+    /// A weekday of the week `step` weeks from the message's own ("上周三",
+    /// Wednesday of last week, whatever day the message was said on).
+    WeekdayOfWeek(i64, Weekday),
+    /// A month (1 to 12) of the year `step` years from the message's own
+    /// ("去年三月", "letztes Jahr im März").
+    MonthOfYear(i64, i8),
 }
 
 /// A time phrase a language found: its byte range, its meaning, and the
@@ -243,6 +249,15 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
                 }
             }
             days(d, 1)
+        }
+        TimeExpr::WeekdayOfWeek(step, target) => {
+            let monday = shift(week_start(day), step, Unit::Week)?;
+            let offset = i64::from(target.to_monday_zero_offset());
+            days(shift(monday, offset, Unit::Day)?, 1)
+        }
+        TimeExpr::MonthOfYear(step, m) => {
+            let y = day.year().checked_add(i16::try_from(step).ok()?)?;
+            month_period(y, m)
         }
         TimeExpr::NamedMonth(toward, m) => {
             let this_year = Date::new(day.year(), m, 1).ok()?;
@@ -378,6 +393,12 @@ mod tests {
             )),
             "2023-05-19 .. 2023-05-20"
         );
+        // 2023-05-17 is a Wednesday: Monday of last week is the 8th.
+        assert_eq!(
+            r(TimeExpr::WeekdayOfWeek(-1, Weekday::Friday)),
+            "2023-05-12 .. 2023-05-13"
+        );
+        assert_eq!(r(TimeExpr::MonthOfYear(-1, 3)), "2022-03-01 .. 2022-04-01");
         // Dates that do not exist, and years out of range, are nothing.
         assert_eq!(
             r(TimeExpr::Day {

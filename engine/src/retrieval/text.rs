@@ -411,8 +411,14 @@ mod tests {
 
     #[test]
     fn chinese_is_searched_by_its_words() {
-        let long = "我去年夏天和我的姐姐一起去北京旅游然后我们又去了上海参观了很多博物馆和公园非常开心";
-        let texts = ["我在腾讯工作。", "我刚加入了月之暗面！", long, "I work at Tencent"];
+        let long =
+            "我去年夏天和我的姐姐一起去北京旅游然后我们又去了上海参观了很多博物馆和公园非常开心";
+        let texts = [
+            "我在腾讯工作。",
+            "我刚加入了月之暗面！",
+            long,
+            "I work at Tencent",
+        ];
         for analyzer in [TextSearch::English, TextSearch::Simple] {
             // A two-character word inside a clause is found.
             assert_eq!(found(analyzer, &texts, "腾讯"), [0]);

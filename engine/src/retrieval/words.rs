@@ -103,11 +103,17 @@ impl TokenStream for WordStream<'_> {
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next.saturating_sub(1).min(self.tokens.len().saturating_sub(1))]
+        &self.tokens[self
+            .next
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1))]
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        let i = self.next.saturating_sub(1).min(self.tokens.len().saturating_sub(1));
+        let i = self
+            .next
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1));
         &mut self.tokens[i]
     }
 }
@@ -149,7 +155,8 @@ mod tests {
         let offsets: Vec<usize> = words("我在腾讯").into_iter().map(|(at, _)| at).collect();
         assert_eq!(offsets, [0, 3, 6]);
         // A clause of 40 characters is words, none dropped for length.
-        let long = "我去年夏天和我的姐姐一起去北京旅游然后我们又去了上海参观了很多博物馆和公园非常开心";
+        let long =
+            "我去年夏天和我的姐姐一起去北京旅游然后我们又去了上海参观了很多博物馆和公园非常开心";
         assert!(long.chars().count() >= 40);
         assert!(words(long).iter().all(|(_, w)| w.len() <= 40));
         assert!(cut(long).contains(&"博物馆"));

@@ -10,7 +10,9 @@
 //! |---|---|
 //! | `mod.rs` | the [`Language`] trait, [`Lang`] (the languages served), what a question's words say |
 //! | `english/` | English: `claims.rs` (the rules), `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
+//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs`, `time.rs`, `question.rs` |
 
+mod chinese;
 mod english;
 
 use crate::claim::{Claim, EpisodeView};
@@ -23,16 +25,19 @@ pub enum Lang {
     /// English.
     #[default]
     English,
+    /// Chinese (Mandarin, in simplified or traditional characters).
+    Chinese,
 }
 
 impl Lang {
     /// Every language served.
-    pub const ALL: [Lang; 1] = [Lang::English];
+    pub const ALL: [Lang; 2] = [Lang::English, Lang::Chinese];
 
     /// Its ISO 639-1 code.
     pub fn code(self) -> &'static str {
         match self {
             Lang::English => "en",
+            Lang::Chinese => "zh",
         }
     }
 
@@ -43,16 +48,28 @@ impl Lang {
             .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
     }
 
-    /// The language `text` is written in. English is the only one served
-    /// yet, so every text is English.
-    pub fn detect(_text: &str) -> Lang {
-        Lang::English
+    /// The language `text` is written in, of those served. Chinese is told
+    /// by its script: a text whose letters are at least a quarter Han
+    /// characters is Chinese ("我用iPhone拍照" is); anything else is
+    /// English.
+    pub fn detect(text: &str) -> Lang {
+        let (mut han, mut letters) = (0usize, 0usize);
+        for c in text.chars().filter(|c| c.is_alphabetic()) {
+            letters += 1;
+            han += usize::from(chronolog_engine::is_han(c));
+        }
+        if han > 0 && han * 4 >= letters {
+            Lang::Chinese
+        } else {
+            Lang::English
+        }
     }
 
     /// What reads this language.
     pub(crate) fn reader(self) -> &'static dyn Language {
         match self {
             Lang::English => &english::English,
+            Lang::Chinese => &chinese::Chinese,
         }
     }
 }
@@ -145,4 +162,23 @@ pub(crate) trait Language: Send + Sync {
 
     /// Whether `word` is the first or second person.
     fn person(&self, word: &str) -> Option<Person>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_is_chinese_by_its_script() {
+        assert_eq!(Lang::detect("我在腾讯工作。"), Lang::Chinese);
+        assert_eq!(Lang::detect("我用iPhone拍照"), Lang::Chinese);
+        assert_eq!(Lang::detect("I work at Tencent."), Lang::English);
+        assert_eq!(
+            Lang::detect("I love 火锅 and dumplings, really a lot"),
+            Lang::English
+        );
+        assert_eq!(Lang::detect(""), Lang::English);
+        assert_eq!(Lang::from_code("ZH"), Some(Lang::Chinese));
+        assert_eq!(Lang::from_code("xx"), None);
+    }
 }

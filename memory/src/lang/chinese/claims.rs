@@ -1,0 +1,634 @@
+//! Chinese claims: regular expressions over each clause of a message, the
+//! same relations the English rules read (work, home, names and family,
+//! pets and possessions, tastes, plans and events, changes and
+//! withdrawals), with the same canonical predicates, so a job change told
+//! in Chinese supersedes as it does in English.
+//!
+//! Chinese drops a subject the clause before already gave ("我离开了腾讯，
+//! 加入了月之暗面"): a clause without one takes the previous clause's.
+
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+use super::Chinese;
+use super::time::number;
+use crate::claim::{Claim, ClaimKind, EpisodeView, Subject};
+use crate::when::{self, When};
+
+/// How a rule's match becomes a claim.
+struct Rule {
+    re: Regex,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+}
+
+enum Predicate {
+    Fixed(&'static str),
+    /// A family word, mapped to its canonical predicate.
+    Family,
+    /// `favorite_` and the category, mapped.
+    Favorite,
+    /// An event verb, mapped to its canonical predicate.
+    Event,
+}
+
+/// Who: the speaker, or a pronoun to resolve.
+const SUBJECT: &str = r"(?P<s>我们|我|他们|他|她们|她)";
+/// An object running to the clause's end (cut later by [`clean`]).
+const OBJECT: &str = r"(?P<o>[^，。！？,.!?；;、\s]+)";
+/// An object ended by what the pattern says next (`在{OW}工作`).
+const OBJECT_WITHIN: &str = r"(?P<o>[^，。！？,.!?；;、\s]{1,20}?)";
+/// A name: two to four Han characters, or a capitalised Latin word.
+const NAME: &str = r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和)";
+const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实)*";
+
+/// Family words and the canonical predicate each names, longer words
+/// first where one starts another.
+const FAMILY: &[(&str, &str)] = &[
+    ("姐姐", "sister"),
+    ("妹妹", "sister"),
+    ("哥哥", "brother"),
+    ("弟弟", "brother"),
+    ("妈妈", "mother"),
+    ("母亲", "mother"),
+    ("爸爸", "father"),
+    ("父亲", "father"),
+    ("妻子", "wife"),
+    ("老婆", "wife"),
+    ("太太", "wife"),
+    ("丈夫", "husband"),
+    ("老公", "husband"),
+    ("男朋友", "boyfriend"),
+    ("男友", "boyfriend"),
+    ("女朋友", "girlfriend"),
+    ("女友", "girlfriend"),
+    ("儿子", "son"),
+    ("女儿", "daughter"),
+    ("最好的朋友", "best_friend"),
+    ("朋友", "friend"),
+    ("表姐", "cousin"),
+    ("表妹", "cousin"),
+    ("表哥", "cousin"),
+    ("表弟", "cousin"),
+    ("堂姐", "cousin"),
+    ("堂妹", "cousin"),
+    ("堂哥", "cousin"),
+    ("堂弟", "cousin"),
+    ("阿姨", "aunt"),
+    ("姑姑", "aunt"),
+    ("叔叔", "uncle"),
+    ("舅舅", "uncle"),
+    ("奶奶", "grandmother"),
+    ("外婆", "grandmother"),
+    ("姥姥", "grandmother"),
+    ("爷爷", "grandfather"),
+    ("外公", "grandfather"),
+    ("姥爷", "grandfather"),
+    ("老板", "boss"),
+    ("上司", "boss"),
+    ("同事", "colleague"),
+    ("室友", "roommate"),
+    ("未婚妻", "fiancee"),
+    ("未婚夫", "fiance"),
+    ("外甥女", "niece"),
+    ("侄女", "niece"),
+    ("外甥", "nephew"),
+    ("侄子", "nephew"),
+];
+
+const PETS: &str = "小狗|小猫|狗狗|猫咪|狗|猫|鹦鹉|小鸟|鸟|仓鼠|兔子|金鱼|鱼|乌龟|蛇|马|豚鼠";
+
+/// Event verbs and their canonical predicates.
+const EVENTS: &[(&str, &str)] = &[
+    ("去了", "went_to"),
+    ("参加了", "attended"),
+    ("参观了", "visited"),
+    ("访问了", "visited"),
+    ("报名参加了", "signed_up_for"),
+    ("报名了", "signed_up_for"),
+    ("完成了", "finished"),
+    ("毕业于", "graduated_from"),
+    ("开始学", "started"),
+    ("开始了", "started"),
+];
+
+/// Favourite categories and their canonical names.
+const FAVORITES: &[(&str, &str)] = &[
+    ("颜色", "color"),
+    ("食物", "food"),
+    ("菜", "food"),
+    ("电影", "movie"),
+    ("书", "book"),
+    ("运动", "sport"),
+    ("歌手", "singer"),
+    ("歌", "song"),
+    ("动物", "animal"),
+    ("城市", "city"),
+    ("季节", "season"),
+    ("水果", "fruit"),
+    ("饮料", "drink"),
+];
+
+/// Job titles end so: "药剂师", "程序员", "医生".
+const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经理|作家|记者|司机|工人|学生|教授|主管|总监|会计|演员|歌手|警察|农民|店长|老板|画家|研究员))";
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let alternatives = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(word, _)| *word)
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let (family, events, favorites) = (
+        alternatives(FAMILY),
+        alternatives(EVENTS),
+        alternatives(FAVORITES),
+    );
+    let rule = |re: &str, predicate, kind, object_kind, confidence| {
+        let re = re
+            .replace("{S}", SUBJECT)
+            .replace("{A}", ADVERBS)
+            .replace("{OW}", OBJECT_WITHIN)
+            .replace("{O}", OBJECT)
+            .replace("{NAME}", NAME)
+            .replace("{TITLE}", TITLE)
+            .replace("{FAMILY}", &family)
+            .replace("{PETS}", PETS)
+            .replace("{EVENTS}", &events)
+            .replace("{FAVORITES}", &favorites);
+        Rule {
+            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+            predicate,
+            kind,
+            object_kind,
+            confidence,
+        }
+    };
+    use ClaimKind::*;
+    use Predicate::*;
+    let work = Some("organisation");
+    let place = Some("place");
+    vec![
+        // Withdrawals first: "我没有加入X" must not read as work.
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)(?:真正)?(?:加入|入职|去)(?:过)?{O}",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)在{OW}(?:工作|上班)",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)(?:住在|住过|搬到|搬去)(?:过)?{O}",
+            Fixed("lives_in"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        // Work.
+        rule(
+            r"{S}{A}(?:不再|不)在{OW}(?:工作|上班)",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:从)?{OW}(?:离职|辞职)",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(r"{S}{A}(?:辞职|离职)", Fixed("works_at"), Ended, work, 0.6),
+        rule(
+            r"{S}{A}(?:离开了|离开|辞去了)(?:在)?{O}",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(
+            r"{S}{A}在{OW}(?:工作|上班|任职|实习)",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:加入了|加入|入职了|入职|跳槽到了|跳槽到|跳槽去了|跳槽去)(?:了)?{O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        rule(
+            r"我的?(?:新)?(?:公司|工作单位|雇主)是{O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:是|当了|当|做|担任)(?:一名|一个|一位|个|名)?{TITLE}",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Home.
+        rule(
+            r"{S}{A}(?:不再|不)住在{O}",
+            Fixed("lives_in"),
+            Ended,
+            place,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:搬离了|搬离|搬出了|搬出)(?:了)?{O}",
+            Fixed("lives_in"),
+            Ended,
+            place,
+            0.7,
+        ),
+        rule(r"{S}{A}住在{O}", Fixed("lives_in"), Holds, place, 0.8),
+        rule(
+            r"{S}{A}(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:是)(?P<o>\p{Han}{2,6}?)人",
+            Fixed("from"),
+            Holds,
+            place,
+            0.6,
+        ),
+        rule(r"{S}{A}来自{O}", Fixed("from"), Holds, place, 0.6),
+        // Names, age, family.
+        rule(r"我(?:的名字)?叫{NAME}", Fixed("name"), Holds, None, 0.9),
+        rule(r"我的名字是{NAME}", Fixed("name"), Holds, None, 0.9),
+        rule(
+            r"{S}{A}(?:今年)?(?P<o>\d{1,3}|[一二三四五六七八九十]{1,3})岁",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"我的?(?P<rel>{FAMILY})(?:叫|名叫|的名字是|的名字叫|是){NAME}",
+            Family,
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        // Pets and possessions.
+        rule(
+            r"我的?(?:{PETS})(?:叫|名叫|的名字是|的名字叫){NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|两只|三只|只|条)(?P<o>{PETS})",
+            Fixed("has_pet"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:买了|购买了|入手了)(?:一辆|一台|一部|一个|一套|一只|一件|辆|台|部|个|套|件)?{O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Tastes: dislikes before likes.
+        rule(
+            r"{S}{A}(?:很|非常|特别)?(?:不喜欢|讨厌|不爱|受不了|不再喜欢|不太喜欢)(?:吃|喝|看|玩|听)?{O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:很|非常|特别|还是)?(?:喜欢|热爱|爱上了|迷上了|爱)(?:吃|喝|看|玩|听)?{O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.65,
+        ),
+        rule(
+            r"我最喜欢的(?P<cat>{FAVORITES})是{O}",
+            Favorite,
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S}{A}(?:从(?P<from>[^，。！？,.!?；;]+?))?(?:换成了|换成|改用了|改用|换到了)(?P<o>[^，。！？,.!?；;、\s]+)",
+            Fixed("uses"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Plans and events.
+        rule(
+            r"{S}{A}(?:打算|计划|准备)(?P<o>[^，。！？,.!?；;、\s]+)",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.55,
+        ),
+        rule(r"{S}{A}(?P<v>{EVENTS}){O}", Event, Happened, None, 0.5),
+    ]
+});
+
+/// The claims `episode` makes.
+pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for sentence in episode
+        .text
+        .split(['。', '！', '？', '!', '?', '\n', '；', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let mut subject = "";
+        for clause in sentence.split(['，', ',']).map(str::trim) {
+            // A clause without its own subject takes the previous one's.
+            let own = SUBJECT_AT.find(clause).map(|m| m.as_str());
+            let clause = match own {
+                Some(s) => {
+                    subject = s;
+                    clause.to_string()
+                }
+                None => format!("{subject}{clause}"),
+            };
+            // The time phrase is read, then taken out: it stands anywhere
+            // in a Chinese clause ("我上周加入了X"), often between the
+            // subject and its verb.
+            let found = when::find(&Chinese, &clause, episode.at, false);
+            let clause = match found {
+                Some(f) => format!("{}{}", &clause[..f.start], &clause[f.end..]),
+                None => clause,
+            };
+            read_clause(&clause, sentence, found.map(|f| f.when), &mut claims);
+        }
+    }
+    claims
+}
+
+static SUBJECT_AT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(SUBJECT).unwrap_or_else(|e| unreachable!("{e}")));
+
+/// The claims of one clause; `sentence` is what a claim quotes.
+fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut Vec<Claim>) {
+    // Spans already read are not read again by a looser rule.
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    for rule in RULES.iter() {
+        for caps in rule.re.captures_iter(clause) {
+            let Some(whole) = caps.get(0) else { continue };
+            if taken
+                .iter()
+                .any(|&(s, e)| whole.start() < e && s < whole.end())
+            {
+                continue;
+            }
+            let mut made = claims_of(rule, &caps, sentence, valid);
+            if !made.is_empty() {
+                taken.push((whole.start(), whole.end()));
+                claims.append(&mut made);
+            }
+        }
+    }
+}
+
+fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<When>) -> Vec<Claim> {
+    let subject = match caps.name("s").map(|m| m.as_str()) {
+        None | Some("我" | "我们") => Subject::Speaker,
+        Some(pronoun) => Subject::Pronoun(pronoun.to_string()),
+    };
+    let predicate = match &rule.predicate {
+        Predicate::Fixed(p) => (*p).to_string(),
+        Predicate::Family => lookup(FAMILY, caps.name("rel").map_or("", |m| m.as_str())),
+        Predicate::Favorite => {
+            let category = lookup(FAVORITES, caps.name("cat").map_or("", |m| m.as_str()));
+            format!("favorite_{category}")
+        }
+        Predicate::Event => lookup(EVENTS, caps.name("v").map_or("", |m| m.as_str())),
+    };
+    let object = caps.name("o").and_then(|m| clean(m.as_str(), &predicate));
+    let claim = |object: String, kind: ClaimKind| Claim {
+        subject: subject.clone(),
+        predicate: predicate.clone(),
+        object,
+        object_kind: rule.object_kind,
+        kind,
+        valid,
+        text: sentence.to_string(),
+        confidence: rule.confidence,
+    };
+    let Some(object) = object else {
+        // "我辞职了": ends whatever job there was.
+        if rule.kind == ClaimKind::Ended && predicate == "works_at" {
+            return vec![claim(String::new(), ClaimKind::Ended)];
+        }
+        return Vec::new();
+    };
+    let mut out = vec![claim(object, rule.kind)];
+    // "从安卓换成了iPhone": the old one ended when the new began.
+    if let Some(from) = caps
+        .name("from")
+        .and_then(|m| clean(m.as_str(), &predicate))
+    {
+        out.push(claim(from, ClaimKind::Ended));
+    }
+    out
+}
+
+fn lookup(pairs: &[(&str, &str)], word: &str) -> String {
+    pairs
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or_else(String::new, |(_, p)| (*p).to_string())
+}
+
+/// Words that end an object: a new clause, a particle, an adverb of time.
+const OBJECT_END: &[&str] = &[
+    "已经",
+    "的时候",
+    "以后",
+    "之后",
+    "以前",
+    "之前",
+    "因为",
+    "但是",
+    "而且",
+    "所以",
+    "然后",
+    "并且",
+    "工作",
+    "上班",
+    "了",
+    "呢",
+    "吧",
+    "啊",
+    "呀",
+    "啦",
+    "哦",
+    "嘛",
+    "吗",
+];
+
+/// Measure words and articles that open an object ("一家公司").
+const OBJECT_START: &[&str] = &[
+    "了", "一家", "一所", "一个", "一只", "一条", "一辆", "一台", "一部", "一套", "一件", "一些",
+    "一点",
+];
+
+/// Pronouns and demonstratives: the thing is not in the clause.
+const VAGUE: &[&str] = &[
+    "你", "你们", "他", "她", "它", "他们", "她们", "它们", "这", "那", "这个", "那个", "这里",
+    "那里", "这儿", "那儿", "什么", "自己", "大家", "我", "我们",
+];
+
+/// The object as said, cut where its clause ends; for a job or a home
+/// only what follows the last 的 ("深圳的腾讯" is 腾讯). `None` when
+/// nothing is left, it is vague, or too long to be one thing.
+fn clean(raw: &str, predicate: &str) -> Option<String> {
+    let mut text = raw.trim();
+    for opener in OBJECT_START {
+        if let Some(rest) = text.strip_prefix(opener) {
+            text = rest;
+            break;
+        }
+    }
+    let end = OBJECT_END
+        .iter()
+        .filter_map(|w| text.find(w))
+        .filter(|&i| i > 0)
+        .min()
+        .unwrap_or(text.len());
+    let mut text = &text[..end];
+    if matches!(predicate, "works_at" | "lives_in")
+        && let Some((_, after)) = text.rsplit_once('的')
+    {
+        text = after;
+    }
+    let text = text.trim_end_matches(['的', '了']).trim();
+    let chars = text.chars().count();
+    if chars == 0
+        || chars > 12
+        || VAGUE.contains(&text)
+        || text.starts_with(['了', '你', '我', '他', '她', '它', '这', '那'])
+    {
+        return None;
+    }
+    // "我是中国人" says where one is from; "我是一个好人" does not.
+    if predicate == "from" && text.contains(['一', '个', '很', '好', '坏']) {
+        return None;
+    }
+    // An age said in numerals is written in digits.
+    if predicate == "age" {
+        return number(text).map(|n| n.to_string());
+    }
+    Some(text.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Lang;
+    use chronolog_engine::Timestamp;
+
+    fn claims(text: &str) -> Vec<String> {
+        let at = Timestamp::parse("2023-05-17").expect("time");
+        let episode = EpisodeView {
+            id: "e1",
+            role: "user",
+            text,
+            at,
+            lang: Lang::Chinese,
+        };
+        super::claims(&episode)
+            .into_iter()
+            .map(|c| {
+                let who = match c.subject {
+                    Subject::Speaker => "我".to_string(),
+                    Subject::Named(n) => n,
+                    Subject::Pronoun(p) => p,
+                };
+                let when = c
+                    .valid
+                    .and_then(|w| when::date_of(w.from))
+                    .map_or(String::new(), |d| format!(" @{d}"));
+                format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn work_home_and_changes() {
+        assert_eq!(claims("我在腾讯工作。"), ["Holds 我 works_at 腾讯"]);
+        assert_eq!(
+            claims("我刚加入了月之暗面！"),
+            ["Holds 我 works_at 月之暗面"]
+        );
+        assert_eq!(
+            claims("我离开了腾讯，加入了月之暗面"),
+            ["Ended 我 works_at 腾讯", "Holds 我 works_at 月之暗面"]
+        );
+        assert_eq!(claims("我在深圳的腾讯工作"), ["Holds 我 works_at 腾讯"]);
+        assert_eq!(
+            claims("去年三月我搬到了北京"),
+            ["Holds 我 lives_in 北京 @2022-03-01"]
+        );
+        assert_eq!(claims("我住在上海"), ["Holds 我 lives_in 上海"]);
+        assert_eq!(
+            claims("其实我没有加入字节跳动，那是谣言"),
+            ["Withdrawn 我 works_at 字节跳动"]
+        );
+        assert_eq!(claims("我是一名药剂师"), ["Holds 我 job_title 药剂师"]);
+        assert_eq!(claims("我辞职了"), ["Ended 我 works_at "]);
+        // A time between the subject and its verb is read and stepped over.
+        assert_eq!(
+            claims("我上周加入了OpenAI。"),
+            ["Holds 我 works_at OpenAI @2023-05-08"]
+        );
+        // Someone else's job is not the speaker's.
+        assert!(claims("我妈妈在腾讯工作").is_empty());
+    }
+
+    #[test]
+    fn people_pets_and_tastes() {
+        assert_eq!(claims("我的姐姐叫李娜"), ["Holds 我 sister 李娜"]);
+        assert_eq!(claims("我妹妹叫王芳。"), ["Holds 我 sister 王芳"]);
+        assert_eq!(claims("我养了一只猫"), ["Holds 我 has_pet 猫"]);
+        assert_eq!(claims("我的狗叫旺财"), ["Holds 我 has_pet 旺财"]);
+        assert_eq!(claims("我喜欢吃火锅"), ["Holds 我 likes 火锅"]);
+        assert_eq!(claims("我不喜欢香菜"), ["Holds 我 dislikes 香菜"]);
+        assert_eq!(
+            claims("我最喜欢的颜色是绿色"),
+            ["Holds 我 favorite_color 绿色"]
+        );
+        assert_eq!(claims("我今年三十岁"), ["Holds 我 age 30 @2023-01-01"]);
+        assert_eq!(claims("我是中国人"), ["Holds 我 from 中国"]);
+        assert!(claims("我是一个好人").is_empty());
+        assert!(claims("我的朋友很多").is_empty());
+        assert_eq!(claims("我爱你"), Vec::<String>::new());
+        assert_eq!(claims("今天天气很好"), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,224 @@
+//! Chinese (Mandarin, simplified and traditional characters alike): words
+//! are the engine's (`chronolog_engine::words`, jieba's dictionary), so
+//! the gate compares exactly the words `bm25` indexed; there is no stem
+//! and no case; 我/我们 are the first person, 你/您 the second.
+
+mod claims;
+mod question;
+mod time;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Language, Person, QuestionWords, TimePhrase};
+use crate::claim::{Claim, EpisodeView};
+
+/// The Chinese reader.
+pub(super) struct Chinese;
+
+/// Words that carry no topic of their own: particles, pronouns, question
+/// words, the commonest verbs and adverbs.
+const STOP: &[&str] = &[
+    "的",
+    "了",
+    "是",
+    "在",
+    "我",
+    "你",
+    "您",
+    "他",
+    "她",
+    "它",
+    "我们",
+    "你们",
+    "他们",
+    "她们",
+    "吗",
+    "呢",
+    "吧",
+    "啊",
+    "呀",
+    "和",
+    "与",
+    "也",
+    "都",
+    "就",
+    "还",
+    "又",
+    "很",
+    "什么",
+    "哪里",
+    "哪儿",
+    "哪",
+    "谁",
+    "怎么",
+    "怎样",
+    "为什么",
+    "几",
+    "多少",
+    "这",
+    "那",
+    "这个",
+    "那个",
+    "一个",
+    "有",
+    "没有",
+    "个",
+    "么",
+    "请",
+    "告诉",
+    "记得",
+    "知道",
+    "现在",
+    "以前",
+    "之前",
+    "过",
+    "着",
+    "把",
+    "被",
+    "给",
+    "对",
+    "从",
+    "到",
+    "为",
+    "上",
+    "下",
+    "里",
+    "中",
+    "啦",
+    "嗯",
+    "哦",
+    "名字",
+    "叫",
+    "什么样",
+    "哪个",
+    "哪些",
+    "时候",
+    "什么时候",
+    "多久",
+    "会",
+    "要",
+    "想",
+    "能",
+    "可以",
+    "吗",
+    "得",
+    "地",
+    "去",
+    "做",
+    "说",
+    "让",
+    "自己",
+    "东西",
+    "事",
+    "事情",
+    "一下",
+];
+
+/// The words of `text`, lower-cased, as the engine cuts them.
+fn words(text: &str) -> Vec<String> {
+    chronolog_engine::words(text)
+        .into_iter()
+        .map(|(_, w)| w.to_lowercase())
+        .collect()
+}
+
+impl Language for Chinese {
+    fn claims(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
+        claims::claims(episode)
+    }
+
+    fn emphasised(&self, text: &str) -> bool {
+        static EMPHASIS: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"记住|记得|别忘了|不要忘记|不要忘了|重要|请注意")
+                .unwrap_or_else(|e| unreachable!("{e}"))
+        });
+        EMPHASIS.is_match(text)
+    }
+
+    fn mentions<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        // No capitals: every word of two characters or more, and every
+        // Latin word, may be a name the tenant knows.
+        chronolog_engine::words(text)
+            .into_iter()
+            .map(|(_, w)| w)
+            .filter(|w| w.chars().count() >= 2 && !STOP.contains(w))
+            .collect()
+    }
+
+    fn time_phrases(&self, text: &str) -> Vec<TimePhrase> {
+        time::phrases(text)
+    }
+
+    fn read_question(&self, question: &str) -> QuestionWords {
+        question::read(question)
+    }
+
+    fn question_parts(&self, question: &str) -> Vec<String> {
+        question::parts(question)
+    }
+
+    fn sentences<'t>(&self, text: &'t str) -> Vec<&'t str> {
+        text.split_inclusive(['。', '！', '？', '!', '?', '；', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    fn words(&self, text: &str) -> Vec<String> {
+        words(text)
+    }
+
+    fn stem(&self, word: &str) -> String {
+        word.to_string()
+    }
+
+    fn is_stop_word(&self, word: &str) -> bool {
+        STOP.contains(&word)
+    }
+
+    fn topic_words(&self, question: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for w in words(question) {
+            if !STOP.contains(&w.as_str()) && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+
+    fn same_word(&self, topic: &str, word: &str) -> bool {
+        // The dictionary cuts a phrase differently by what is around it
+        // ("我的猫叫什么" has 猫叫, "我养了一只猫" has 猫): one word inside
+        // the other is the same topic.
+        !word.is_empty() && (topic.contains(word) || word.contains(topic))
+    }
+
+    fn person(&self, word: &str) -> Option<Person> {
+        match word {
+            "我" | "我们" | "咱们" | "我的" => Some(Person::First),
+            "你" | "您" | "你们" | "你的" => Some(Person::Second),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_topics_and_persons() {
+        assert_eq!(Chinese.topic_words("我在哪里工作？"), ["工作"]);
+        assert!(Chinese.same_word("猫叫", "猫"));
+        assert!(!Chinese.same_word("工作", "猫"));
+        assert_eq!(Chinese.person("我"), Some(Person::First));
+        assert_eq!(Chinese.person("您"), Some(Person::Second));
+        assert_eq!(
+            Chinese.sentences("我在腾讯工作。你呢？"),
+            ["我在腾讯工作。", "你呢？"]
+        );
+        assert!(Chinese.emphasised("请记住我对花生过敏"));
+    }
+}

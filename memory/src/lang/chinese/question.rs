@@ -1,0 +1,99 @@
+//! How a Chinese question reads: whether it speaks in the first person
+//! (我), asks when (什么时候, 多久), about the past (以前, 曾经) or for
+//! several things (哪些), and how it ties its time to the tenant's
+//! timeline ("我搬到北京之前").
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{STOP, words};
+use crate::lang::{QuestionWords, TimelineAnchor};
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
+static WHEN_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"什么时候|多久|多长时间|哪一年|哪年|几月|哪个月|哪天|哪一天|何时|几号"));
+static PAST_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"以前|之前|过去|曾经|原来|从前|当初|一开始|不再"));
+static LIST_WORDS: LazyLock<Regex> = LazyLock::new(|| re(r"哪些|都有什么|有哪几"));
+/// "我搬到北京之前", "我在腾讯工作的时候": a fact's object, then the
+/// word placing the question against it.
+static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:搬到|住在|在|去|加入|离开)(?P<x>\p{Han}{2,8}?)(?:工作|上班)?(?P<dir>之前|以前|之后|以后|的时候|时)",
+    )
+});
+static PARTS: LazyLock<Regex> = LazyLock::new(|| re(r"[？?]|，?还有|，?另外|，?以及"));
+
+/// What `question`'s words say.
+pub(super) fn read(question: &str) -> QuestionWords {
+    let anchor = ANCHOR.captures(question).and_then(|caps| {
+        let (x, dir) = (caps.name("x")?, caps.name("dir")?);
+        Some(TimelineAnchor {
+            before: matches!(dir.as_str(), "之前" | "以前"),
+            word: dir.as_str().to_string(),
+            object: x.as_str().to_string(),
+        })
+    });
+    // Chinese has no capitals to tell a name: every word of two
+    // characters or more that is no stop word may be one the tenant
+    // knows, and none is taken for an unknown name.
+    let lower_words = words(question)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 2 && !STOP.contains(&w.as_str()))
+        .collect();
+    QuestionWords {
+        first_person: question.contains('我'),
+        names: Vec::new(),
+        lower_words,
+        asks_when: WHEN_WORDS.is_match(question),
+        asks_past: PAST_WORDS.is_match(question) && anchor.is_none(),
+        asks_list: LIST_WORDS.is_match(question),
+        anchor,
+    }
+}
+
+/// The parts of a question that asks several things ("我在哪里工作？住在
+/// 哪里？", "我在哪里工作，还有我住在哪里").
+pub(super) fn parts(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = PARTS
+        .split(question)
+        .map(|p| p.trim_matches(['，', ',', ' ']).to_string())
+        .filter(|p| p.chars().count() >= 2)
+        .collect();
+    if out.is_empty() {
+        out.push(question.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cues_anchors_and_parts() {
+        let q = read("我搬到北京之前在哪里工作？");
+        assert!(q.first_person);
+        let anchor = q.anchor.expect("anchor");
+        assert!(anchor.before);
+        assert_eq!(anchor.object, "北京");
+        assert!(!q.asks_past);
+        assert!(read("我什么时候加入月之暗面的？").asks_when);
+        assert!(read("我以前住在哪里？").asks_past);
+        assert!(read("我喜欢哪些食物？").asks_list);
+        assert!(
+            read("我的姐姐叫什么名字？")
+                .lower_words
+                .contains(&"姐姐".to_string())
+        );
+        assert_eq!(
+            parts("我在哪里工作？住在哪里？"),
+            ["我在哪里工作", "住在哪里"]
+        );
+        assert_eq!(parts("我在哪里工作？"), ["我在哪里工作"]);
+    }
+}

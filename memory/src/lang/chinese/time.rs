@@ -1,0 +1,289 @@
+//! Chinese time phrases: 昨天, 上周三, 去年三月, 两年前, 3月5日, 2023年5月,
+//! 下个月, 从2019年起, 工作了三年, read into [`TimeExpr`]s that `when`
+//! anchors at the message's time. Numbers may be digits or Chinese
+//! numerals (三, 十二, 两, 几). Lunar dates (春节前后) move every year and
+//! are not read.
+
+use std::sync::LazyLock;
+
+use jiff::civil::Weekday;
+use regex::{Captures, Regex};
+
+use crate::when::{TimeExpr, TimePhrase, Toward, Unit};
+
+/// A number: digits, or Chinese numerals up to 99.
+const N: &str = r"\d{1,4}|[零一二两三四五六七八九十几]{1,3}";
+
+#[derive(Clone, Copy, Debug)]
+enum Rule {
+    YearMonthDay,
+    IsoDate,
+    SinceYearMonth,
+    YearMonth,
+    SinceYear,
+    Year,
+    MonthDay,
+    DaysAgo(i64),
+    UnitsAgo,
+    ForUnits,
+    RelativeYear(i64),
+    MonthOfRelativeYear,
+    RelativeUnit,
+    WeekdayOfWeek,
+    SinceMonth,
+    Month,
+}
+
+/// Every pattern, most specific first.
+static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
+    let p = |re: &str, rule: Rule| {
+        let re = re.replace("{N}", N);
+        (
+            Regex::new(&re).unwrap_or_else(|e| unreachable!("bad time pattern {re}: {e}")),
+            rule,
+        )
+    };
+    vec![
+        p(r"(\d{4})年({N})月({N})[日号]", Rule::YearMonthDay),
+        p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
+        p(
+            r"(?:从|自)(\d{4})年({N})月(?:起|开始|以来)?",
+            Rule::SinceYearMonth,
+        ),
+        p(r"(\d{4})年({N})月", Rule::YearMonth),
+        p(
+            r"(?:从|自)(\d{4})年(?:起|开始|以来)?|(\d{4})年(?:起|以来)",
+            Rule::SinceYear,
+        ),
+        p(r"(\d{4})年", Rule::Year),
+        p(r"({N})月({N})[日号]", Rule::MonthDay),
+        p(r"大前天", Rule::DaysAgo(3)),
+        p(r"前天", Rule::DaysAgo(2)),
+        p(r"昨天|昨晚|昨日", Rule::DaysAgo(1)),
+        p(r"今天|今晚|今早|今日|今天早上|今天下午", Rule::DaysAgo(0)),
+        p(r"大后天", Rule::DaysAgo(-3)),
+        p(r"后天", Rule::DaysAgo(-2)),
+        p(r"明天|明日", Rule::DaysAgo(-1)),
+        p(
+            r"({N})(?:多)?(?:个)?(天|周|星期|礼拜|月|年)(?:以)?前",
+            Rule::UnitsAgo,
+        ),
+        p(
+            r"(?:了|过去|最近|这)({N})(?:多)?(?:个)?(天|周|星期|礼拜|月|年)",
+            Rule::ForUnits,
+        ),
+        p(r"前年", Rule::RelativeYear(-2)),
+        p(
+            r"(去年|今年|明年)(?:的)?({N})月(?:份)?",
+            Rule::MonthOfRelativeYear,
+        ),
+        p(r"去年", Rule::RelativeYear(-1)),
+        p(r"今年", Rule::RelativeYear(0)),
+        p(r"明年", Rule::RelativeYear(1)),
+        p(
+            r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])",
+            Rule::WeekdayOfWeek,
+        ),
+        p(
+            r"(上|这|本|下)(?:个)?(周末|周|星期|礼拜|月)",
+            Rule::RelativeUnit,
+        ),
+        p(
+            r"(?:从|自)({N})月(?:份)?(?:起|开始|以来)?",
+            Rule::SinceMonth,
+        ),
+        p(r"({N})月(?:份)?", Rule::Month),
+    ]
+});
+
+/// Every phrase of every pattern in `text`, by pattern, then left to right.
+pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
+    let mut out = Vec::new();
+    for (rank, (re, rule)) in PATTERNS.iter().enumerate() {
+        for caps in re.captures_iter(text) {
+            let Some(whole) = caps.get(0) else { continue };
+            if let Some(expr) = read(*rule, &caps) {
+                out.push(TimePhrase {
+                    rank: rank as u16,
+                    start: whole.start(),
+                    end: whole.end(),
+                    expr,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
+    let group = |i: usize| caps.get(i).map_or("", |m| m.as_str());
+    let num = |i: usize| number(group(i));
+    // "几月" asks which month; it names none.
+    let exact = |i: usize| num(i).filter(|_| !group(i).contains('几'));
+    let month = |i: usize| exact(i).filter(|m| (1..=12).contains(m)).map(|m| m as i8);
+    let day = |i: usize| exact(i).filter(|d| (1..=31).contains(d)).map(|d| d as i8);
+    let year = |i: usize| num(i).map(|y| y as i16);
+    Some(match rule {
+        Rule::YearMonthDay | Rule::IsoDate => TimeExpr::Day {
+            year: year(1)?,
+            month: month(2)?,
+            day: day(3)?,
+        },
+        Rule::SinceYearMonth => TimeExpr::SinceMonth {
+            year: year(1)?,
+            month: month(2)?,
+        },
+        Rule::YearMonth => TimeExpr::Month {
+            year: year(1)?,
+            month: month(2)?,
+        },
+        Rule::SinceYear => TimeExpr::SinceYear(num(1).or_else(|| num(2))?),
+        Rule::Year => TimeExpr::Year(num(1)?),
+        Rule::MonthDay => TimeExpr::DayOfMonth {
+            month: month(1)?,
+            day: day(2)?,
+        },
+        Rule::DaysAgo(n) => TimeExpr::DaysAgo(n),
+        Rule::UnitsAgo => TimeExpr::UnitsAgo(num(1)?, unit(group(2))),
+        Rule::ForUnits => TimeExpr::ForUnits(num(1)?, unit(group(2))),
+        Rule::RelativeYear(step) => TimeExpr::RelativeUnit(step, Unit::Year),
+        Rule::MonthOfRelativeYear => {
+            let step = match group(1) {
+                "去年" => -1,
+                "明年" => 1,
+                _ => 0,
+            };
+            TimeExpr::MonthOfYear(step, month(2)?)
+        }
+        Rule::RelativeUnit => TimeExpr::RelativeUnit(step(group(1)), unit(group(2))),
+        Rule::WeekdayOfWeek => TimeExpr::WeekdayOfWeek(step(group(1)), weekday(group(2))?),
+        Rule::SinceMonth => TimeExpr::NamedMonth(Toward::Since, month(1)?),
+        Rule::Month => TimeExpr::NamedMonth(Toward::Tense, month(1)?),
+    })
+}
+
+fn step(word: &str) -> i64 {
+    match word {
+        "上" => -1,
+        "下" => 1,
+        _ => 0,
+    }
+}
+
+fn unit(word: &str) -> Unit {
+    match word {
+        "天" => Unit::Day,
+        "周" | "星期" | "礼拜" => Unit::Week,
+        "周末" => Unit::Weekend,
+        "月" => Unit::Month,
+        _ => Unit::Year,
+    }
+}
+
+fn weekday(word: &str) -> Option<Weekday> {
+    Some(match word {
+        "一" => Weekday::Monday,
+        "二" => Weekday::Tuesday,
+        "三" => Weekday::Wednesday,
+        "四" => Weekday::Thursday,
+        "五" => Weekday::Friday,
+        "六" => Weekday::Saturday,
+        "日" | "天" => Weekday::Sunday,
+        _ => return None,
+    })
+}
+
+/// A number in digits or Chinese numerals (三, 十二, 二十五, 两; 几 is a
+/// few, read as three, as English reads "a few").
+pub(super) fn number(text: &str) -> Option<i64> {
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(n);
+    }
+    let digit = |c: char| -> Option<i64> {
+        Some(match c {
+            '零' => 0,
+            '一' => 1,
+            '二' | '两' => 2,
+            '三' | '几' => 3,
+            '四' => 4,
+            '五' => 5,
+            '六' => 6,
+            '七' => 7,
+            '八' => 8,
+            '九' => 9,
+            _ => return None,
+        })
+    };
+    let chars: Vec<char> = text.chars().collect();
+    match chars.as_slice() {
+        [c] if *c == '十' => Some(10),
+        [c] => digit(*c),
+        ['十', u] => Some(10 + digit(*u)?),
+        [t, '十'] => Some(10 * digit(*t)?),
+        [t, '十', u] => Some(10 * digit(*t)? + digit(*u)?),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Lang;
+    use crate::when::{date_of, find};
+    use chronolog_engine::Timestamp;
+
+    /// `text` said at `said`, as `from .. to` dates (`..` for open).
+    fn when(text: &str, said: &str) -> String {
+        let at = Timestamp::parse(said).expect("time");
+        let Some(found) = find(Lang::Chinese.reader(), text, at, false) else {
+            return "none".into();
+        };
+        let show = |t: Timestamp| date_of(t).map_or("?".into(), |d| d.to_string());
+        format!(
+            "{} .. {}",
+            show(found.when.from),
+            found.when.to.map_or(String::new(), show)
+        )
+    }
+
+    #[test]
+    fn phrases_anchor_at_the_message() {
+        // 2023-05-17 is a Wednesday.
+        let said = "2023-05-17";
+        assert_eq!(when("我昨天去了医院", said), "2023-05-16 .. 2023-05-17");
+        assert_eq!(when("上周三我们见面了", said), "2023-05-10 .. 2023-05-11");
+        assert_eq!(
+            when("去年三月我搬到了北京", said),
+            "2022-03-01 .. 2022-04-01"
+        );
+        assert_eq!(when("两年前我在腾讯工作", said), "2021-01-01 .. 2022-01-01");
+        assert_eq!(when("3月5日是她的生日", said), "2023-03-05 .. 2023-03-06");
+        assert_eq!(
+            when("2023年5月我开始学吉他", said),
+            "2023-05-01 .. 2023-06-01"
+        );
+        assert_eq!(when("下个月我要去上海", said), "2023-06-01 .. 2023-07-01");
+        assert_eq!(when("我从2019年起住在深圳", said), "2019-01-01 .. ");
+        assert_eq!(when("我在这里工作了三年", said), "2020-05-17 .. ");
+        assert_eq!(when("三个月前", said), "2023-02-01 .. 2023-03-01");
+        assert_eq!(when("十二月", said), "2022-12-01 .. 2023-01-01");
+        assert_eq!(when("我喜欢喝茶", said), "none");
+        assert_eq!(when("我几月搬家的", said), "none");
+    }
+
+    #[test]
+    fn chinese_numerals() {
+        for (text, n) in [
+            ("三", 3),
+            ("十", 10),
+            ("十二", 12),
+            ("二十", 20),
+            ("二十五", 25),
+            ("两", 2),
+            ("12", 12),
+        ] {
+            assert_eq!(number(text), Some(n), "{text}");
+        }
+        assert_eq!(number("百"), None);
+    }
+}

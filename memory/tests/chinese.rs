@@ -1,0 +1,175 @@
+//! The acceptance conversations told and asked in Chinese: a job change
+//! learned over time, a move, a corrected rumour, a question never
+//! answered, two tenants (one named 张三), a conversation that switches
+//! between English and Chinese. The same beliefs as their English twins.
+
+use chronolog_memory::{Context, ItemKind, Memory, SearchOptions};
+
+mod common;
+use common::{at, memory, say};
+
+fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
+    memory
+        .search(tenant, question, &SearchOptions::default())
+        .expect("search")
+}
+
+/// The objects of `predicate` believed valid at `as_of`.
+fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
+    let mut objects: Vec<String> = memory
+        .facts(tenant, Some(at(as_of)), None)
+        .expect("facts")
+        .into_iter()
+        .filter(|f| f.predicate == predicate)
+        .map(|f| f.object)
+        .collect();
+    objects.sort();
+    objects
+}
+
+fn fact_items(context: &Context) -> Vec<String> {
+    context
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Fact)
+        .map(|i| i.text.clone())
+        .collect()
+}
+
+fn job_change(tenant: &str) -> Memory {
+    let memory = memory();
+    say(&memory, tenant, "2021-03-01", "我在腾讯工作，住在深圳。");
+    say(&memory, tenant, "2021-05-01", "深圳的天气很潮湿。");
+    say(
+        &memory,
+        tenant,
+        "2024-06-01",
+        "好消息：我刚加入了月之暗面！",
+    );
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+#[test]
+fn a_job_change_in_chinese_supersedes_the_old_job() {
+    let memory = job_change("张三");
+    assert_eq!(
+        believed(&memory, "张三", "2022-01-01", "works_at"),
+        ["腾讯"]
+    );
+    assert_eq!(
+        believed(&memory, "张三", "2025-01-01", "works_at"),
+        ["月之暗面"]
+    );
+    assert_eq!(
+        believed(&memory, "张三", "2025-01-01", "lives_in"),
+        ["深圳"]
+    );
+    // Invalidated, not deleted: the new job's version names the old.
+    let history = memory.history("张三", "user").expect("history");
+    assert!(
+        history
+            .iter()
+            .any(|f| f.object == "月之暗面" && f.supersedes.as_deref() == Some("腾讯")),
+        "{history:#?}"
+    );
+
+    let context = ask(&memory, "张三", "我在哪里工作？");
+    assert!(!context.abstain, "{context:#?}");
+    let facts = fact_items(&context);
+    assert!(
+        facts.iter().any(|f| f.contains("works at 月之暗面")),
+        "{facts:?}"
+    );
+    // A question's own time reads the facts of then.
+    let then = ask(&memory, "张三", "2022年我在哪里工作？");
+    assert!(!then.abstain, "{then:#?}");
+    let facts = fact_items(&then);
+    assert!(
+        facts.iter().any(|f| f.contains("works at 腾讯")),
+        "{facts:?}"
+    );
+    assert!(!facts.iter().any(|f| f.contains("月之暗面")), "{facts:?}");
+}
+
+#[test]
+fn a_question_never_answered_in_chinese_abstains_and_a_said_one_does_not() {
+    let memory = job_change("u1");
+    let never = ask(&memory, "u1", "我的猫叫什么名字？");
+    assert!(never.abstain, "{never:#?}");
+    assert!(never.items.is_empty());
+    let said = ask(&memory, "u1", "深圳的天气怎么样？");
+    assert!(!said.abstain, "{said:#?}");
+    assert!(said.to_text().contains("潮湿"), "{}", said.to_text());
+    // A word inside a clause is found by the word channels.
+    let word = ask(&memory, "u1", "腾讯");
+    assert!(!word.abstain, "{word:#?}");
+}
+
+#[test]
+fn a_rumour_withdrawn_in_chinese_gives_the_old_job_back() {
+    let memory = memory();
+    say(&memory, "u1", "2021-03-01", "我在腾讯工作。");
+    say(&memory, "u1", "2024-03-01", "我上周加入了OpenAI。");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-02", "works_at"),
+        ["OpenAI"]
+    );
+    say(
+        &memory,
+        "u1",
+        "2024-04-01",
+        "其实我没有加入OpenAI，那是谣言。",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2024-04-02", "works_at"), ["腾讯"]);
+}
+
+#[test]
+fn a_move_in_chinese_is_read_with_its_time() {
+    let memory = memory();
+    say(&memory, "u1", "2023-05-17", "我住在上海。");
+    say(&memory, "u1", "2024-05-17", "去年三月我搬到了北京。");
+    memory.consolidate_now().expect("consolidate");
+    // Said in 2024, 去年三月 is March 2023: Shanghai ends there.
+    assert_eq!(believed(&memory, "u1", "2023-04-01", "lives_in"), ["北京"]);
+    let context = ask(&memory, "u1", "我搬到北京之前住在哪里？");
+    assert!(!context.abstain, "{context:#?}");
+}
+
+#[test]
+fn tenants_in_chinese_never_see_each_other_and_a_conversation_may_switch_languages() {
+    let memory = memory();
+    say(&memory, "张三", "2023-01-01", "我在腾讯工作。");
+    say(&memory, "李四", "2023-01-01", "我在阿里巴巴工作。");
+    say(
+        &memory,
+        "李四",
+        "2023-02-01",
+        "I moved to Hangzhou last week.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "张三", "2024-01-01", "works_at"),
+        ["腾讯"]
+    );
+    assert_eq!(
+        believed(&memory, "李四", "2024-01-01", "works_at"),
+        ["阿里巴巴"]
+    );
+    assert_eq!(
+        believed(&memory, "李四", "2024-01-01", "lives_in"),
+        ["Hangzhou"]
+    );
+    let context = ask(&memory, "张三", "我在哪里工作？");
+    assert!(
+        !context.to_text().contains("阿里巴巴"),
+        "{}",
+        context.to_text()
+    );
+    // Each message was read in its own language: the English one by the
+    // English rules, found by an English question.
+    let english = ask(&memory, "李四", "Where did I move to?");
+    assert!(!english.abstain, "{english:#?}");
+}
