@@ -273,16 +273,29 @@ impl Schema {
     }
 }
 
+/// A letter of any script, then letters, digits or `_`: `员工`, `größe`
+/// and `works_at` are names; a control character, a space, punctuation or
+/// an empty name is not.
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_alphabetic())
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
         && s.len() <= 128
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_letters_of_any_script() {
+        for ok in ["works_at", "员工", "größe", "x1", "Straße_2"] {
+            assert!(is_identifier(ok), "{ok}");
+        }
+        for bad in ["", "1x", "_x", "a b", "a\u{7}", "a-b", "员 工", "a\tb"] {
+            assert!(!is_identifier(bad), "{bad:?}");
+        }
+    }
 
     /// A column as format 3 wrote it before analyzers existed.
     #[derive(Serialize)]
