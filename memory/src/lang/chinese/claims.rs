@@ -303,6 +303,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:{PETS})[，,]?(?:它)?(?:叫|名叫){NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
             r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|两只|三只|只|条)(?P<o>{PETS})",
             Fixed("has_pet"),
             Holds,
@@ -367,7 +374,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         .filter(|s| !s.is_empty())
     {
         let mut subject = "";
-        for clause in sentence.split(['，', ',']).map(str::trim) {
+        for clause in clauses(sentence) {
             // A clause without its own subject takes the previous one's.
             let own = SUBJECT_AT.find(clause).map(|m| m.as_str());
             let clause = match own {
@@ -389,6 +396,27 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         }
     }
     claims
+}
+
+/// The clauses of a sentence, cut at commas, except before 叫 ("我养了一只
+/// 猫，叫咪咪": the name is the cat's, not a clause of its own whose
+/// subject would be the speaker's).
+fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in sentence.char_indices() {
+        if matches!(c, '，' | ',') {
+            let rest = sentence[i + c.len_utf8()..].trim_start();
+            if rest.starts_with('叫') || rest.starts_with("名叫") || rest.starts_with("它叫") {
+                continue;
+            }
+            out.push(sentence[start..i].trim());
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(sentence[start..].trim());
+    out.retain(|c| !c.is_empty());
+    out
 }
 
 static SUBJECT_AT: LazyLock<Regex> =
@@ -618,6 +646,12 @@ mod tests {
         assert_eq!(claims("我妹妹叫王芳。"), ["Holds 我 sister 王芳"]);
         assert_eq!(claims("我养了一只猫"), ["Holds 我 has_pet 猫"]);
         assert_eq!(claims("我的狗叫旺财"), ["Holds 我 has_pet 旺财"]);
+        // The name after a comma is the cat's, not the speaker's.
+        assert_eq!(claims("我养了一只猫，叫咪咪。"), ["Holds 我 has_pet 咪咪"]);
+        assert_eq!(
+            claims("我的姐姐叫李娜，她是一名医生。"),
+            ["Holds 我 sister 李娜", "Holds 她 job_title 医生"]
+        );
         assert_eq!(claims("我喜欢吃火锅"), ["Holds 我 likes 火锅"]);
         assert_eq!(claims("我不喜欢香菜"), ["Holds 我 dislikes 香菜"]);
         assert_eq!(
