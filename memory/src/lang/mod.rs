@@ -13,7 +13,9 @@
 //! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs`, `time.rs`, `question.rs` |
 
 mod chinese;
+mod detect;
 mod english;
+mod german;
 
 use crate::claim::{Claim, EpisodeView};
 pub(crate) use crate::when::TimePhrase;
@@ -27,17 +29,20 @@ pub enum Lang {
     English,
     /// Chinese (Mandarin, in simplified or traditional characters).
     Chinese,
+    /// German.
+    German,
 }
 
 impl Lang {
     /// Every language served.
-    pub const ALL: [Lang; 2] = [Lang::English, Lang::Chinese];
+    pub const ALL: [Lang; 3] = [Lang::English, Lang::Chinese, Lang::German];
 
     /// Its ISO 639-1 code.
     pub fn code(self) -> &'static str {
         match self {
             Lang::English => "en",
             Lang::Chinese => "zh",
+            Lang::German => "de",
         }
     }
 
@@ -50,8 +55,10 @@ impl Lang {
 
     /// The language `text` is written in, of those served. Chinese is told
     /// by its script: a text whose letters are at least a quarter Han
-    /// characters is Chinese ("我用iPhone拍照" is); anything else is
-    /// English.
+    /// characters is Chinese ("我用iPhone拍照" is). Latin script is German
+    /// where lingua (its English and German models only) is sure of it,
+    /// and English otherwise: a greeting or a name says too little to
+    /// leave the default.
     pub fn detect(text: &str) -> Lang {
         let (mut han, mut letters) = (0usize, 0usize);
         for c in text.chars().filter(|c| c.is_alphabetic()) {
@@ -59,10 +66,12 @@ impl Lang {
             han += usize::from(chronolog_engine::is_han(c));
         }
         if han > 0 && han * 4 >= letters {
-            Lang::Chinese
-        } else {
-            Lang::English
+            return Lang::Chinese;
         }
+        if letters > 0 && detect::german_confidence(text) >= detect::GERMAN_CONFIDENCE {
+            return Lang::German;
+        }
+        Lang::English
     }
 
     /// What reads this language.
@@ -70,6 +79,7 @@ impl Lang {
         match self {
             Lang::English => &english::English,
             Lang::Chinese => &chinese::Chinese,
+            Lang::German => &german::German,
         }
     }
 }
@@ -179,6 +189,13 @@ mod tests {
         );
         assert_eq!(Lang::detect(""), Lang::English);
         assert_eq!(Lang::from_code("ZH"), Some(Lang::Chinese));
+        assert_eq!(
+            Lang::detect("Ich arbeite bei Siemens in München."),
+            Lang::German
+        );
+        assert_eq!(Lang::detect("Wo arbeite ich?"), Lang::German);
+        assert_eq!(Lang::detect("Where do I work?"), Lang::English);
+        assert_eq!(Lang::detect("Hallo!"), Lang::English);
         assert_eq!(Lang::from_code("xx"), None);
     }
 }

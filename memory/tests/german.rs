@@ -1,0 +1,161 @@
+//! The acceptance conversations told and asked in German: a job change
+//! learned over time, a move, a corrected rumour, a question never
+//! answered, two tenants. The same beliefs as their English twins.
+
+use chronolog_memory::{Context, ItemKind, Memory, SearchOptions};
+
+mod common;
+use common::{at, memory, say};
+
+fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
+    memory
+        .search(tenant, question, &SearchOptions::default())
+        .expect("search")
+}
+
+/// The objects of `predicate` believed valid at `as_of`.
+fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
+    let mut objects: Vec<String> = memory
+        .facts(tenant, Some(at(as_of)), None)
+        .expect("facts")
+        .into_iter()
+        .filter(|f| f.predicate == predicate)
+        .map(|f| f.object)
+        .collect();
+    objects.sort();
+    objects
+}
+
+fn fact_items(context: &Context) -> Vec<String> {
+    context
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::Fact)
+        .map(|i| i.text.clone())
+        .collect()
+}
+
+fn job_change(tenant: &str) -> Memory {
+    let memory = memory();
+    say(
+        &memory,
+        tenant,
+        "2021-03-01",
+        "Ich arbeite bei Tencent in Shenzhen.",
+    );
+    say(
+        &memory,
+        tenant,
+        "2021-05-01",
+        "Das Wetter in Shenzhen ist sehr schwül.",
+    );
+    say(
+        &memory,
+        tenant,
+        "2024-06-01",
+        "Große Neuigkeiten: Ich habe gerade bei Moonshot angefangen!",
+    );
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+#[test]
+fn a_job_change_in_german_supersedes_the_old_job() {
+    let memory = job_change("jürgen");
+    assert_eq!(
+        believed(&memory, "jürgen", "2022-01-01", "works_at"),
+        ["Tencent"]
+    );
+    assert_eq!(
+        believed(&memory, "jürgen", "2025-01-01", "works_at"),
+        ["Moonshot"]
+    );
+    let history = memory.history("jürgen", "user").expect("history");
+    assert!(
+        history
+            .iter()
+            .any(|f| f.object == "Moonshot" && f.supersedes.as_deref() == Some("Tencent")),
+        "{history:#?}"
+    );
+    let context = ask(&memory, "jürgen", "Wo arbeite ich?");
+    assert!(!context.abstain, "{context:#?}");
+    let facts = fact_items(&context);
+    assert!(
+        facts.iter().any(|f| f.contains("works at Moonshot")),
+        "{facts:?}"
+    );
+    let then = ask(&memory, "jürgen", "Wo habe ich im Jahr 2022 gearbeitet?");
+    let facts = fact_items(&then);
+    assert!(
+        facts.iter().any(|f| f.contains("works at Tencent")),
+        "{then:#?}"
+    );
+    assert!(!facts.iter().any(|f| f.contains("Moonshot")), "{facts:?}");
+}
+
+#[test]
+fn a_question_never_answered_in_german_abstains_and_a_said_one_does_not() {
+    let memory = job_change("u1");
+    let never = ask(&memory, "u1", "Wie heißt mein Leguan?");
+    assert!(never.abstain, "{never:#?}");
+    let said = ask(&memory, "u1", "Wie ist das Wetter in Shenzhen?");
+    assert!(!said.abstain, "{said:#?}");
+    assert!(said.to_text().contains("schwül"), "{}", said.to_text());
+}
+
+#[test]
+fn a_rumour_withdrawn_in_german_gives_the_old_job_back() {
+    let memory = memory();
+    say(&memory, "u1", "2021-03-01", "Ich arbeite bei Tencent.");
+    say(
+        &memory,
+        "u1",
+        "2024-03-01",
+        "Ich habe letzte Woche bei OpenAI angefangen.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-02", "works_at"),
+        ["OpenAI"]
+    );
+    say(
+        &memory,
+        "u1",
+        "2024-04-01",
+        "Eigentlich habe ich nie bei OpenAI angefangen, das war ein Gerücht.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-04-02", "works_at"),
+        ["Tencent"]
+    );
+}
+
+#[test]
+fn a_move_in_german_is_read_with_its_time_and_tenants_stay_apart() {
+    let memory = memory();
+    say(&memory, "anna", "2023-05-17", "Ich wohne in Hamburg.");
+    say(
+        &memory,
+        "anna",
+        "2024-05-17",
+        "Letzten Monat bin ich nach Berlin gezogen.",
+    );
+    say(&memory, "bernd", "2024-05-17", "Ich wohne in Köln.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "anna", "2024-04-15", "lives_in"),
+        ["Berlin"]
+    );
+    assert_eq!(
+        believed(&memory, "anna", "2024-03-15", "lives_in"),
+        ["Hamburg"]
+    );
+    assert_eq!(
+        believed(&memory, "bernd", "2024-06-01", "lives_in"),
+        ["Köln"]
+    );
+    let context = ask(&memory, "anna", "Wo wohne ich?");
+    assert!(!context.abstain, "{context:#?}");
+    assert!(!context.to_text().contains("Köln"), "{}", context.to_text());
+}
