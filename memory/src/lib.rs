@@ -46,6 +46,7 @@ mod options;
 pub mod recall;
 pub mod salience;
 pub mod schema;
+mod tenant_lang;
 pub mod tuning;
 mod view;
 pub mod when;

@@ -14,10 +14,12 @@ use crate::consolidate::{Consolidator, Report};
 use crate::error::{Error, Result};
 use crate::forget::{self, ForgetReport};
 use crate::ids;
+use crate::lang::Lang;
 use crate::message::Message;
 use crate::options::Options;
 use crate::recall::{self, Context, ItemKind, SearchOptions};
 use crate::schema;
+use crate::tenant_lang::TenantLanguages;
 use crate::tuning::Tuning;
 use crate::view::{self, FactVersion};
 use crate::worker::{self, Status, WorkerFailure};
@@ -38,6 +40,8 @@ struct Shared {
     next_retrieved: std::sync::atomic::AtomicU64,
     /// Questions' embeddings.
     vectors: recall::Caches,
+    /// Each tenant's language, the consolidator's to update.
+    languages: Arc<TenantLanguages>,
     /// The read side's tuning (the consolidator holds its own copy).
     tuning: Tuning,
     consolidator: Mutex<Consolidator>,
@@ -71,11 +75,13 @@ impl Memory {
         let created = schema::ensure(&mut session)?;
         let relations = schema::Relations::of(session.store())?;
         let next_seq = view::last_seq(&session)? + 1;
+        let languages = Arc::new(TenantLanguages::load(session.store(), &relations)?);
         let mut consolidator = Consolidator::new(
             engine.session(),
             options.extractor,
             options.adjudicator,
             options.tuning.clone(),
+            languages.clone(),
         )?;
         // A store from before passages: its consolidated episodes get theirs.
         if created.contains(&schema::Passage::RELATION) && next_seq > 1 {
@@ -88,6 +94,7 @@ impl Memory {
                 u64::try_from(Timestamp::now().micros()).unwrap_or(0),
             ),
             vectors: recall::Caches::default(),
+            languages,
             tuning: options.tuning,
             consolidator: Mutex::new(consolidator),
             failure: Mutex::new(None),
@@ -284,8 +291,17 @@ impl Memory {
             &self.shared.tuning,
             tenant,
             question,
+            self.question_lang(tenant, question, options),
             options,
         )
+    }
+
+    /// The language `question` is read in: pinned by `options`, else
+    /// detected, leaning to the tenant's.
+    fn question_lang(&self, tenant: &str, question: &str, options: &SearchOptions) -> Lang {
+        options
+            .lang
+            .unwrap_or_else(|| Lang::detect_with(question, self.shared.languages.get(tenant)))
     }
 
     /// Queues the facts the contexts returned for reinforcement by the
@@ -352,6 +368,7 @@ impl Memory {
             &self.shared.tuning,
             tenant,
             question,
+            self.question_lang(tenant, question, options),
             options,
         )
     }

@@ -81,6 +81,17 @@ fn a_job_change_in_chinese_supersedes_the_old_job() {
         facts.iter().any(|f| f.contains("works at 月之暗面")),
         "{facts:?}"
     );
+    // Paraphrases ask the same fact by its predicate.
+    for question in ["我现在在哪家公司？", "我的雇主是谁？", "我在哪儿上班？"]
+    {
+        let context = ask(&memory, "张三", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+        let facts = fact_items(&context);
+        assert!(
+            facts.iter().any(|f| f.contains("works at 月之暗面")),
+            "{question}: {facts:?}"
+        );
+    }
     // A question's own time reads the facts of then.
     let then = ask(&memory, "张三", "2022年我在哪里工作？");
     assert!(!then.abstain, "{then:#?}");

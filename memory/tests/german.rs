@@ -84,6 +84,20 @@ fn a_job_change_in_german_supersedes_the_old_job() {
         facts.iter().any(|f| f.contains("works at Moonshot")),
         "{facts:?}"
     );
+    // Paraphrases ask the same fact by its predicate.
+    for question in [
+        "Bei welcher Firma bin ich?",
+        "Wer ist mein Arbeitgeber?",
+        "Was ist mein Job?",
+    ] {
+        let context = ask(&memory, "jürgen", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+        let facts = fact_items(&context);
+        assert!(
+            facts.iter().any(|f| f.contains("works at Moonshot")),
+            "{question}: {facts:?}"
+        );
+    }
     let then = ask(&memory, "jürgen", "Wo habe ich im Jahr 2022 gearbeitet?");
     let facts = fact_items(&then);
     assert!(

@@ -85,6 +85,28 @@ fn where_do_i_work_now_and_before_the_change() {
 }
 
 #[test]
+fn paraphrases_of_where_do_i_work_are_answered_by_the_fact_they_ask_about() {
+    let memory = job_change();
+    for question in [
+        "Which company am I at?",
+        "Who is my employer?",
+        "What's my job?",
+        "Where am I employed?",
+    ] {
+        let context = ask(&memory, "u1", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+        let facts = facts(&context);
+        assert!(
+            facts.iter().any(|f| f.contains("works at Moonshot")),
+            "{question}: {facts:?}"
+        );
+    }
+    // Someone this memory does not know: another's job is no answer.
+    let unknown = ask(&memory, "u1", "Who is Priyanka's employer?");
+    assert!(unknown.abstain, "{unknown:#?}");
+}
+
+#[test]
 fn a_budget_too_small_for_anything_found_is_said_to_be_the_budget() {
     let memory = job_change();
     for budget in [0, 20] {

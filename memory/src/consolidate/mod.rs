@@ -24,5 +24,6 @@ mod pass;
 pub(crate) mod passage;
 
 pub use conflict::{Adjudicator, Decision, KeepBoth};
+pub(crate) use conversation::last_messages;
 pub use pass::Report;
 pub(crate) use pass::{Consolidator, consolidated};

@@ -20,6 +20,7 @@ use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
 use crate::salience::{self, Level};
 use crate::schema::{Cursor, Elaborates, Episode, Fact, Relations, Retrieved};
+use crate::tenant_lang::TenantLanguages;
 use crate::tuning::Tuning;
 
 /// What a consolidation pass did.
@@ -88,6 +89,8 @@ pub(crate) struct Consolidator {
     /// The state of each (tenant, session) read or written so far (the
     /// store holds every one; this saves reading it per message).
     conversations: HashMap<(String, String), State>,
+    /// Each tenant's language, told of every message read.
+    languages: std::sync::Arc<TenantLanguages>,
     /// Free predicates read as paraphrases of one-valued slots.
     paraphrases: Paraphrases,
 }
@@ -98,6 +101,7 @@ impl Consolidator {
         extractor: Box<dyn Extractor>,
         adjudicator: Box<dyn Adjudicator>,
         tuning: Tuning,
+        languages: std::sync::Arc<TenantLanguages>,
     ) -> Result<Consolidator> {
         let rel = Relations::of(session.store())?;
         let entities = Entities::new(session.store(), &rel, tuning.pronoun_reach as u64)?;
@@ -111,6 +115,7 @@ impl Consolidator {
             next_row: 0,
             paraphrases: Paraphrases::default(),
             conversations: HashMap::new(),
+            languages,
         })
     }
 
@@ -123,6 +128,7 @@ impl Consolidator {
             self.tuning.pronoun_reach as u64,
         )?;
         self.conversations.clear();
+        self.languages.clear();
         Ok(())
     }
 
@@ -289,6 +295,7 @@ impl Consolidator {
     fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
         report.episodes += 1;
         let lang = Lang::detect(&episode.text);
+        self.languages.set(&episode.tenant, lang);
         let claims = self.claims(episode, lang, report)?;
         let context = entities::Context {
             tenant: &episode.tenant,

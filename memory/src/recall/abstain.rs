@@ -17,11 +17,15 @@ use super::channels::Ranked;
 use super::understand::Question;
 use crate::lang::{Language, Person};
 
-/// `Some(reason)` when the search should abstain.
+/// `Some(reason)` when the search should abstain. `asked` says a fact of
+/// an entity the question names holds a predicate its words ask about
+/// ("Who is my employer?" and a `works_at` fact): then no shared word is
+/// needed.
 pub(crate) fn judge(
     question: &Question,
     rankings: &[Ranked],
     fused: &[(String, f64)],
+    asked: bool,
 ) -> Option<String> {
     if fused.is_empty() {
         return Some("this memory holds nothing for this tenant at that time".into());
@@ -50,7 +54,7 @@ pub(crate) fn judge(
         ));
     }
     // No word of the question occurs anywhere in this memory.
-    if words_searched && lexical == 0 && named_entities == 0 {
+    if words_searched && lexical == 0 && named_entities == 0 && !asked {
         return Some("no word of the question occurs in this memory".into());
     }
     None
@@ -244,6 +248,7 @@ mod tests {
             as_of: None,
             as_of_because: None,
             period: None,
+            predicates: Vec::new(),
             asks_when: false,
             asks_past: false,
             asks_list: false,

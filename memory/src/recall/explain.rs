@@ -5,6 +5,7 @@ use chronolog_engine::Engine;
 
 use super::{Caches, Retrieval, SearchOptions, retrieve};
 use crate::error::Result;
+use crate::lang::Lang;
 use crate::tuning::Tuning;
 
 /// Why a search finds what it finds: the question as understood, each
@@ -16,10 +17,11 @@ pub(crate) fn explain(
     tuning: &Tuning,
     tenant: &str,
     question: &str,
+    lang: Lang,
     options: &SearchOptions,
 ) -> Result<String> {
     use std::fmt::Write;
-    let mut retrieval = retrieve(engine, vectors, tuning, tenant, question, options)?;
+    let mut retrieval = retrieve(engine, vectors, tuning, tenant, question, lang, options)?;
     let context = retrieval.context_at(options.budget)?;
     let Retrieval {
         understood,
@@ -29,13 +31,16 @@ pub(crate) fn explain(
         ..
     } = &retrieval;
     let mut out = String::new();
-    let _ = writeln!(out, "question: {question:?}");
+    let _ = writeln!(out, "question: {question:?} ({})", lang.code());
     let _ = writeln!(out, "  words searched: {:?}", understood.text);
     let _ = writeln!(
         out,
         "  entities: {:?}; names unknown here: {:?}",
         understood.entities, understood.unknown_names
     );
+    if !understood.predicates.is_empty() {
+        let _ = writeln!(out, "  predicates asked: {:?}", understood.predicates);
+    }
     let _ = writeln!(
         out,
         "  as of {}{}{}; asks when: {}",

@@ -39,6 +39,9 @@ pub struct SearchOptions {
     /// Let the abstention gate speak (`false`: always assemble, for
     /// measuring what the gate costs and saves).
     pub abstain: bool,
+    /// The question's language, pinned; `None`: detected, leaning to the
+    /// tenant's language when the question is short.
+    pub lang: Option<crate::Lang>,
 }
 
 impl Default for SearchOptions {
@@ -59,6 +62,7 @@ impl SearchOptions {
             channels: Channel::ALL.to_vec(),
             now: None,
             abstain: true,
+            lang: None,
         }
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct Retrieval<'e> {
     engine: &'e Engine,
     tuning: &'e Tuning,
     tenant: String,
+    /// The facts the question asks about by their predicate (slot ids).
+    asked: Vec<String>,
     pub(super) understood: Question,
     pub(super) at: Instants,
     abstain: bool,
@@ -35,18 +37,18 @@ pub(crate) struct Retrieval<'e> {
     owners: Option<Option<String>>,
 }
 
-/// Retrieves `tenant`'s candidates for `question` (`options.budget` is
-/// not used here: see [`Retrieval::context_at`]).
+/// Retrieves `tenant`'s candidates for `question`, read in `lang`
+/// (`options.budget` is not used here: see [`Retrieval::context_at`]).
 pub(crate) fn retrieve<'e>(
     engine: &'e Engine,
     vectors: &Caches,
     tuning: &'e Tuning,
     tenant: &str,
     question: &str,
+    lang: Lang,
     options: &SearchOptions,
 ) -> Result<Retrieval<'e>> {
     let now = options.now.unwrap_or_else(Timestamp::now);
-    let lang = Lang::detect(question);
     let understood = understand::understand(engine, tenant, question, lang, now)?;
     let at = Instants {
         facts: options.as_of.or(understood.as_of).unwrap_or(now),
@@ -71,8 +73,17 @@ pub(crate) fn retrieve<'e>(
             tuning,
         )?);
     }
-    let fused = fuse::fuse(&rankings, tuning);
-    let verdict = abstain::judge(&understood, &rankings, &fused);
+    let mut fused = fuse::fuse(&rankings, tuning);
+    let asked = asked_facts(engine, tenant, &understood, at)?;
+    let verdict = abstain::judge(&understood, &rankings, &fused, !asked.is_empty());
+    // A fact the question asks about by its predicate is a candidate,
+    // after everything the channels found.
+    let last = fused.last().map_or(0.0, |(_, score)| *score);
+    for slot in &asked {
+        if !fused.iter().any(|(id, _)| id == slot) {
+            fused.push((slot.clone(), last));
+        }
+    }
     let mut channel_counts: Vec<(String, usize)> = rankings
         .iter()
         .map(|r| (r.channel.name().to_string(), r.items.len()))
@@ -94,12 +105,14 @@ pub(crate) fn retrieve<'e>(
                 | Channel::SaidThenMeaning
         )
     });
+    // So may the facts it asks about by their predicate.
     let worded: Option<std::collections::HashSet<&str>> =
         (messages_searched && options.channels.contains(&Channel::FactWords)).then(|| {
             rankings
                 .iter()
                 .filter(|r| r.channel == Channel::FactWords)
                 .flat_map(|r| r.items.iter().map(|(id, _)| id.as_str()))
+                .chain(asked.iter().map(String::as_str))
                 .collect()
         });
     let gathered = gather::gather(
@@ -115,6 +128,7 @@ pub(crate) fn retrieve<'e>(
         engine,
         tuning,
         tenant: tenant.to_string(),
+        asked,
         understood,
         at,
         abstain: options.abstain,
@@ -125,6 +139,31 @@ pub(crate) fn retrieve<'e>(
         gathered,
         owners: None,
     })
+}
+
+/// The slots of the facts `question` asks about by their predicate (its
+/// words, read by its language: "employer" asks `works_at`), held at the
+/// question's instant by the entities it names ("my" names the user).
+/// None when it names no entity: the question is then about someone this
+/// memory does not know, and another's facts are no answer.
+fn asked_facts(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+    at: Instants,
+) -> Result<Vec<String>> {
+    if question.predicates.is_empty() || question.entities.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(
+        crate::view::facts(engine, tenant, Some(at.facts), at.known_at)?
+            .into_iter()
+            .filter(|f| {
+                question.predicates.contains(&f.predicate) && question.entities.contains(&f.subject)
+            })
+            .map(|f| f.slot)
+            .collect(),
+    )
 }
 
 impl Retrieval<'_> {
@@ -153,11 +192,16 @@ impl Retrieval<'_> {
             return Ok(context);
         }
         let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
-        let verdict = match self
-            .verdict
-            .clone()
-            .or_else(|| abstain::uncovered(&self.understood, &texts))
-        {
+        // A fact the question asks about by its predicate covers it.
+        let asked_shown = context
+            .items
+            .iter()
+            .any(|i| i.kind == super::ItemKind::Fact && self.asked.contains(&i.id));
+        let verdict = match self.verdict.clone().or_else(|| {
+            (!asked_shown)
+                .then(|| abstain::uncovered(&self.understood, &texts))
+                .flatten()
+        }) {
             Some(reason) => Some(reason),
             None => match &self.owners {
                 Some(known) => known.clone(),

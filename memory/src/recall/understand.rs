@@ -34,6 +34,10 @@ pub struct Question {
     /// own (`Channel::SaidThen`). `None` for a period taken from the
     /// timeline ("before Berlin") or none at all.
     pub period: Option<(Timestamp, Timestamp)>,
+    /// The canonical predicates its words ask about ("employer" asks
+    /// `works_at`): the entities' facts of these answer it whatever words
+    /// their messages used.
+    pub predicates: Vec<String>,
     /// It asks when, or for how long: intervals matter.
     pub asks_when: bool,
     /// It asks about the past without naming a time ("Where did I use to
@@ -134,6 +138,11 @@ pub fn understand(
         as_of,
         as_of_because,
         period,
+        predicates: reader
+            .predicates_asked(question)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
         asks_when: words.asks_when,
         asks_past,
         asks_list: words.asks_list,

@@ -195,6 +195,23 @@ impl Language for Chinese {
         !word.is_empty() && (topic.contains(word) || word.contains(topic))
     }
 
+    fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
+        // A one-character entry (住, 家, 岁) must be the word itself: inside
+        // a longer word it is often something else (记住, 大家).
+        let mut out: Vec<&'static str> = Vec::new();
+        for word in words(question) {
+            for (entry, predicates) in LEXICON {
+                let hit = word == *entry || (entry.chars().count() >= 2 && word.contains(entry));
+                for p in predicates.iter().filter(|_| hit) {
+                    if !out.contains(p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     fn person(&self, word: &str) -> Option<Person> {
         match word {
             "我" | "我们" | "咱们" | "我的" => Some(Person::First),
@@ -203,6 +220,48 @@ impl Language for Chinese {
         }
     }
 }
+
+/// The words that ask about a canonical predicate.
+const LEXICON: &[(&str, &[&str])] = &[
+    ("工作", &["works_at", "job_title"]),
+    ("上班", &["works_at"]),
+    ("公司", &["works_at"]),
+    ("单位", &["works_at"]),
+    ("雇主", &["works_at"]),
+    ("就职", &["works_at"]),
+    ("职业", &["job_title"]),
+    ("职位", &["job_title"]),
+    ("住", &["lives_in"]),
+    ("住在", &["lives_in"]),
+    ("家", &["lives_in"]),
+    ("城市", &["lives_in"]),
+    ("老家", &["from"]),
+    ("出生", &["from"]),
+    ("年龄", &["age"]),
+    ("多大", &["age"]),
+    ("岁", &["age"]),
+    ("宠物", &["has_pet"]),
+    ("爱好", &["likes"]),
+    ("兴趣", &["likes"]),
+    ("喜欢", &["likes"]),
+    ("讨厌", &["dislikes"]),
+    ("结婚", &["relationship_status", "wife", "husband"]),
+    ("姐姐", &["sister"]),
+    ("妹妹", &["sister"]),
+    ("哥哥", &["brother"]),
+    ("弟弟", &["brother"]),
+    ("妻子", &["wife"]),
+    ("老婆", &["wife"]),
+    ("丈夫", &["husband"]),
+    ("老公", &["husband"]),
+    ("男朋友", &["boyfriend"]),
+    ("女朋友", &["girlfriend"]),
+    ("儿子", &["son"]),
+    ("女儿", &["daughter"]),
+    ("老板", &["boss"]),
+    ("打算", &["plans"]),
+    ("计划", &["plans"]),
+];
 
 #[cfg(test)]
 mod tests {

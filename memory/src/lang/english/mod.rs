@@ -79,4 +79,55 @@ impl Language for English {
     fn person(&self, word: &str) -> Option<Person> {
         words::person(word)
     }
+
+    fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
+        let words: Vec<String> = words::words(question).collect();
+        super::lexicon_lookup(self, &words, LEXICON)
+    }
 }
+
+/// The words that ask about a canonical predicate. A family word asks
+/// about itself.
+const LEXICON: &[(&str, &[&str])] = &[
+    ("work", &["works_at", "job_title"]),
+    ("job", &["works_at", "job_title"]),
+    ("company", &["works_at"]),
+    ("employer", &["works_at"]),
+    ("employed", &["works_at"]),
+    ("office", &["works_at"]),
+    ("workplace", &["works_at"]),
+    ("career", &["works_at", "job_title"]),
+    ("profession", &["job_title"]),
+    ("occupation", &["job_title"]),
+    ("live", &["lives_in"]),
+    ("home", &["lives_in"]),
+    ("city", &["lives_in"]),
+    ("reside", &["lives_in"]),
+    ("hometown", &["from"]),
+    ("born", &["from"]),
+    ("age", &["age"]),
+    ("old", &["age"]),
+    ("pet", &["has_pet"]),
+    ("pets", &["has_pet"]),
+    ("hobby", &["likes"]),
+    ("hobbies", &["likes"]),
+    ("enjoy", &["likes"]),
+    ("favorite", &["likes"]),
+    ("favourite", &["likes"]),
+    ("dislike", &["dislikes"]),
+    ("hate", &["dislikes"]),
+    ("married", &["relationship_status", "wife", "husband"]),
+    ("single", &["relationship_status"]),
+    ("sister", &["sister"]),
+    ("brother", &["brother"]),
+    ("wife", &["wife"]),
+    ("husband", &["husband"]),
+    ("partner", &["partner"]),
+    ("boyfriend", &["boyfriend"]),
+    ("girlfriend", &["girlfriend"]),
+    ("son", &["son"]),
+    ("daughter", &["daughter"]),
+    ("boss", &["boss"]),
+    ("plan", &["plans"]),
+    ("plans", &["plans"]),
+];

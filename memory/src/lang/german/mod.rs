@@ -272,6 +272,10 @@ impl Language for German {
                 && long.chars().count() - short.chars().count() <= 2)
     }
 
+    fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
+        super::lexicon_lookup(self, &words(question), LEXICON)
+    }
+
     fn person(&self, word: &str) -> Option<Person> {
         if FIRST_PERSON.contains(&word) {
             Some(Person::First)
@@ -282,6 +286,42 @@ impl Language for German {
         }
     }
 }
+
+/// The words that ask about a canonical predicate.
+const LEXICON: &[(&str, &[&str])] = &[
+    ("arbeite", &["works_at", "job_title"]),
+    ("arbeitest", &["works_at", "job_title"]),
+    ("job", &["works_at", "job_title"]),
+    ("firma", &["works_at"]),
+    ("arbeitgeber", &["works_at"]),
+    ("unternehmen", &["works_at"]),
+    ("stelle", &["works_at"]),
+    ("beruf", &["job_title"]),
+    ("wohne", &["lives_in"]),
+    ("wohnst", &["lives_in"]),
+    ("lebe", &["lives_in"]),
+    ("stadt", &["lives_in"]),
+    ("zuhause", &["lives_in"]),
+    ("wohnort", &["lives_in"]),
+    ("herkunft", &["from"]),
+    ("heimat", &["from"]),
+    ("alter", &["age"]),
+    ("haustier", &["has_pet"]),
+    ("haustiere", &["has_pet"]),
+    ("hobby", &["likes"]),
+    ("hobbys", &["likes"]),
+    ("verheiratet", &["relationship_status", "wife", "husband"]),
+    ("schwester", &["sister"]),
+    ("bruder", &["brother"]),
+    ("frau", &["wife"]),
+    ("mann", &["husband"]),
+    ("freundin", &["friend"]),
+    ("freund", &["friend"]),
+    ("sohn", &["son"]),
+    ("tochter", &["daughter"]),
+    ("chef", &["boss"]),
+    ("chefin", &["boss"]),
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,60 @@
+//! Each tenant's language: what its last consolidated message was written
+//! in. A short question says too little to tell German from English
+//! ("Was ist mein Job?" is 0.67 German to lingua), so it is read in its
+//! tenant's language when detection leans that way
+//! ([`crate::Lang::detect_with`]). Kept in RAM, updated by each pass, and
+//! read back at open from the conversations' last messages.
+
+use std::collections::HashMap;
+
+use chronolog_engine::Store;
+use parking_lot::RwLock;
+
+use crate::consolidate::last_messages;
+use crate::error::Result;
+use crate::lang::Lang;
+use crate::schema::Relations;
+
+/// Tenant name to the language of its last consolidated message.
+#[derive(Debug, Default)]
+pub(crate) struct TenantLanguages(RwLock<HashMap<String, Lang>>);
+
+impl TenantLanguages {
+    /// The languages of the tenants in `store`, from the last message of
+    /// each conversation (the commonest, where a tenant has several).
+    pub(crate) fn load(store: &Store, rel: &Relations) -> Result<TenantLanguages> {
+        let mut counts: HashMap<String, HashMap<Lang, usize>> = HashMap::new();
+        for (tenant, text) in last_messages(store, rel)? {
+            *counts
+                .entry(tenant)
+                .or_default()
+                .entry(Lang::detect(&text))
+                .or_default() += 1;
+        }
+        let languages = counts
+            .into_iter()
+            .filter_map(|(tenant, by_lang)| {
+                let (lang, _) = by_lang.into_iter().max_by_key(|(l, n)| (*n, l.code()))?;
+                Some((tenant, lang))
+            })
+            .collect();
+        Ok(TenantLanguages(RwLock::new(languages)))
+    }
+
+    /// `tenant`'s language, if any of its messages was consolidated.
+    pub(crate) fn get(&self, tenant: &str) -> Option<Lang> {
+        self.0.read().get(tenant).copied()
+    }
+
+    /// `tenant` just said something in `lang`.
+    pub(crate) fn set(&self, tenant: &str, lang: Lang) {
+        if self.get(tenant) != Some(lang) {
+            self.0.write().insert(tenant.to_string(), lang);
+        }
+    }
+
+    /// Forgets every tenant's language (after `forget` erased messages).
+    pub(crate) fn clear(&self) {
+        self.0.write().clear();
+    }
+}
