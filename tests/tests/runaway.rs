@@ -2,7 +2,7 @@
 //! huge `k`, deep nesting, a long chain of rules, a query that would fill
 //! the machine's memory. Each is answered or refused with a typed error.
 
-use chronolog_engine::{Error, Limits, Session};
+use chronolog_engine::{Error, Limits, Output, Session};
 
 fn nodes(db: &mut Session, n: usize) {
     let mut script = String::from(":create edge(a: int, b: int).\n");
@@ -104,4 +104,42 @@ fn deep_nesting_and_long_rule_chains_are_bounded() {
         .join()
         .expect("no stack overflow");
     assert_eq!(rows.expect("runs"), 10, "every node reaches r0");
+}
+
+/// A host thread with a small stack (256 KiB, as some C hosts give their
+/// workers) runs `body` to completion.
+fn on_a_small_stack(body: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(body)
+        .expect("spawn")
+        .join()
+        .expect("the thread survived");
+}
+
+#[test]
+fn wide_bodies_run_on_a_small_stack() {
+    on_a_small_stack(|| {
+        let mut db = Session::in_memory();
+        db.run(":create p(x: int).\np(1).").expect("load");
+        // 10,000 atoms, 10,000 comparisons, a rule of 5,000 atoms: a step
+        // per atom, each calling the next.
+        let rows = |out: Vec<Output>| match out.last() {
+            Some(Output::Rows(rows)) => rows.len(),
+            other => panic!("not rows: {other:?}"),
+        };
+        let atoms = vec!["p(X)"; 10_000].join(", ");
+        let out = db.run(&format!("?- {atoms}.")).expect("wide query");
+        assert_eq!(rows(out), 1);
+        let comparisons = vec!["X > 0"; 10_000].join(", ");
+        let out = db
+            .run(&format!("?- p(X), {comparisons}."))
+            .expect("wide filters");
+        assert_eq!(rows(out), 1);
+        let rule = vec!["p(X)"; 5_000].join(", ");
+        let out = db
+            .run(&format!("q(X) :- {rule}.\n?- q(X)."))
+            .expect("wide rule");
+        assert_eq!(rows(out), 1);
+    });
 }

@@ -62,10 +62,31 @@ pub(super) struct RuleRun<'r, 'p> {
     pub(super) delta: &'r Option<(usize, Range<u32>)>,
 }
 
+/// Stack a recursive step must have left before it recurses, and what
+/// is added on the heap when it has not (as rustc does for deep trees).
+pub(crate) const STACK_RED_ZONE: usize = 64 * 1024;
+/// See [`STACK_RED_ZONE`].
+pub(crate) const STACK_GROWTH: usize = 1024 * 1024;
+
 impl Executor<'_> {
     /// Runs step `i` and the steps after it on the bindings in `input`
-    /// (which it may reorder, filter or overwrite).
+    /// (which it may reorder, filter or overwrite). Each step calls the
+    /// next, so a body of 10,000 atoms is 10,000 frames deep: the stack
+    /// grows on the heap (`stacker`) before it runs out, on whatever thread
+    /// the host runs the query.
     pub(super) fn run_steps(
+        &mut self,
+        run: &RuleRun<'_, '_>,
+        i: usize,
+        input: &mut Batch,
+        sink: &mut Sink,
+    ) -> Result<()> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+            self.run_step(run, i, input, sink)
+        })
+    }
+
+    fn run_step(
         &mut self,
         run: &RuleRun<'_, '_>,
         i: usize,
