@@ -70,6 +70,53 @@ pub struct Claim {
     pub confidence: f64,
 }
 
+/// Whether a predicate holds one value at a time for its subject (a new
+/// value invalidates the old) or many (each object its own slot).
+pub fn is_functional(predicate: &str) -> bool {
+    matches!(
+        predicate,
+        "works_at"
+            | "lives_in"
+            | "job_title"
+            | "age"
+            | "name"
+            | "from"
+            | "relationship_status"
+            | "partner"
+            | "wife"
+            | "husband"
+            | "boyfriend"
+            | "girlfriend"
+            | "fiance"
+            | "boss"
+    ) || predicate.starts_with("favorite_")
+}
+
+/// The claims a correction adds: "I work at Alibaba, not Tencent" says
+/// Tencent never held. For each one-valued claim that holds in the
+/// sentence, each value the sentence denies (`denied`, read by the
+/// language: "not X", "nicht bei X", "不是X") is withdrawn.
+pub(crate) fn corrections(claims: &[Claim], denied: &[String]) -> Vec<Claim> {
+    let mut out = Vec::new();
+    for claim in claims {
+        if claim.kind != ClaimKind::Holds || !is_functional(&claim.predicate) {
+            continue;
+        }
+        for object in denied {
+            if !object.eq_ignore_ascii_case(&claim.object) {
+                out.push(Claim {
+                    object: object.clone(),
+                    kind: ClaimKind::Withdrawn,
+                    valid: None,
+                    object_kind: None,
+                    ..claim.clone()
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Family words as predicates: "my sister Mia" is `(speaker, sister,
 /// Mia)` in every language. Order matters to languages that match them in
 /// turn: a longer word before a shorter one it starts with.

@@ -184,3 +184,21 @@ fn tenants_in_chinese_never_see_each_other_and_a_conversation_may_switch_languag
     let english = ask(&memory, "李四", "Where did I move to?");
     assert!(!english.abstain, "{english:#?}");
 }
+
+#[test]
+fn a_correction_in_chinese_withdraws_the_value_it_denies() {
+    let memory = memory();
+    say(&memory, "u1", "2024-01-01", "我在腾讯工作。");
+    say(
+        &memory,
+        "u1",
+        "2024-02-01",
+        "不对，其实我在阿里巴巴工作，不是腾讯。",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-01", "works_at"),
+        ["阿里巴巴"]
+    );
+    assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
+}

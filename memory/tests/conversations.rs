@@ -754,3 +754,56 @@ fn an_elaboration_is_kept_beside_the_value_and_ends_with_it() {
         .expect("Moonshot");
     assert_eq!(moonshot.supersedes.as_deref(), Some("Google"));
 }
+
+#[test]
+fn a_correction_withdraws_the_value_it_denies() {
+    let memory = memory();
+    say(&memory, "u1", "2024-01-01", "I work at Tencent.");
+    say(
+        &memory,
+        "u1",
+        "2024-02-01",
+        "Actually I work at Alibaba, not Tencent.",
+    );
+    say(&memory, "u1", "2024-01-01", "I live in Munich.");
+    say(
+        &memory,
+        "u1",
+        "2024-02-01",
+        "Sorry, I live in Hamburg, not Munich.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-01", "works_at"),
+        ["Alibaba"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-01", "lives_in"),
+        ["Hamburg"]
+    );
+    // Tencent never held: not even before the correction's day.
+    assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
+}
+
+#[test]
+fn durations_and_past_states_keep_their_times() {
+    let memory = memory();
+    say(
+        &memory,
+        "u1",
+        "2024-06-15",
+        "Two years ago I worked at IBM.",
+    );
+    say(
+        &memory,
+        "u1",
+        "2024-06-15",
+        "I have lived in Tokyo for three years.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2022-06-15", "works_at"), ["IBM"]);
+    // A past job is no current one.
+    assert!(believed(&memory, "u1", "2024-07-01", "works_at").is_empty());
+    assert_eq!(believed(&memory, "u1", "2022-06-15", "lives_in"), ["Tokyo"]);
+    assert_eq!(believed(&memory, "u1", "2024-07-01", "lives_in"), ["Tokyo"]);
+}

@@ -173,3 +173,21 @@ fn a_move_in_german_is_read_with_its_time_and_tenants_stay_apart() {
     assert!(!context.abstain, "{context:#?}");
     assert!(!context.to_text().contains("Köln"), "{}", context.to_text());
 }
+
+#[test]
+fn a_correction_in_german_withdraws_the_value_it_denies() {
+    let memory = memory();
+    say(&memory, "u1", "2024-01-01", "Ich arbeite bei Tencent.");
+    say(
+        &memory,
+        "u1",
+        "2024-02-01",
+        "Eigentlich arbeite ich bei Alibaba, nicht bei Tencent.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2024-03-01", "works_at"),
+        ["Alibaba"]
+    );
+    assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
+}

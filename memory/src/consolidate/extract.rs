@@ -6,7 +6,7 @@
 //! with dates, and changes ("I moved to", "I quit", "I no longer", "I
 //! switched to", "I never joined").
 
-pub use crate::claim::{Claim, ClaimKind, EpisodeView, Subject};
+pub use crate::claim::{Claim, ClaimKind, EpisodeView, Subject, is_functional};
 use crate::claim::{EVENTS, FAMILY};
 
 /// Turns a message into claims. The rule extractor is the default; an LLM
@@ -35,28 +35,6 @@ impl Extractor for Chain {
     fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
         self.0.iter().flat_map(|e| e.extract(episode)).collect()
     }
-}
-
-/// Whether a predicate holds one value at a time for its subject (a new
-/// value invalidates the old) or many (each object its own slot).
-pub fn is_functional(predicate: &str) -> bool {
-    matches!(
-        predicate,
-        "works_at"
-            | "lives_in"
-            | "job_title"
-            | "age"
-            | "name"
-            | "from"
-            | "relationship_status"
-            | "partner"
-            | "wife"
-            | "husband"
-            | "boyfriend"
-            | "girlfriend"
-            | "fiance"
-            | "boss"
-    ) || predicate.starts_with("favorite_")
 }
 
 /// Whether the rule extractor names predicates this way (its fixed ones,

@@ -13,7 +13,7 @@ use regex::{Captures, Regex};
 
 use super::Chinese;
 use super::time::number;
-use crate::claim::{Claim, ClaimKind, EpisodeView, Subject};
+use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
 /// How a rule's match becomes a claim.
@@ -373,6 +373,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
     {
+        let first = claims.len();
         let mut subject = "";
         for clause in clauses(sentence) {
             // A clause without its own subject takes the previous one's.
@@ -394,9 +395,22 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             };
             read_clause(&clause, sentence, found.map(|f| f.when), &mut claims);
         }
+        // "我在阿里巴巴工作，不是腾讯": the value denied never held.
+        let denied: Vec<String> = DENIED
+            .captures_iter(sentence)
+            .filter_map(|c| c.name("x").and_then(|m| clean(m.as_str(), "works_at")))
+            .collect();
+        let mut corrected = claim::corrections(&claims[first..], &denied);
+        claims.append(&mut corrected);
     }
     claims
 }
+
+/// A value a sentence denies: "不是腾讯", "而不是在腾讯".
+static DENIED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"不是(?:在)?(?P<x>[^，。！？,.!?；;、\s]{1,12})")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// The clauses of a sentence, cut at commas, except before 叫 ("我养了一只
 /// 猫，叫咪咪": the name is the cat's, not a clause of its own whose
@@ -630,6 +644,10 @@ mod tests {
             ["Withdrawn 我 works_at 字节跳动"]
         );
         assert_eq!(claims("我是一名药剂师"), ["Holds 我 job_title 药剂师"]);
+        assert_eq!(
+            claims("其实我在阿里巴巴工作，不是腾讯。"),
+            ["Holds 我 works_at 阿里巴巴", "Withdrawn 我 works_at 腾讯"]
+        );
         assert_eq!(claims("我辞职了"), ["Ended 我 works_at "]);
         // A time between the subject and its verb is read and stepped over.
         assert_eq!(

@@ -95,7 +95,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working) (?i:at|for) {O}",
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:at|for) {O}",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -107,6 +107,15 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("organisation"),
             0.75,
+        ),
+        // A past job: over the period the sentence names ("two years ago
+        // I worked at IBM"), or, with no period, one that has ended.
+        rule(
+            r"{S} (?i:worked|was working|used to work|previously worked|had worked) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Happened,
+            Some("organisation"),
+            0.7,
         ),
         rule(
             r"(?i:my (?:new )?(?:job|employer|company) is (?:at |with )?){O}",
@@ -138,11 +147,18 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|reside|resides) in {O}",
+            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|have lived|'ve lived|has lived|reside|resides) in {O}",
             Fixed("lives_in"),
             Holds,
             Some("place"),
             0.8,
+        ),
+        rule(
+            r"{S} (?i:lived|was living|used to live|previously lived|had lived) in {O}",
+            Fixed("lives_in"),
+            Happened,
+            Some("place"),
+            0.7,
         ),
         rule(
             r"{S} (?i:just |recently |finally )?(?i:moved|relocated|have moved|'ve moved|has moved) (?i:back )?to {O}",
@@ -262,6 +278,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
     for sentence in sentences(episode.text) {
         let future = looks_ahead(sentence);
         let found = when::find(&English, sentence, episode.at, future);
+        let first = claims.len();
         // Spans already read as one claim are not read again by a
         // later, looser rule ("don't like X" is not also "like X").
         let mut taken: Vec<(usize, usize)> = Vec::new();
@@ -281,9 +298,21 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                 }
             }
         }
+        let denied: Vec<String> = DENIED
+            .captures_iter(sentence)
+            .filter_map(|c| c.name("x").map(|m| m.as_str().to_string()))
+            .collect();
+        let mut corrected = claim::corrections(&claims[first..], &denied);
+        claims.append(&mut corrected);
     }
     claims
 }
+
+/// A value a sentence denies: "..., not Tencent", "not in Munich".
+static DENIED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:not|rather than|instead of) (?:at |in |for |with )?(?P<x>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// The claims one rule's match makes.
 fn claims_of(
@@ -370,6 +399,17 @@ fn claims_of(
     };
     if predicate.is_empty() {
         return Vec::new();
+    }
+    // A past job or home without a period ("I used to live in Oslo") says
+    // only that it no longer holds.
+    let past_without_period = rule.kind == ClaimKind::Happened
+        && matches!(predicate.as_str(), "works_at" | "lives_in")
+        && found.is_none_or(|f| f.when.to.is_none());
+    if past_without_period {
+        return vec![Claim {
+            kind: ClaimKind::Ended,
+            ..claim(rule, &predicate, subject, object, sentence, found)
+        }];
     }
     let mut out = vec![claim(
         rule,
@@ -473,6 +513,21 @@ mod tests {
             claims("Actually I never joined OpenAI, that was a rumour."),
             ["Withdrawn I works_at OpenAI"]
         );
+        // A correction withdraws the value it denies.
+        assert_eq!(
+            claims("Actually I work at Alibaba, not Tencent."),
+            ["Holds I works_at Alibaba", "Withdrawn I works_at Tencent"]
+        );
+        // Durations and past states keep their times.
+        assert_eq!(
+            claims("I have lived in Tokyo for three years."),
+            ["Holds I lives_in Tokyo @2020-05-17"]
+        );
+        assert_eq!(
+            claims("Two years ago I worked at IBM."),
+            ["Happened I works_at IBM @2021-01-01"]
+        );
+        assert_eq!(claims("I used to live in Oslo."), ["Ended I lives_in Oslo"]);
     }
 
     #[test]

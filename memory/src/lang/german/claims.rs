@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
-use crate::claim::{Claim, ClaimKind, EpisodeView, Subject};
+use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
 struct Rule {
@@ -433,6 +433,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         };
         let text = subject_first(&text);
         let valid = found.map(|f| f.when);
+        let first = claims.len();
         let mut taken: Vec<(usize, usize)> = Vec::new();
         for rule in RULES.iter() {
             for caps in rule.re.captures_iter(&text) {
@@ -448,9 +449,22 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                 }
             }
         }
+        // "..., nicht bei Tencent": the value denied never held.
+        let denied: Vec<String> = DENIED
+            .captures_iter(&text)
+            .filter_map(|c| c.name("x").map(|m| m.as_str().to_string()))
+            .collect();
+        let mut corrected = claim::corrections(&claims[first..], &denied);
+        claims.append(&mut corrected);
     }
     claims
 }
+
+/// A value a sentence denies: "nicht bei Tencent", "nicht in München".
+static DENIED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:nicht|statt|anstatt) (?:bei |in |für |nach )?(?P<x>[A-ZÄÖÜ][\wäöüß'-]*(?: [A-ZÄÖÜ][\wäöüß'-]*)?)")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// German puts the verb second: "Eigentlich habe ich...", "Letzten Monat
 /// bin ich..." (once the time phrase is out: "bin ich..."). The subject
