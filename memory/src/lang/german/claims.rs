@@ -432,6 +432,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             None => sentence.to_string(),
         };
         let text = subject_first(&text);
+        let text = subject_carried(&text);
         let valid = found.map(|f| f.when);
         let first = claims.len();
         let mut taken: Vec<(usize, usize)> = Vec::new();
@@ -494,6 +495,25 @@ fn subject_first(text: &str) -> String {
         }
         None => text.to_string(),
     }
+}
+
+/// "..., und habe bei Zalando angefangen": a clause after "und" or "aber"
+/// that starts with its verb has the sentence's subject.
+fn subject_carried(text: &str) -> String {
+    static ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?P<c>und|aber|dann) (?P<v>habe|hat|haben|bin|ist|sind|arbeite|arbeitet|wohne|wohnt|lebe|lebt|liebe|liebt|mag|ziehe|zieht)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static FIRST_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:[Ii]ch|[Ww]ir|[Ee]r|[Ss]ie)\b").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let Some(subject) = FIRST_SUBJECT.find(text) else {
+        return text.to_string();
+    };
+    let subject = subject.as_str().to_lowercase();
+    ELLIPSIS
+        .replace_all(text, format!("$c {subject} $v").as_str())
+        .into_owned()
 }
 
 fn claims_of(
