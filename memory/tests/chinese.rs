@@ -202,3 +202,25 @@ fn a_correction_in_chinese_withdraws_the_value_it_denies() {
     );
     assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
 }
+
+#[test]
+fn what_a_chinese_question_asks_by_its_predicate_leads() {
+    let memory = memory();
+    say(&memory, "u1", "2022-01-10", "我叫王伟，今年三十岁。");
+    say(&memory, "u1", "2022-01-10", "我住在上海，在字节跳动上班。");
+    say(&memory, "u1", "2023-03-01", "我上个月搬到了杭州。");
+    say(&memory, "u1", "2023-03-02", "我喜欢爬山，不喜欢跑步。");
+    memory.consolidate_now().expect("consolidate");
+    for (question, expected) in [
+        ("我住在哪里？", "lives in 杭州"),
+        ("我多大了？", "age 30"),
+        ("我在哪里上班？", "works at 字节跳动"),
+    ] {
+        let context = ask(&memory, "u1", question);
+        let facts = fact_items(&context);
+        assert!(
+            facts.first().is_some_and(|f| f.contains(expected)),
+            "{question}: {facts:?}"
+        );
+    }
+}

@@ -121,6 +121,7 @@ pub(crate) fn retrieve<'e>(
         &understood,
         &fused,
         worded.as_ref(),
+        &asked,
         at,
         tuning,
     )?;

@@ -199,6 +199,17 @@ impl Language for Chinese {
         // A one-character entry (住, 家, 岁) must be the word itself: inside
         // a longer word it is often something else (记住, 大家).
         let mut out: Vec<&'static str> = Vec::new();
+        // An entry of two characters or more anywhere in the question
+        // counts, however the dictionary cut it ("多大" in "我多大了").
+        for (entry, predicates) in LEXICON {
+            if entry.chars().count() >= 2 && question.contains(entry) {
+                for p in *predicates {
+                    if !out.contains(p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
         for word in words(question) {
             for (entry, predicates) in LEXICON {
                 let hit = word == *entry || (entry.chars().count() >= 2 && word.contains(entry));
@@ -279,5 +290,7 @@ mod tests {
             ["我在腾讯工作。", "你呢？"]
         );
         assert!(Chinese.emphasised("请记住我对花生过敏"));
+        assert_eq!(Chinese.predicates_asked("我多大了？"), ["age"]);
+        assert_eq!(Chinese.predicates_asked("我住在哪里？"), ["lives_in"]);
     }
 }
