@@ -97,7 +97,10 @@ fn paraphrases_of_where_do_i_work_are_answered_by_the_fact_they_ask_about() {
         assert!(!context.abstain, "{question}: {context:#?}");
         let facts = facts(&context);
         // What was asked leads.
-        assert!(facts[0].contains("works at Moonshot"), "{question}: {facts:?}");
+        assert!(
+            facts[0].contains("works at Moonshot"),
+            "{question}: {facts:?}"
+        );
     }
     // Someone this memory does not know: another's job is no answer.
     let unknown = ask(&memory, "u1", "Who is Priyanka's employer?");

@@ -195,6 +195,12 @@ pub(crate) trait Language: Send + Sync {
     /// fact holding one answers the question whatever words its message
     /// used.
     fn predicates_asked(&self, question: &str) -> Vec<&'static str>;
+
+    /// Whether `word`, a topic word of a question, is one of the words
+    /// that ask about a predicate ("employer", "公司"): a fact of that
+    /// predicate covers it; the question's other topic words ("iguana" in
+    /// "my pet iguana") must still be found.
+    fn asks_predicate(&self, word: &str) -> bool;
 }
 
 /// The predicates `words` ask about, by a language's lexicon (each entry

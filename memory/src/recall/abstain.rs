@@ -210,9 +210,34 @@ fn addressed(lang: &dyn Language, sentence: &str, others: &[&String]) -> bool {
 /// inflections ("work", "worked", "working"). Requiring the question's
 /// last topic word instead wrongly abstained on 15% of LoCoMo's
 /// answerable dev questions.
-pub(crate) fn uncovered(question: &Question, item_texts: &[&str]) -> Option<String> {
+///
+/// When the items show a fact the question asks about by its predicate
+/// (`asked_shown`), a question whose topic words only ask for predicates
+/// or name its entities is covered by it ("Who is my employer?"); one
+/// with other topic words is judged as any other: "What is the name of
+/// my pet iguana?" beside a dog named Rex still abstains.
+pub(crate) fn uncovered(
+    question: &Question,
+    item_texts: &[&str],
+    asked_shown: bool,
+) -> Option<String> {
     let lang = question.lang.reader();
     let topics = lang.topic_words(&question.text);
+    if asked_shown {
+        // The fact is the named entity's: its name is covered too. A
+        // question of nothing else is answered by the fact.
+        let names: Vec<String> = question
+            .entities
+            .iter()
+            .map(|e| crate::ids::entity_name(e).to_lowercase())
+            .collect();
+        if topics
+            .iter()
+            .all(|t| lang.asks_predicate(t) || names.contains(t))
+        {
+            return None;
+        }
+    }
     if topics.is_empty() {
         return None;
     }
@@ -260,19 +285,32 @@ mod tests {
         assert!(
             uncovered(
                 &asked("What is the name of my pet iguana?"),
-                &["My sister Mia loves climbing"]
+                &["My sister Mia loves climbing"],
+                false
             )
             .is_some()
         );
-        assert!(uncovered(&asked("Where do I work?"), &["I worked at Tencent"]).is_none());
+        assert!(uncovered(&asked("Where do I work?"), &["I worked at Tencent"], false).is_none());
         assert!(
             uncovered(
                 &asked("When did I start at Moonshot?"),
-                &["I started at Moonshot"]
+                &["I started at Moonshot"],
+                false
             )
             .is_none()
         );
-        assert!(uncovered(&asked("Where do I?"), &["anything"]).is_none());
+        assert!(uncovered(&asked("Where do I?"), &["anything"], false).is_none());
+    }
+
+    #[test]
+    fn a_fact_asked_by_its_predicate_covers_its_words_only() {
+        let iguana = asked("What is the name of my pet iguana?");
+        assert!(uncovered(&iguana, &["My dog Rex needs a new collar."], true).is_some());
+        let pet = asked("What is the name of my pet?");
+        assert!(uncovered(&pet, &["My dog Rex needs a new collar."], true).is_none());
+        let employer = asked("Who is my employer?");
+        assert!(uncovered(&employer, &["I just joined Moonshot!"], true).is_none());
+        assert!(uncovered(&employer, &["I just joined Moonshot!"], false).is_some());
     }
 
     #[test]

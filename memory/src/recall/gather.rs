@@ -38,6 +38,16 @@ pub(crate) struct Gathered {
     pub(super) ranked_episodes: Vec<String>,
 }
 
+/// Which facts may lead a context, and which lead first.
+#[derive(Clone, Copy)]
+pub(crate) struct Leads<'a> {
+    /// The facts a word search found (`None`: every fact may lead).
+    pub worded: Option<&'a HashSet<&'a str>>,
+    /// The facts the question asks about by their predicate: they lead
+    /// first.
+    pub asked: &'a [String],
+}
+
 /// Reads the fused candidates: the part of assembly that does not depend
 /// on the budget. A fact may lead a context only when `worded` (the facts
 /// a word search found; `None`: every fact may lead) holds it: the
@@ -53,11 +63,11 @@ pub(crate) fn gather(
     tenant: &str,
     question: &Question,
     fused: &[(String, f64)],
-    worded: Option<&HashSet<&str>>,
-    asked: &[String],
+    leads: Leads<'_>,
     at: Instants,
     tuning: &Tuning,
 ) -> Result<Gathered> {
+    let Leads { worded, asked } = leads;
     let store = engine.store();
     let rel = Relations::of(store)?;
     let tenant_prefix = format!("{tenant}/");

@@ -120,8 +120,10 @@ pub(crate) fn retrieve<'e>(
         tenant,
         &understood,
         &fused,
-        worded.as_ref(),
-        &asked,
+        gather::Leads {
+            worded: worded.as_ref(),
+            asked: &asked,
+        },
         at,
         tuning,
     )?;
@@ -193,16 +195,17 @@ impl Retrieval<'_> {
             return Ok(context);
         }
         let texts: Vec<&str> = context.items.iter().map(|i| i.said.as_str()).collect();
-        // A fact the question asks about by its predicate covers it.
+        // A fact the question asks about by its predicate covers the words
+        // that asked for it.
         let asked_shown = context
             .items
             .iter()
             .any(|i| i.kind == super::ItemKind::Fact && self.asked.contains(&i.id));
-        let verdict = match self.verdict.clone().or_else(|| {
-            (!asked_shown)
-                .then(|| abstain::uncovered(&self.understood, &texts))
-                .flatten()
-        }) {
+        let verdict = match self
+            .verdict
+            .clone()
+            .or_else(|| abstain::uncovered(&self.understood, &texts, asked_shown))
+        {
             Some(reason) => Some(reason),
             None => match &self.owners {
                 Some(known) => known.clone(),

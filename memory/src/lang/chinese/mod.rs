@@ -94,6 +94,8 @@ const STOP: &[&str] = &[
     "什么样",
     "哪个",
     "哪些",
+    "哪家",
+    "哪儿",
     "时候",
     "什么时候",
     "多久",
@@ -193,6 +195,13 @@ impl Language for Chinese {
         // ("我的猫叫什么" has 猫叫, "我养了一只猫" has 猫): one word inside
         // the other is the same topic.
         !word.is_empty() && (topic.contains(word) || word.contains(topic))
+    }
+
+    fn asks_predicate(&self, word: &str) -> bool {
+        LEXICON.iter().any(|(entry, _)| {
+            word == *entry
+                || (entry.chars().count() >= 2 && (entry.contains(word) || word.contains(entry)))
+        })
     }
 
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {

@@ -80,6 +80,10 @@ impl Language for English {
         words::person(word)
     }
 
+    fn asks_predicate(&self, word: &str) -> bool {
+        LEXICON.iter().any(|(entry, _)| self.same_word(entry, word))
+    }
+
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
         let words: Vec<String> = words::words(question).collect();
         super::lexicon_lookup(self, &words, LEXICON)

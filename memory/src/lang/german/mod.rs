@@ -272,6 +272,10 @@ impl Language for German {
                 && long.chars().count() - short.chars().count() <= 2)
     }
 
+    fn asks_predicate(&self, word: &str) -> bool {
+        LEXICON.iter().any(|(entry, _)| self.same_word(entry, word))
+    }
+
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
         super::lexicon_lookup(self, &words(question), LEXICON)
     }
