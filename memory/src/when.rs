@@ -137,6 +137,33 @@ pub struct TimePhrase {
     pub expr: TimeExpr,
 }
 
+/// Every phrase `patterns` find in `text`, by pattern, then left to
+/// right: the order [`find`] relies on. `read` turns a match into what it
+/// means (`None`: no time, as a day 45 is not); it is given the text
+/// before the match too, for a language that must look back ("Guten
+/// Morgen" greets, it is not tomorrow).
+pub(crate) fn phrases_by<R: Copy>(
+    text: &str,
+    patterns: &[(regex::Regex, R)],
+    read: impl Fn(R, &regex::Captures<'_>, &str) -> Option<TimeExpr>,
+) -> Vec<TimePhrase> {
+    let mut out = Vec::new();
+    for (rank, (re, rule)) in patterns.iter().enumerate() {
+        for caps in re.captures_iter(text) {
+            let Some(whole) = caps.get(0) else { continue };
+            if let Some(expr) = read(*rule, &caps, &text[..whole.start()]) {
+                out.push(TimePhrase {
+                    rank: u16::try_from(rank).unwrap_or(u16::MAX),
+                    start: whole.start(),
+                    end: whole.end(),
+                    expr,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// The first time expression in `text`, read by `lang` and resolved
 /// against `anchor` (the message's event time). `future` says the
 /// sentence looks ahead ("I will", "going to"), which turns a bare weekday

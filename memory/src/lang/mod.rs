@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `mod.rs` | the [`Language`] trait, [`Lang`] (the languages served), what a question's words say |
 //! | `english/` | English: `claims.rs` (the rules), `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
-//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs`, `time.rs`, `question.rs` |
+//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs` (reading), `rules.rs` (the rule table), `time.rs`, `question.rs` |
 
 mod chinese;
 mod detect;

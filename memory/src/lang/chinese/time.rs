@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
 
 /// A number: digits, or Chinese numerals up to 99.
 const N: &str = r"\d{1,4}|[零一二两三四五六七八九十几]{1,3}";
@@ -98,21 +98,7 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
 
 /// Every phrase of every pattern in `text`, by pattern, then left to right.
 pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
-    let mut out = Vec::new();
-    for (rank, (re, rule)) in PATTERNS.iter().enumerate() {
-        for caps in re.captures_iter(text) {
-            let Some(whole) = caps.get(0) else { continue };
-            if let Some(expr) = read(*rule, &caps) {
-                out.push(TimePhrase {
-                    rank: rank as u16,
-                    start: whole.start(),
-                    end: whole.end(),
-                    expr,
-                });
-            }
-        }
-    }
-    out
+    when::phrases_by(text, &PATTERNS, |rule, caps, _| read(rule, caps))
 }
 
 fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {

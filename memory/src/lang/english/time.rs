@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
 
 const MONTHS: [&str; 12] = [
     "january",
@@ -116,21 +116,7 @@ enum Rule {
 /// Every phrase of every pattern in `text`, by pattern, then left to
 /// right; a match whose words do not make a time (a day 45) is left out.
 pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
-    let mut out = Vec::new();
-    for (rank, (re, rule)) in PATTERNS.iter().enumerate() {
-        for caps in re.captures_iter(text) {
-            let Some(whole) = caps.get(0) else { continue };
-            if let Some(expr) = read(*rule, &caps) {
-                out.push(TimePhrase {
-                    rank: rank as u16,
-                    start: whole.start(),
-                    end: whole.end(),
-                    expr,
-                });
-            }
-        }
-    }
-    out
+    when::phrases_by(text, &PATTERNS, |rule, caps, _| read(rule, caps))
 }
 
 fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {

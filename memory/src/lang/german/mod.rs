@@ -4,6 +4,7 @@
 
 mod claims;
 mod question;
+mod rules;
 mod time;
 
 use std::sync::LazyLock;

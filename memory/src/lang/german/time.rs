@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
 
 const MONTHS: [&str; 12] = [
     "januar",
@@ -105,27 +105,13 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
 
 /// Every phrase of every pattern in `text`, by pattern, then left to right.
 pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
-    let mut out = Vec::new();
-    for (rank, (re, rule)) in PATTERNS.iter().enumerate() {
-        for caps in re.captures_iter(text) {
-            let Some(whole) = caps.get(0) else { continue };
-            // "Guten Morgen" greets; it is not tomorrow.
-            if matches!(rule, Rule::DaysAgo(-1))
-                && text[..whole.start()].to_lowercase().ends_with("guten ")
-            {
-                continue;
-            }
-            if let Some(expr) = read(*rule, &caps) {
-                out.push(TimePhrase {
-                    rank: rank as u16,
-                    start: whole.start(),
-                    end: whole.end(),
-                    expr,
-                });
-            }
+    when::phrases_by(text, &PATTERNS, |rule, caps, before| {
+        // "Guten Morgen" greets; it is not tomorrow.
+        if matches!(rule, Rule::DaysAgo(-1)) && before.to_lowercase().ends_with("guten ") {
+            return None;
         }
-    }
-    out
+        read(rule, caps)
+    })
 }
 
 fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {

@@ -1,0 +1,355 @@
+//! The Chinese rule table: each rule one way people say a fact in Chinese, with the predicate it names, its kind and confidence; the word tables (family, pets, events, favourites) beside it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::claim::ClaimKind;
+
+/// How a rule's match becomes a claim.
+pub(super) struct Rule {
+    pub(super) re: Regex,
+    pub(super) predicate: Predicate,
+    pub(super) kind: ClaimKind,
+    pub(super) object_kind: Option<&'static str>,
+    pub(super) confidence: f64,
+}
+
+pub(super) enum Predicate {
+    Fixed(&'static str),
+    /// A family word, mapped to its canonical predicate.
+    Family,
+    /// `favorite_` and the category, mapped.
+    Favorite,
+    /// An event verb, mapped to its canonical predicate.
+    Event,
+}
+
+/// Who: the speaker, or a pronoun to resolve.
+pub(super) const SUBJECT: &str = r"(?P<s>我们|我|他们|他|她们|她)";
+/// An object running to the clause's end (cut later by `clean` in claims.rs).
+const OBJECT: &str = r"(?P<o>[^，。！？,.!?；;、\s]+)";
+/// An object ended by what the pattern says next (`在{OW}工作`).
+const OBJECT_WITHIN: &str = r"(?P<o>[^，。！？,.!?；;、\s]{1,20}?)";
+/// A name: two to four Han characters, or a capitalised Latin word.
+const NAME: &str = r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和)";
+const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实)*";
+
+/// Family words and the canonical predicate each names, longer words
+/// first where one starts another.
+pub(super) const FAMILY: &[(&str, &str)] = &[
+    ("姐姐", "sister"),
+    ("妹妹", "sister"),
+    ("哥哥", "brother"),
+    ("弟弟", "brother"),
+    ("妈妈", "mother"),
+    ("母亲", "mother"),
+    ("爸爸", "father"),
+    ("父亲", "father"),
+    ("妻子", "wife"),
+    ("老婆", "wife"),
+    ("太太", "wife"),
+    ("丈夫", "husband"),
+    ("老公", "husband"),
+    ("男朋友", "boyfriend"),
+    ("男友", "boyfriend"),
+    ("女朋友", "girlfriend"),
+    ("女友", "girlfriend"),
+    ("儿子", "son"),
+    ("女儿", "daughter"),
+    ("最好的朋友", "best_friend"),
+    ("朋友", "friend"),
+    ("表姐", "cousin"),
+    ("表妹", "cousin"),
+    ("表哥", "cousin"),
+    ("表弟", "cousin"),
+    ("堂姐", "cousin"),
+    ("堂妹", "cousin"),
+    ("堂哥", "cousin"),
+    ("堂弟", "cousin"),
+    ("阿姨", "aunt"),
+    ("姑姑", "aunt"),
+    ("叔叔", "uncle"),
+    ("舅舅", "uncle"),
+    ("奶奶", "grandmother"),
+    ("外婆", "grandmother"),
+    ("姥姥", "grandmother"),
+    ("爷爷", "grandfather"),
+    ("外公", "grandfather"),
+    ("姥爷", "grandfather"),
+    ("老板", "boss"),
+    ("上司", "boss"),
+    ("同事", "colleague"),
+    ("室友", "roommate"),
+    ("未婚妻", "fiancee"),
+    ("未婚夫", "fiance"),
+    ("外甥女", "niece"),
+    ("侄女", "niece"),
+    ("外甥", "nephew"),
+    ("侄子", "nephew"),
+];
+
+const PETS: &str = "小狗|小猫|狗狗|猫咪|狗|猫|鹦鹉|小鸟|鸟|仓鼠|兔子|金鱼|鱼|乌龟|蛇|马|豚鼠";
+
+/// Event verbs and their canonical predicates.
+pub(super) const EVENTS: &[(&str, &str)] = &[
+    ("去了", "went_to"),
+    ("参加了", "attended"),
+    ("参观了", "visited"),
+    ("访问了", "visited"),
+    ("报名参加了", "signed_up_for"),
+    ("报名了", "signed_up_for"),
+    ("完成了", "finished"),
+    ("毕业于", "graduated_from"),
+    ("开始学", "started"),
+    ("开始了", "started"),
+];
+
+/// Favourite categories and their canonical names.
+pub(super) const FAVORITES: &[(&str, &str)] = &[
+    ("颜色", "color"),
+    ("食物", "food"),
+    ("菜", "food"),
+    ("电影", "movie"),
+    ("书", "book"),
+    ("运动", "sport"),
+    ("歌手", "singer"),
+    ("歌", "song"),
+    ("动物", "animal"),
+    ("城市", "city"),
+    ("季节", "season"),
+    ("水果", "fruit"),
+    ("饮料", "drink"),
+];
+
+/// Job titles end so: "药剂师", "程序员", "医生".
+const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经理|作家|记者|司机|工人|学生|教授|主管|总监|会计|演员|歌手|警察|农民|店长|老板|画家|研究员))";
+
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let alternatives = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(word, _)| *word)
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let (family, events, favorites) = (
+        alternatives(FAMILY),
+        alternatives(EVENTS),
+        alternatives(FAVORITES),
+    );
+    let rule = |re: &str, predicate, kind, object_kind, confidence| {
+        let re = re
+            .replace("{S}", SUBJECT)
+            .replace("{A}", ADVERBS)
+            .replace("{OW}", OBJECT_WITHIN)
+            .replace("{O}", OBJECT)
+            .replace("{NAME}", NAME)
+            .replace("{TITLE}", TITLE)
+            .replace("{FAMILY}", &family)
+            .replace("{PETS}", PETS)
+            .replace("{EVENTS}", &events)
+            .replace("{FAVORITES}", &favorites);
+        Rule {
+            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+            predicate,
+            kind,
+            object_kind,
+            confidence,
+        }
+    };
+    use ClaimKind::*;
+    use Predicate::*;
+    let work = Some("organisation");
+    let place = Some("place");
+    vec![
+        // Withdrawals first: "我没有加入X" must not read as work.
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)(?:真正)?(?:加入|入职|去)(?:过)?{O}",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)在{OW}(?:工作|上班)",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:根本)?(?:从来)?(?:没有|没|并没有|从没|从未)(?:住在|住过|搬到|搬去)(?:过)?{O}",
+            Fixed("lives_in"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        // Work.
+        rule(
+            r"{S}{A}(?:不再|不)在{OW}(?:工作|上班)",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:从)?{OW}(?:离职|辞职)",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(r"{S}{A}(?:辞职|离职)", Fixed("works_at"), Ended, work, 0.6),
+        rule(
+            r"{S}{A}(?:离开了|离开|辞去了)(?:在)?{O}",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(
+            r"{S}{A}在{OW}(?:工作|上班|任职|实习)",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:加入了|加入|入职了|入职|跳槽到了|跳槽到|跳槽去了|跳槽去)(?:了)?{O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        rule(
+            r"我的?(?:新)?(?:公司|工作单位|雇主)是{O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:是|当了|当|做|担任)(?:一名|一个|一位|个|名)?{TITLE}",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Home.
+        rule(
+            r"{S}{A}(?:不再|不)住在{O}",
+            Fixed("lives_in"),
+            Ended,
+            place,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:搬离了|搬离|搬出了|搬出)(?:了)?{O}",
+            Fixed("lives_in"),
+            Ended,
+            place,
+            0.7,
+        ),
+        rule(r"{S}{A}住在{O}", Fixed("lives_in"), Holds, place, 0.8),
+        rule(
+            r"{S}{A}(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:是)(?P<o>\p{Han}{2,6}?)人",
+            Fixed("from"),
+            Holds,
+            place,
+            0.6,
+        ),
+        rule(r"{S}{A}来自{O}", Fixed("from"), Holds, place, 0.6),
+        // Names, age, family.
+        rule(r"我(?:的名字)?叫{NAME}", Fixed("name"), Holds, None, 0.9),
+        rule(r"我的名字是{NAME}", Fixed("name"), Holds, None, 0.9),
+        rule(
+            r"{S}{A}(?:今年)?(?P<o>\d{1,3}|[一二三四五六七八九十]{1,3})岁",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"我的?(?P<rel>{FAMILY})(?:叫|名叫|的名字是|的名字叫|是){NAME}",
+            Family,
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        // Pets and possessions.
+        rule(
+            r"我的?(?:{PETS})(?:叫|名叫|的名字是|的名字叫){NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:{PETS})[，,]?(?:它)?(?:叫|名叫){NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|两只|三只|只|条)(?P<o>{PETS})",
+            Fixed("has_pet"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:买了|购买了|入手了)(?:一辆|一台|一部|一个|一套|一只|一件|辆|台|部|个|套|件)?{O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Tastes: dislikes before likes.
+        rule(
+            r"{S}{A}(?:很|非常|特别)?(?:不喜欢|讨厌|不爱|受不了|不再喜欢|不太喜欢)(?:吃|喝|看|玩|听)?{O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:很|非常|特别|还是)?(?:喜欢|热爱|爱上了|迷上了|爱)(?:吃|喝|看|玩|听)?{O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.65,
+        ),
+        rule(
+            r"我最喜欢的(?P<cat>{FAVORITES})是{O}",
+            Favorite,
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S}{A}(?:从(?P<from>[^，。！？,.!?；;]+?))?(?:换成了|换成|改用了|改用|换到了)(?P<o>[^，。！？,.!?；;、\s]+)",
+            Fixed("uses"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Plans and events.
+        rule(
+            r"{S}{A}(?:打算|计划|准备)(?P<o>[^，。！？,.!?；;、\s]+)",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.55,
+        ),
+        rule(r"{S}{A}(?P<v>{EVENTS}){O}", Event, Happened, None, 0.5),
+    ]
+});

@@ -1,0 +1,336 @@
+//! The German rule table: each rule one way people say a fact in German, with the predicate it names, its kind and confidence; the word tables (family, pets, favourites) beside it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::claim::ClaimKind;
+
+pub(super) struct Rule {
+    pub(super) re: Regex,
+    pub(super) predicate: Predicate,
+    pub(super) kind: ClaimKind,
+    pub(super) object_kind: Option<&'static str>,
+    pub(super) confidence: f64,
+}
+
+pub(super) enum Predicate {
+    Fixed(&'static str),
+    /// A family word, mapped to its canonical predicate.
+    Family,
+    /// `favorite_` and the category, mapped.
+    Favorite,
+}
+
+const SUBJECT: &str = r"(?P<s>\b[Ii]ch\b|\b[Ww]ir\b|\b[Ee]r\b|\b[Ss]ie\b|\b[A-ZÄÖÜ][a-zäöüß]+\b)";
+/// An object running to the clause's end (cut later by `clean` in claims.rs).
+const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
+/// An object ended by the participle the rule names next.
+const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
+const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
+const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
+
+pub(super) const FAMILY: &[(&str, &str)] = &[
+    ("Schwester", "sister"),
+    ("Bruder", "brother"),
+    ("Mutter", "mother"),
+    ("Mama", "mom"),
+    ("Vater", "father"),
+    ("Papa", "dad"),
+    ("Ehefrau", "wife"),
+    ("Frau", "wife"),
+    ("Ehemann", "husband"),
+    ("Mann", "husband"),
+    ("Partnerin", "partner"),
+    ("Partner", "partner"),
+    ("beste Freundin", "best_friend"),
+    ("bester Freund", "best_friend"),
+    ("Freundin", "friend"),
+    ("Freund", "friend"),
+    ("Sohn", "son"),
+    ("Tochter", "daughter"),
+    ("Cousine", "cousin"),
+    ("Cousin", "cousin"),
+    ("Tante", "aunt"),
+    ("Onkel", "uncle"),
+    ("Großmutter", "grandmother"),
+    ("Oma", "grandma"),
+    ("Großvater", "grandfather"),
+    ("Opa", "grandpa"),
+    ("Chefin", "boss"),
+    ("Chef", "boss"),
+    ("Kollegin", "colleague"),
+    ("Kollege", "colleague"),
+    ("Mitbewohnerin", "roommate"),
+    ("Mitbewohner", "roommate"),
+    ("Verlobte", "fiancee"),
+    ("Verlobter", "fiance"),
+    ("Nichte", "niece"),
+    ("Neffe", "nephew"),
+];
+
+const PETS: &str = "Hund|Katze|Kater|Papagei|Vogel|Hamster|Kaninchen|Hase|Fisch|Schildkröte|Schlange|Pferd|Meerschweinchen|Welpe|Kätzchen";
+
+pub(super) const FAVORITES: &[(&str, &str)] = &[
+    ("farbe", "color"),
+    ("essen", "food"),
+    ("gericht", "food"),
+    ("film", "movie"),
+    ("buch", "book"),
+    ("sport", "sport"),
+    ("lied", "song"),
+    ("stadt", "city"),
+    ("tier", "animal"),
+    ("band", "band"),
+];
+
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let alternatives = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(word, _)| *word)
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let (family, favorites) = (alternatives(FAMILY), alternatives(FAVORITES));
+    let rule = |re: &str, predicate, kind, object_kind, confidence| {
+        let re = re
+            .replace("{S}", SUBJECT)
+            .replace("{A}", ADVERBS)
+            .replace("{OW}", OBJECT_WITHIN)
+            .replace("{O}", OBJECT)
+            .replace("{NAME}", NAME)
+            .replace("{FAMILY}", &family)
+            .replace("{PETS}", PETS)
+            .replace("{FAVORITES}", &favorites);
+        Rule {
+            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+            predicate,
+            kind,
+            object_kind,
+            confidence,
+        }
+    };
+    use ClaimKind::*;
+    use Predicate::*;
+    let work = Some("organisation");
+    let place = Some("place");
+    vec![
+        // Withdrawals first: "Ich habe nie bei X angefangen".
+        rule(
+            r"{S} (?i:habe|hat|haben|bin|ist|sind){A} (?i:nie|niemals|gar nicht|nicht) (?i:bei |für |zu )?{OW} (?i:angefangen|gearbeitet|gewechselt|gegangen)\b",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben|bin|ist|sind){A} (?i:nie|niemals) (?i:in )?{OW} (?i:gewohnt|gelebt|gezogen)\b",
+            Fixed("lives_in"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:nie|niemals) (?i:bei|für) {O}",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        // Work.
+        rule(
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:nicht mehr|nicht länger) (?i:bei|für) {O}",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:bei |meinen job bei |meine stelle bei )?{OW} (?i:gekündigt|verlassen|aufgehört)\b",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:gekündigt)\b",
+            Fixed("works_at"),
+            Ended,
+            work,
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:seit \S+ )?(?i:bei|für) {O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:bei )(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:angefangen|begonnen)\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:bin|ist|sind){A} (?i:zu )(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:gewechselt|gegangen)\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:bin|ist|sind){A} (?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:beigetreten)\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        rule(
+            r"(?i:mein(?:e)? (?:neuer |neue )?(?:job|stelle|arbeitgeber|firma) (?:ist )?(?:bei )?){O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} als {O}",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:bin|ist){A} (?i:von beruf )?(?P<o>[A-ZÄÖÜ][a-zäöüß]*(?:in|er|ist|eur|or|arzt|ärztin|koch|köchin|pfleger|pflegerin|lehrer|lehrerin))\b",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Home.
+        rule(
+            r"{S} (?i:wohne|wohnt|wohnen|lebe|lebt|leben){A} (?i:nicht mehr) in {O}",
+            Fixed("lives_in"),
+            Ended,
+            place,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:wohne|wohnt|wohnen|lebe|lebt|leben){A} (?i:seit \S+ )?in {O}",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:bin|ist|sind){A} (?i:nach|zurück nach|in die|in den) {OW} (?i:gezogen|umgezogen)\b",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:ziehe|zieht|ziehen){A} (?i:nach) {O}",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:komme|kommt|kommen|stamme|stammt){A} (?i:ursprünglich )?aus {NAME}",
+            Fixed("from"),
+            Holds,
+            place,
+            0.6,
+        ),
+        // Names, age, family.
+        rule(
+            r"(?i:mein name ist|ich heiße|ich heisse) {NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.9,
+        ),
+        rule(
+            r"{S} (?i:bin|ist){A} (?P<o>\d{1,3}) (?i:jahre alt|jahre)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"(?i:mein|meine) (?P<rel>{FAMILY})(?: heißt| heisst|,)? {NAME}",
+            Family,
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        // Pets and possessions.
+        rule(
+            r"(?i:mein|meine) (?:{PETS})(?: heißt| heisst|,)? {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|zwei|drei|einen neuen|eine neue) (?P<o>{PETS})",
+            Fixed("has_pet"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:mir )?(?i:einen|eine|ein) (?i:neuen |neue |neues )?{OW} (?i:gekauft)\b",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Tastes: dislikes before likes.
+        rule(
+            r"{S} (?i:hasse|hasst|hassen|mag|mögen|esse|isst|trinke|trinkt){A} (?i:keinen|keine|kein|nicht mehr|nicht) {O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:hasse|hasst|hassen){A} {O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:liebe|liebt|lieben|mag|mögen){A} (?i:wirklich |sehr |total )?{O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.65,
+        ),
+        rule(
+            r"{S} (?i:esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht){A} (?i:sehr )?(?i:gern|gerne) {O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.6,
+        ),
+        rule(
+            r"(?i:mein|meine) (?i:lieblings)(?P<cat>(?i:{FAVORITES})) (?i:ist|sind) {O}",
+            Favorite,
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:bin|ist|habe|hat){A} (?i:von (?P<from>[^,.;!?]+?) )?(?i:zu|auf) (?P<o>[^,.;!?]+?) (?i:gewechselt|umgestiegen)\b",
+            Fixed("uses"),
+            Holds,
+            None,
+            0.6,
+        ),
+    ]
+});
