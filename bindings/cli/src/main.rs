@@ -180,7 +180,9 @@ struct EvalOptions {
     /// as an SVG file here.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// hashing, or model (all-MiniLM-L6-v2, installed by scripts/install-model.sh).
+    /// model (the default embedder, all-MiniLM-L6-v2), minilm, potion
+    /// (potion-base-8M) or hashing; the models are installed by
+    /// scripts/install-model.sh.
     #[arg(long, default_value = "model")]
     embedder: String,
     /// Every ablation and baseline too, not only the hybrid.

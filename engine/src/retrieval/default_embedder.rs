@@ -35,6 +35,22 @@ impl Embedder for DefaultEmbedder {
     }
 }
 
+/// Where installed models live, one directory each:
+/// `$XDG_DATA_HOME/chronolog/models`, else `~/.local/share/chronolog/models`
+/// (`scripts/install-model.sh` puts them there). `None` when neither
+/// variable is set.
+pub(crate) fn models_home() -> Option<std::path::PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| std::path::PathBuf::from(h).join(".local/share"))
+        })?;
+    Some(data.join("chronolog/models"))
+}
+
 /// Why the default embedder would be the hashing stand-in, found without
 /// loading the model (a look for its files): `None` when the model is
 /// installed. For a way in to warn before any text is embedded.
@@ -87,5 +103,45 @@ pub fn default_embedder_with_notice() -> (Arc<dyn Embedder>, Option<String>) {
             Arc::new(HashingEmbedder::new(384)),
             Some("built without the `minilm` feature; using the hashing embedder".into()),
         )
+    }
+}
+
+/// The embedder called `name`, loaded now, for a way in that lets its user
+/// choose: `minilm` (all-MiniLM-L6-v2), `potion` (potion-base-8M, about a
+/// hundred times cheaper per text: for long histories) or `hashing`; each
+/// also by the full name its vectors are filed under. A model that is not
+/// installed is an error here, not a silent stand-in.
+pub fn embedder_named(name: &str) -> Result<Arc<dyn Embedder>> {
+    use crate::error::RetrievalError;
+    match name {
+        "hashing" | "hashing-384" => Ok(Arc::new(HashingEmbedder::new(384))),
+        #[cfg(feature = "minilm")]
+        "minilm" | "all-MiniLM-L6-v2" => {
+            static MODEL: std::sync::OnceLock<Arc<super::minilm::MiniLm>> =
+                std::sync::OnceLock::new();
+            if let Some(model) = MODEL.get() {
+                return Ok(model.clone());
+            }
+            let model = Arc::new(super::minilm::MiniLm::load(
+                &super::minilm::MiniLm::default_dir(),
+            )?);
+            Ok(MODEL.get_or_init(|| model).clone())
+        }
+        #[cfg(feature = "potion")]
+        "potion" | "potion-base-8M" => {
+            static MODEL: std::sync::OnceLock<Arc<super::potion::Potion>> =
+                std::sync::OnceLock::new();
+            if let Some(model) = MODEL.get() {
+                return Ok(model.clone());
+            }
+            let model = Arc::new(super::potion::Potion::load(
+                &super::potion::Potion::default_dir(),
+            )?);
+            Ok(MODEL.get_or_init(|| model).clone())
+        }
+        other => Err(RetrievalError::Model(format!(
+            "no embedder is called `{other}` in this build (minilm, potion or hashing)"
+        ))
+        .into()),
     }
 }

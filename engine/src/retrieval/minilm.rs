@@ -63,15 +63,7 @@ impl MiniLm {
     /// all-MiniLM-L6-v2`, else `~/.local/share/chronolog/models/...`.
     /// `None` when neither variable is set.
     pub fn user_dir() -> Option<PathBuf> {
-        let data = std::env::var_os("XDG_DATA_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|h| !h.is_empty())
-                    .map(|h| PathBuf::from(h).join(".local/share"))
-            })?;
-        Some(data.join("chronolog/models").join(MODEL_SUBDIR))
+        Some(super::default_embedder::models_home()?.join(MODEL_SUBDIR))
     }
 
     /// Loads the model from `dir` (its `config.json`, `tokenizer.json` and

@@ -17,6 +17,8 @@ pub(crate) mod graph;
 pub(crate) mod indexes;
 #[cfg(feature = "minilm")]
 pub mod minilm;
+#[cfg(feature = "potion")]
+pub mod potion;
 pub(crate) mod text;
 pub(crate) mod vector;
 pub mod words;
