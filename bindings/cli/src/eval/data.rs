@@ -1,0 +1,185 @@
+//! The benchmarks' files read into conversations, turns and questions.
+
+use anyhow::Result;
+use chronolog_engine::Timestamp;
+use serde_json::Value as Json;
+
+/// One turn of a conversation.
+pub(super) struct Turn {
+    pub(super) dia_id: String,
+    /// Its episode's id without the tenant, once ingested.
+    pub(super) episode: String,
+    pub(super) speaker: String,
+    pub(super) text: String,
+    pub(super) at: Option<Timestamp>,
+    pub(super) session: String,
+}
+
+/// One question with its gold evidence (read only when scoring).
+pub(super) struct Qa {
+    pub(super) question: String,
+    pub(super) answer: String,
+    /// LoCoMo's category ("1".."5") or LongMemEval's question type.
+    pub(super) category: String,
+    /// The right output is an abstention (LoCoMo 5, LongMemEval `_abs`).
+    pub(super) unanswerable: bool,
+    /// "Now" for this question, when the dataset gives one.
+    pub(super) now: Option<Timestamp>,
+    pub(super) evidence: Vec<String>,
+}
+
+pub(super) struct Conversation {
+    pub(super) id: String,
+    pub(super) turns: Vec<Turn>,
+    pub(super) qa: Vec<Qa>,
+}
+
+/// A turn as a context renders its message (baselines count the same
+/// tokens per message as the memory's contexts, time lines included).
+pub(super) fn turn_line(turn: &Turn) -> String {
+    chronolog_memory::message_line(&turn.episode, &turn.speaker, &turn.text)
+}
+
+pub(super) fn load_locomo(conv: &Json) -> Conversation {
+    let id = conv["sample_id"]
+        .as_str()
+        .unwrap_or("conv")
+        .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
+    let mut turns = Vec::new();
+    if let Some(sessions) = conv["conversation"].as_object() {
+        let mut keys: Vec<(u32, &String)> = sessions
+            .keys()
+            .filter_map(|k| {
+                k.strip_prefix("session_")
+                    .and_then(|n| n.parse().ok())
+                    .map(|n| (n, k))
+            })
+            .collect();
+        keys.sort();
+        for (n, key) in keys {
+            let at = sessions
+                .get(&format!("session_{n}_date_time"))
+                .and_then(Json::as_str)
+                .and_then(parse_date);
+            for turn in sessions[key].as_array().into_iter().flatten() {
+                let mut text = turn["text"].as_str().unwrap_or_default().to_string();
+                if let Some(caption) = turn["blip_caption"].as_str() {
+                    text = format!("{text} [image: {caption}]");
+                }
+                turns.push(Turn {
+                    dia_id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
+                    episode: String::new(),
+                    speaker: turn["speaker"].as_str().unwrap_or("unknown").to_string(),
+                    text,
+                    at,
+                    session: format!("D{n}"),
+                });
+            }
+        }
+    }
+    let qa = conv["qa"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| Qa {
+            question: q["question"].as_str().unwrap_or_default().to_string(),
+            answer: match &q["answer"] {
+                Json::String(s) => s.clone(),
+                Json::Null => q["adversarial_answer"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                other => other.to_string(),
+            },
+            category: q["category"].as_i64().unwrap_or(0).to_string(),
+            unanswerable: q["category"].as_i64() == Some(5),
+            now: None,
+            // A few ids are malformed ("D8:6; D9:17"): split and trim.
+            evidence: q["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_str)
+                .flat_map(|e| e.split([';', ',']).map(|s| s.trim().to_string()))
+                .filter(|e| e.starts_with('D') && e.contains(':'))
+                .collect(),
+        })
+        .collect();
+    Conversation { id, turns, qa }
+}
+
+/// "1:56 pm on 8 May, 2023" as UTC.
+fn parse_date(text: &str) -> Option<Timestamp> {
+    let dt = jiff::civil::DateTime::strptime("%I:%M %p on %d %B, %Y", text.trim()).ok()?;
+    let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
+    Some(Timestamp(ts.as_microsecond()))
+}
+
+/// One LongMemEval question as a conversation of its own: its haystack's
+/// sessions in order, each turn an episode (`<session id>:<index>`), the
+/// turns marked `has_answer` its evidence, "now" its question date.
+pub(super) fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
+    let question_id = q["question_id"].as_str().unwrap_or_default();
+    let id = format!(
+        "q{index}-{}",
+        question_id.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+    );
+    let sessions = q["haystack_sessions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let session_ids = q["haystack_session_ids"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let dates = q["haystack_dates"].as_array().cloned().unwrap_or_default();
+    let mut turns = Vec::new();
+    let mut evidence = Vec::new();
+    for (s, session) in sessions.iter().enumerate() {
+        let session_id = session_ids
+            .get(s)
+            .and_then(Json::as_str)
+            .map_or_else(|| format!("s{s}"), str::to_string);
+        let at = dates
+            .get(s)
+            .and_then(Json::as_str)
+            .and_then(parse_longmemeval_date);
+        for (t, turn) in session.as_array().into_iter().flatten().enumerate() {
+            let dia_id = format!("{session_id}:{t}");
+            if turn["has_answer"].as_bool() == Some(true) {
+                evidence.push(dia_id.clone());
+            }
+            turns.push(Turn {
+                dia_id,
+                episode: String::new(),
+                speaker: turn["role"].as_str().unwrap_or("user").to_string(),
+                text: turn["content"].as_str().unwrap_or_default().to_string(),
+                at,
+                session: session_id.clone(),
+            });
+        }
+    }
+    let qa = Qa {
+        question: q["question"].as_str().unwrap_or_default().to_string(),
+        answer: match &q["answer"] {
+            Json::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+        category: q["question_type"].as_str().unwrap_or("unknown").to_string(),
+        unanswerable: question_id.ends_with("_abs"),
+        now: q["question_date"].as_str().and_then(parse_longmemeval_date),
+        evidence,
+    };
+    Ok(Conversation {
+        id,
+        turns,
+        qa: vec![qa],
+    })
+}
+
+/// "2023/05/30 (Tue) 23:40" as UTC.
+fn parse_longmemeval_date(text: &str) -> Option<Timestamp> {
+    let dt = jiff::civil::DateTime::strptime("%Y/%m/%d (%a) %H:%M", text.trim()).ok()?;
+    let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
+    Some(Timestamp(ts.as_microsecond()))
+}

@@ -1,0 +1,52 @@
+//! The text tables a run prints.
+
+use serde_json::Value as Json;
+
+pub(super) fn print_table(result: &Json) {
+    println!(
+        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation; a question's embedding p50 / p95 {:.1} / {:.1} ms ({} questions)\n",
+        result["dataset"].as_str().unwrap_or(""),
+        result["conversations"],
+        result["turns"],
+        result["questions"],
+        result["embedder"],
+        result["ingest_seconds"].as_f64().unwrap_or(0.0),
+        result["consolidate_seconds"].as_f64().unwrap_or(0.0),
+        result["full_context_tokens_per_conversation"],
+        result["question_embedding_ms"]["p50"]
+            .as_f64()
+            .unwrap_or(0.0),
+        result["question_embedding_ms"]["p95"]
+            .as_f64()
+            .unwrap_or(0.0),
+        result["question_embedding_ms"]["questions"],
+    );
+    println!(
+        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for config in result["configs"].as_array().into_iter().flatten() {
+        let m = &config["metrics"];
+        let a = &m["answerable"];
+        let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
+            config["name"].as_str().unwrap_or(""),
+            f(&a["recall"]["@1"]),
+            f(&a["recall"]["@5"]),
+            f(&a["recall"]["@10"]),
+            f(&a["recall"]["@20"]),
+            f(&a["session_recall"]["@5"]),
+            f(&a["ndcg@10"]),
+            f(&a["coverage"]["500"]),
+            f(&a["coverage"]["1000"]),
+            f(&a["coverage"]["2000"]),
+            f(&a["coverage"]["4000"]),
+            f(&a["context_to_full"]),
+            f(&a["abstained"]),
+            f(&m["unanswerable_abstained"]),
+            m["search_p50_us"].as_f64().unwrap_or(0.0) / 1000.0,
+            m["search_p95_us"].as_f64().unwrap_or(0.0) / 1000.0,
+        );
+    }
+}
