@@ -188,6 +188,16 @@ struct EvalOptions {
     /// Every ablation and baseline too, not only the hybrid.
     #[arg(long)]
     all: bool,
+    /// Ask only N items (conversations for LoCoMo, questions for
+    /// LongMemEval), evenly spaced over the file so that every question
+    /// type is sampled.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Ask only questions of these types, comma-separated (LoCoMo's
+    /// categories 1..5, LongMemEval's question types such as
+    /// temporal-reasoning).
+    #[arg(long, value_delimiter = ',', value_name = "TYPES")]
+    types: Vec<String>,
     /// Vary one field of the memory's tuning, `name=value` (`--set
     /// rrf_k=20`; repeat for several). The fields are listed in
     /// memory/src/tuning.rs and printed by `recall --explain`.
@@ -285,6 +295,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     plot: options.plot,
                     embedder: options.embedder,
                     all: options.all,
+                    limit: options.limit,
+                    types: options.types,
                     tuning: chronolog_memory::Tuning::default()
                         .with_assignments(options.set.iter().map(String::as_str))?,
                 },

@@ -379,4 +379,70 @@ fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
         1.0
     );
     assert_eq!(result["rows"][1]["abstained"], true);
+    // The answer session is ranked first, and "Porto" is in the context.
+    let update = &hybrid["by_category"]["knowledge-update"];
+    assert_eq!(update["session_recall_any"]["@5"], 1.0);
+    assert_eq!(update["extractive_questions"], 1);
+    assert_eq!(update["containment"]["2000"], 1.0);
+    assert_eq!(hybrid["by_category"]["abstention"]["questions"], 1);
+}
+
+/// A gzipped file is read as it is shipped; `--types` keeps the questions
+/// of those types and `--limit` an even sample of the items; a type the
+/// file does not have is an error that lists the ones it has.
+#[test]
+fn eval_longmemeval_reads_gzip_and_selects_questions() {
+    use std::io::Write;
+    let home = tempfile::tempdir().expect("home");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_fixture.json");
+    let gz = home.path().join("fixture.json.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).expect("create"),
+        flate2::Compression::default(),
+    );
+    encoder
+        .write_all(&std::fs::read(&fixture).expect("fixture"))
+        .expect("write");
+    encoder.finish().expect("finish");
+    let questions = |extra: &[&str]| {
+        let out = home.path().join("eval.json");
+        let run = chronolog(home.path())
+            .args(["eval", "longmemeval"])
+            .arg(&gz)
+            .args(["--embedder", "hashing", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        let result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+        result["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r["question"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(questions(&[]).len(), 2);
+    assert_eq!(
+        questions(&["--types", "abstention"]),
+        ["What is the name of my pet iguana?"]
+    );
+    assert_eq!(
+        questions(&["--limit", "1"]),
+        ["Which city do I live in now?"]
+    );
+    let run = chronolog(home.path())
+        .args(["eval", "longmemeval"])
+        .arg(&gz)
+        .args(["--embedder", "hashing", "--types", "multi-session"])
+        .output()
+        .expect("run");
+    assert!(!run.status.success());
+    assert!(
+        text(&run.stderr).contains("abstention, knowledge-update"),
+        "{}",
+        text(&run.stderr)
+    );
 }

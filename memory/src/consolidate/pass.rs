@@ -52,6 +52,24 @@ pub struct Report {
     pub reinforced: usize,
 }
 
+/// Passes add up: a caller that consolidates in several passes (one per
+/// conversation, say) reports their sum.
+impl std::ops::AddAssign<&Report> for Report {
+    fn add_assign(&mut self, other: &Report) {
+        self.episodes += other.episodes;
+        self.claims += other.claims;
+        self.facts += other.facts;
+        self.restated += other.restated;
+        self.ended += other.ended;
+        self.withdrawn += other.withdrawn;
+        self.contested += other.contested;
+        self.paraphrased += other.paraphrased;
+        self.elaborated += other.elaborated;
+        self.dropped += other.dropped;
+        self.reinforced += other.reinforced;
+    }
+}
+
 impl Report {
     fn count(&mut self, outcome: Outcome) {
         match outcome {

@@ -1,8 +1,93 @@
 //! The benchmarks' files read into conversations, turns and questions.
 
-use anyhow::Result;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context as _, Result, anyhow, bail};
 use chronolog_engine::Timestamp;
 use serde_json::Value as Json;
+
+use super::Dataset;
+
+/// Which part of a file a run asks.
+pub(super) struct Selection<'a> {
+    /// Only questions of these categories (LoCoMo's "1".."5", LongMemEval's
+    /// question types); all when empty.
+    pub(super) types: &'a [String],
+    /// At most this many of the file's items (conversations, or LongMemEval
+    /// questions), spread evenly over the file.
+    pub(super) limit: Option<usize>,
+}
+
+/// The file's conversations, each with the questions the selection keeps
+/// (a conversation left without questions is dropped). The file may be
+/// gzipped (LongMemEval ships so).
+pub(super) fn read(
+    path: &Path,
+    dataset: Dataset,
+    selection: &Selection,
+) -> Result<Vec<Conversation>> {
+    let mut bytes =
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut plain = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut plain)
+            .with_context(|| format!("{} is not a readable gzip file", path.display()))?;
+        bytes = plain;
+    }
+    let data: Json = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not JSON", path.display()))?;
+    let items = data
+        .as_array()
+        .ok_or_else(|| anyhow!("{} is not a JSON list", path.display()))?;
+    let mut conversations: Vec<Conversation> = match dataset {
+        Dataset::Locomo => items.iter().map(load_locomo).collect(),
+        Dataset::LongMemEval => items
+            .iter()
+            .enumerate()
+            .map(|(i, q)| load_longmemeval(i, q))
+            .collect::<Result<_>>()?,
+    };
+    if !selection.types.is_empty() {
+        let known: std::collections::BTreeSet<&str> = conversations
+            .iter()
+            .flat_map(|c| c.qa.iter().map(|q| q.category.as_str()))
+            .collect();
+        if let Some(unknown) = selection.types.iter().find(|t| !known.contains(t.as_str())) {
+            bail!(
+                "no question in {} is of type `{unknown}`; its types are {}",
+                path.display(),
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        for conv in &mut conversations {
+            conv.qa.retain(|q| selection.types.contains(&q.category));
+        }
+        conversations.retain(|c| !c.qa.is_empty());
+    }
+    if let Some(limit) = selection.limit {
+        conversations = spread(conversations, limit);
+    }
+    Ok(conversations)
+}
+
+/// `n` of `items` at evenly spaced positions (the first included), in
+/// order; all of them when there are not more than `n`. LongMemEval's file
+/// is sorted by question type, so an even spread samples every type.
+fn spread<T>(items: Vec<T>, n: usize) -> Vec<T> {
+    let len = items.len();
+    if n >= len {
+        return items;
+    }
+    let keep: std::collections::HashSet<usize> = (0..n).map(|i| i * len / n).collect();
+    items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, item)| item)
+        .collect()
+}
 
 /// One turn of a conversation.
 pub(super) struct Turn {
@@ -26,6 +111,9 @@ pub(super) struct Qa {
     /// "Now" for this question, when the dataset gives one.
     pub(super) now: Option<Timestamp>,
     pub(super) evidence: Vec<String>,
+    /// The sessions that hold the answer (LongMemEval's
+    /// `answer_session_ids`; LoCoMo: the evidence turns' sessions).
+    pub(super) answer_sessions: Vec<String>,
 }
 
 pub(super) struct Conversation {
@@ -40,7 +128,7 @@ pub(super) fn turn_line(turn: &Turn) -> String {
     chronolog_memory::message_line(&turn.episode, &turn.speaker, &turn.text)
 }
 
-pub(super) fn load_locomo(conv: &Json) -> Conversation {
+fn load_locomo(conv: &Json) -> Conversation {
     let id = conv["sample_id"]
         .as_str()
         .unwrap_or("conv")
@@ -103,6 +191,13 @@ pub(super) fn load_locomo(conv: &Json) -> Conversation {
                 .flat_map(|e| e.split([';', ',']).map(|s| s.trim().to_string()))
                 .filter(|e| e.starts_with('D') && e.contains(':'))
                 .collect(),
+            answer_sessions: Vec::new(),
+        })
+        .map(|mut qa: Qa| {
+            qa.answer_sessions = qa.evidence.iter().map(|e| session_of(e)).collect();
+            qa.answer_sessions.sort();
+            qa.answer_sessions.dedup();
+            qa
         })
         .collect();
     Conversation { id, turns, qa }
@@ -118,7 +213,7 @@ fn parse_date(text: &str) -> Option<Timestamp> {
 /// One LongMemEval question as a conversation of its own: its haystack's
 /// sessions in order, each turn an episode (`<session id>:<index>`), the
 /// turns marked `has_answer` its evidence, "now" its question date.
-pub(super) fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
+fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
     let question_id = q["question_id"].as_str().unwrap_or_default();
     let id = format!(
         "q{index}-{}",
@@ -165,10 +260,23 @@ pub(super) fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
             Json::String(s) => s.clone(),
             other => other.to_string(),
         },
-        category: q["question_type"].as_str().unwrap_or("unknown").to_string(),
+        // The `_abs` questions are a type of their own, as the benchmark
+        // reports them: the right output is an abstention.
+        category: if question_id.ends_with("_abs") {
+            "abstention".to_string()
+        } else {
+            q["question_type"].as_str().unwrap_or("unknown").to_string()
+        },
         unanswerable: question_id.ends_with("_abs"),
         now: q["question_date"].as_str().and_then(parse_longmemeval_date),
         evidence,
+        answer_sessions: q["answer_session_ids"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_str)
+            .map(str::to_string)
+            .collect(),
     };
     Ok(Conversation {
         id,
@@ -182,4 +290,22 @@ fn parse_longmemeval_date(text: &str) -> Option<Timestamp> {
     let dt = jiff::civil::DateTime::strptime("%Y/%m/%d (%a) %H:%M", text.trim()).ok()?;
     let ts = jiff::tz::TimeZone::UTC.to_timestamp(dt).ok()?;
     Some(Timestamp(ts.as_microsecond()))
+}
+
+/// "D3:12" -> "D3".
+pub(super) fn session_of(dia_id: &str) -> String {
+    dia_id.split(':').next().unwrap_or(dia_id).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spread_keeps_evenly_spaced_items_in_order() {
+        assert_eq!(spread((0..10).collect(), 3), vec![0, 3, 6]);
+        assert_eq!(spread((0..10).collect(), 5), vec![0, 2, 4, 6, 8]);
+        assert_eq!(spread((0..4).collect(), 9), vec![0, 1, 2, 3]);
+        assert_eq!(spread((0..4).collect::<Vec<i32>>(), 0), Vec::<i32>::new());
+    }
 }

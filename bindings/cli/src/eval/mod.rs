@@ -23,7 +23,7 @@ mod report;
 mod score;
 
 use data::{Conversation, Qa, turn_line};
-use score::{Stats, covers, percentile, prefix_covers};
+use score::{Scored, Stats, answer_forms, contains_answer, covers, percentile, prefix_covers};
 
 /// The budgets coverage is measured at.
 const BUDGETS: [usize; 4] = [500, 1_000, 2_000, 4_000];
@@ -39,6 +39,9 @@ struct Asked {
     main: Context,
     /// Whether the context covers the evidence, at each of [`BUDGETS`].
     covered: Vec<bool>,
+    /// Whether the context holds the gold answer, at each of [`BUDGETS`],
+    /// for an answer that is a short span.
+    contained: Option<Vec<bool>>,
     /// The hybrid's search at 2,000 tokens took this long, alone, the
     /// question's embedding cached; an ablation's retrieval at every
     /// budget, under contention.
@@ -134,6 +137,10 @@ pub struct EvalArgs {
     pub embedder: String,
     /// Run every ablation and baseline, not only the hybrid.
     pub all: bool,
+    /// Ask only this many items, spread evenly over the file.
+    pub limit: Option<usize>,
+    /// Ask only questions of these types (all when empty).
+    pub types: Vec<String>,
     /// The memory's tuning, the defaults with `--set name=value` applied.
     pub tuning: Tuning,
 }
@@ -150,20 +157,14 @@ pub enum Dataset {
 
 /// Runs the evaluation and prints the markdown table.
 pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let data: Json = serde_json::from_str(&text).context("not JSON")?;
-    let items = data
-        .as_array()
-        .ok_or_else(|| anyhow!("expected a JSON list"))?;
-    let mut conversations: Vec<Conversation> = match dataset {
-        Dataset::Locomo => items.iter().map(data::load_locomo).collect(),
-        Dataset::LongMemEval => items
-            .iter()
-            .enumerate()
-            .map(|(i, q)| data::load_longmemeval(i, q))
-            .collect::<Result<_>>()?,
-    };
+    let mut conversations = data::read(
+        &args.file,
+        dataset,
+        &data::Selection {
+            types: &args.types,
+            limit: args.limit,
+        },
+    )?;
     let embedder: Arc<dyn Embedder> = match args.embedder.as_str() {
         "model" => {
             let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
@@ -183,12 +184,21 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         },
     )?;
 
-    // Ingest and consolidate, timed.
-    let started = Instant::now();
+    // Ingest and consolidate each conversation in turn, timed apart.
+    let progress = indicatif::ProgressBar::new(conversations.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} {bar:30} {pos}/{len} conversations, {elapsed} (eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    progress.set_message("ingesting and consolidating");
+    let (mut ingested, mut consolidated) = (0.0, 0.0);
+    let mut report = chronolog_memory::Report::default();
     let mut dia_of: HashMap<String, (String, String)> = HashMap::new();
     let mut now_of: HashMap<String, Timestamp> = HashMap::new();
     let mut full_tokens: HashMap<String, usize> = HashMap::new();
     for conv in &mut conversations {
+        let started = Instant::now();
         let messages: Vec<Message> = conv
             .turns
             .iter()
@@ -200,6 +210,11 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             })
             .collect();
         let ids = memory.add_batch(&conv.id, &messages)?;
+        ingested += started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        report += &memory.consolidate_now()?;
+        consolidated += started.elapsed().as_secs_f64();
+        progress.inc(1);
         let prefix = format!("{}/", conv.id);
         for (id, turn) in ids.into_iter().zip(conv.turns.iter_mut()) {
             turn.episode = id.strip_prefix(&prefix).unwrap_or(&id).to_string();
@@ -222,9 +237,8 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         );
         full_tokens.insert(conv.id.clone(), chronolog_memory::count_tokens(&all));
     }
-    let ingested = started.elapsed().as_secs_f64();
-    let report = memory.consolidate_now()?;
-    let consolidated = started.elapsed().as_secs_f64() - ingested;
+    progress.finish_and_clear();
+    let turns: usize = conversations.iter().map(|c| c.turns.len()).sum();
 
     let mut rows: Vec<Json> = Vec::new();
     let mut table: BTreeMap<(usize, String), Json> = BTreeMap::new();
@@ -261,10 +275,18 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 .iter()
                 .map(|c| covers(c, &qa.evidence, &dia_of))
                 .collect();
+            // An abstention holds nothing, whatever its text.
+            let contained = answer_forms(&qa.answer).map(|forms| {
+                contexts
+                    .iter()
+                    .map(|c| !c.abstain && contains_answer(&c.to_text(), &forms))
+                    .collect()
+            });
             let main = contexts.swap_remove(MAIN_BUDGET);
             Ok(Asked {
                 main,
                 covered,
+                contained,
                 micros,
                 embed_micros: None,
             })
@@ -312,6 +334,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             Asked {
                 main,
                 covered,
+                contained,
                 micros,
                 embed_micros,
             },
@@ -325,11 +348,14 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 .collect();
             let row = stats.add(
                 qa,
-                &ranked,
-                &covered,
-                Some(&main),
-                micros,
-                full_tokens[&conv.id],
+                &Scored {
+                    ranked: &ranked,
+                    covered: &covered,
+                    contained: contained.as_deref(),
+                    context: Some(&main),
+                    micros,
+                    full_tokens: full_tokens[&conv.id],
+                },
             );
             if order == 0 {
                 rows.push(json!({
@@ -366,7 +392,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 .iter()
                 .map(|&b| prefix_covers(&ranked, &qa.evidence, b, conv))
                 .collect();
-            bm25.add(qa, &ranked, &covered, None, 0, full_tokens[&conv.id]);
+            bm25.add(qa, &baseline(&ranked, &covered, full_tokens[&conv.id]));
             let latest: Vec<(String, String)> = conv
                 .turns
                 .iter()
@@ -378,7 +404,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 .iter()
                 .map(|&b| prefix_covers(&latest, &qa.evidence, b, conv))
                 .collect();
-            recency.add(qa, &latest, &covered, None, 0, full_tokens[&conv.id]);
+            recency.add(qa, &baseline(&latest, &covered, full_tokens[&conv.id]));
         }
     }
     if args.all {
@@ -404,10 +430,11 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .map(|((name, value), _)| (name.to_string(), json!(value)))
             .collect::<serde_json::Map<_, _>>(),
         "conversations": conversations.len(),
-        "turns": conversations.iter().map(|c| c.turns.len()).sum::<usize>(),
+        "turns": turns,
         "questions": conversations.iter().map(|c| c.qa.len()).sum::<usize>(),
         "ingest_seconds": ingested,
         "consolidate_seconds": consolidated,
+        "turns_per_second": turns as f64 / (ingested + consolidated).max(1e-9),
         "consolidation": format!("{report:?}"),
         "full_context_tokens_per_conversation": total_full / conversations.len().max(1),
         "question_embedding_ms": {
@@ -423,10 +450,28 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     report::print_table(&result);
+    report::print_types(&result);
     if let Some(plot) = &args.plot {
         crate::plot::coverage(&result, plot)?;
     }
     Ok(())
+}
+
+/// A baseline's ranking as the sums score it: no context of its own, so
+/// neither containment nor latency.
+fn baseline<'a>(
+    ranked: &'a [&'a (String, String)],
+    covered: &'a [bool],
+    full_tokens: usize,
+) -> Scored<'a> {
+    Scored {
+        ranked,
+        covered,
+        contained: None,
+        context: None,
+        micros: 0,
+        full_tokens,
+    }
 }
 
 /// Plain BM25 over one conversation's turns (the baseline).

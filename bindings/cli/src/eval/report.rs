@@ -4,7 +4,7 @@ use serde_json::Value as Json;
 
 pub(super) fn print_table(result: &Json) {
     println!(
-        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s; full context {} tokens per conversation; a question's embedding p50 / p95 {:.1} / {:.1} ms ({} questions)\n",
+        "{} ({} conversations, {} turns, {} questions), embedder {}; ingest {:.2} s, consolidation {:.1} s ({:.0} turns/s); full context {} tokens per conversation; a question's embedding p50 / p95 {:.1} / {:.1} ms ({} questions)\n",
         result["dataset"].as_str().unwrap_or(""),
         result["conversations"],
         result["turns"],
@@ -12,6 +12,7 @@ pub(super) fn print_table(result: &Json) {
         result["embedder"],
         result["ingest_seconds"].as_f64().unwrap_or(0.0),
         result["consolidate_seconds"].as_f64().unwrap_or(0.0),
+        result["turns_per_second"].as_f64().unwrap_or(0.0),
         result["full_context_tokens_per_conversation"],
         result["question_embedding_ms"]["p50"]
             .as_f64()
@@ -47,6 +48,38 @@ pub(super) fn print_table(result: &Json) {
             f(&m["unanswerable_abstained"]),
             m["search_p50_us"].as_f64().unwrap_or(0.0) / 1000.0,
             m["search_p95_us"].as_f64().unwrap_or(0.0) / 1000.0,
+        );
+    }
+}
+
+/// The hybrid's numbers per question type: LongMemEval's types differ in
+/// what they ask of retrieval (one session, several, an update, time).
+pub(super) fn print_types(result: &Json) {
+    let Some(hybrid) = result["configs"].as_array().and_then(|c| c.first()) else {
+        return;
+    };
+    let Some(types) = hybrid["metrics"]["by_category"].as_object() else {
+        return;
+    };
+    let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+    println!(
+        "\n{} per question type:\n\n| type | questions | session any@5 | session any@10 | R@5 | all evidence @5 | all evidence @10 | cov@2000 | answer spans | answer in context @2000 | abstained |",
+        hybrid["name"].as_str().unwrap_or("")
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (name, m) in types {
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            m["questions"],
+            f(&m["session_recall_any"]["@5"]),
+            f(&m["session_recall_any"]["@10"]),
+            f(&m["recall"]["@5"]),
+            f(&m["recall_all"]["@5"]),
+            f(&m["recall_all"]["@10"]),
+            f(&m["coverage"]["2000"]),
+            m["extractive_questions"],
+            f(&m["containment"]["2000"]),
+            f(&m["abstained"]),
         );
     }
 }

@@ -7,7 +7,7 @@ use chronolog_engine::Timestamp;
 use chronolog_memory::{Context, ItemKind};
 use serde_json::{Value as Json, json};
 
-use super::data::{Conversation, Qa, Turn, turn_line};
+use super::data::{Conversation, Qa, Turn, session_of, turn_line};
 use super::{BUDGETS, KS};
 
 /// Whether every evidence turn is in the context (as a message, or as the
@@ -75,26 +75,59 @@ pub(super) struct Stats {
 #[derive(Default, Clone)]
 struct Sums {
     questions: usize,
+    /// Of those, the ones whose right output is an abstention.
+    unanswerable: usize,
     with_evidence: usize,
     recall: [f64; 4],
+    /// Questions whose every evidence turn is in the top k.
+    recall_all: [f64; 4],
     session_recall: [f64; 4],
+    /// Questions with answer sessions (not abstentions).
+    with_sessions: usize,
+    /// Questions with an answer session among the first k sessions
+    /// ranked (LongMemEval's recall_any@k), at each of [`SESSION_KS`].
+    session_any: [usize; 2],
     ndcg10: f64,
     covered: [usize; 4],
+    /// Questions whose answer is a short span ([`answer_forms`]).
+    extractive: usize,
+    /// Of those, the ones whose context holds the answer, at each budget.
+    contained: [usize; 4],
     abstained: usize,
     context_ratio: f64,
 }
 
+/// The ks session recall_any is measured at.
+const SESSION_KS: [usize; 2] = [5, 10];
+
+/// One question's retrieval, as the sums need it.
+pub(super) struct Scored<'a> {
+    /// Turns ranked, as (dia id, session id).
+    pub(super) ranked: &'a [&'a (String, String)],
+    /// Whether the context covers the evidence, at each of [`BUDGETS`].
+    pub(super) covered: &'a [bool],
+    /// Whether the context holds the answer, at each of [`BUDGETS`]; `None`
+    /// for an answer that is not a short span, or a baseline.
+    pub(super) contained: Option<&'a [bool]>,
+    /// The context at 2,000 tokens (a baseline has none).
+    pub(super) context: Option<&'a Context>,
+    /// The search took this long (0: not timed).
+    pub(super) micros: u64,
+    /// The whole history, rendered, in tokens.
+    pub(super) full_tokens: usize,
+}
+
 impl Stats {
     /// Adds one question; returns (recall@5, covered at 2,000) for its row.
-    pub(super) fn add(
-        &mut self,
-        qa: &Qa,
-        ranked: &[&(String, String)],
-        covered: &[bool],
-        answer: Option<&Context>,
-        micros: u64,
-        full_tokens: usize,
-    ) -> (f64, bool) {
+    pub(super) fn add(&mut self, qa: &Qa, scored: &Scored) -> (f64, bool) {
+        let Scored {
+            ranked,
+            covered,
+            contained,
+            context: answer,
+            micros,
+            full_tokens,
+        } = *scored;
         if qa.unanswerable {
             self.unanswerable.questions += 1;
             if let Some(context) = answer {
@@ -103,12 +136,35 @@ impl Stats {
         }
         let sums = self.by_category.entry(qa.category.clone()).or_default();
         sums.questions += 1;
+        sums.unanswerable += usize::from(qa.unanswerable);
         if let Some(context) = answer {
             sums.abstained += usize::from(context.abstain);
             sums.context_ratio += context.tokens as f64 / full_tokens.max(1) as f64;
         }
         if micros > 0 {
             self.micros.push(micros);
+        }
+        if let Some(contained) = contained {
+            sums.extractive += 1;
+            for (i, c) in contained.iter().enumerate() {
+                sums.contained[i] += usize::from(*c);
+            }
+        }
+        if !qa.unanswerable && !qa.answer_sessions.is_empty() {
+            sums.with_sessions += 1;
+            let mut sessions: Vec<&str> = Vec::new();
+            for (_, session) in ranked {
+                if !sessions.contains(&session.as_str()) {
+                    sessions.push(session);
+                }
+            }
+            for (i, k) in SESSION_KS.iter().enumerate() {
+                let hit = sessions
+                    .iter()
+                    .take(*k)
+                    .any(|s| qa.answer_sessions.iter().any(|a| a == s));
+                sums.session_any[i] += usize::from(hit);
+            }
         }
         let evidence: HashSet<&str> = qa.evidence.iter().map(String::as_str).collect();
         if evidence.is_empty() {
@@ -122,6 +178,7 @@ impl Stats {
             let hit =
                 evidence.iter().filter(|e| top.contains(*e)).count() as f64 / evidence.len() as f64;
             sums.recall[i] += hit;
+            sums.recall_all[i] += f64::from(u8::from(hit == 1.0));
             if *k == 5 {
                 r5 = hit;
             }
@@ -152,29 +209,27 @@ impl Stats {
 
     pub(super) fn summary(&self) -> Json {
         let mut answerable = Sums::default();
-        for (cat, s) in &self.by_category {
-            if !self.unanswerable_categories().contains(cat) {
-                answerable.questions += s.questions;
-                answerable.with_evidence += s.with_evidence;
-                answerable.abstained += s.abstained;
-                answerable.ndcg10 += s.ndcg10;
-                answerable.context_ratio += s.context_ratio;
-                for i in 0..4 {
-                    answerable.recall[i] += s.recall[i];
-                    answerable.session_recall[i] += s.session_recall[i];
-                    answerable.covered[i] += s.covered[i];
-                }
+        for s in self.by_category.values() {
+            // A category of unanswerable questions only (LoCoMo's 5,
+            // LongMemEval's abstention) is reported apart.
+            if s.unanswerable < s.questions {
+                answerable.absorb(s);
             }
         }
         let show = |s: &Sums| {
             let n = s.with_evidence.max(1) as f64;
+            let ratio = |c: usize, n: usize| c as f64 / n.max(1) as f64;
             json!({
                 "questions": s.questions,
                 "recall": KS.iter().zip(s.recall).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
+                "recall_all": KS.iter().zip(s.recall_all).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
                 "session_recall": KS.iter().zip(s.session_recall).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
+                "session_recall_any": SESSION_KS.iter().zip(s.session_any).map(|(k, c)| (format!("@{k}"), ratio(c, s.with_sessions))).collect::<BTreeMap<_, _>>(),
                 "ndcg@10": s.ndcg10 / n,
                 "coverage": BUDGETS.iter().zip(s.covered).map(|(b, c)| (format!("{b}"), c as f64 / n)).collect::<BTreeMap<_, _>>(),
-                "abstained": s.abstained as f64 / s.questions.max(1) as f64,
+                "extractive_questions": s.extractive,
+                "containment": BUDGETS.iter().zip(s.contained).map(|(b, c)| (format!("{b}"), ratio(c, s.extractive))).collect::<BTreeMap<_, _>>(),
+                "abstained": ratio(s.abstained, s.questions),
                 "context_to_full": s.context_ratio / s.questions.max(1) as f64,
             })
         };
@@ -190,15 +245,27 @@ impl Stats {
     }
 }
 
-impl Stats {
-    /// Categories made only of unanswerable questions (LoCoMo's 5); a
-    /// LongMemEval type mixes both, and its `_abs` questions are counted
-    /// apart by `unanswerable`.
-    fn unanswerable_categories(&self) -> Vec<String> {
-        if self.by_category.contains_key("5") && self.unanswerable.questions > 0 {
-            vec!["5".to_string()]
-        } else {
-            Vec::new()
+impl Sums {
+    fn absorb(&mut self, s: &Sums) {
+        self.questions += s.questions;
+        self.unanswerable += s.unanswerable;
+        self.with_evidence += s.with_evidence;
+        self.with_sessions += s.with_sessions;
+        self.extractive += s.extractive;
+        self.abstained += s.abstained;
+        self.ndcg10 += s.ndcg10;
+        self.context_ratio += s.context_ratio;
+        for i in 0..KS.len() {
+            self.recall[i] += s.recall[i];
+            self.recall_all[i] += s.recall_all[i];
+            self.session_recall[i] += s.session_recall[i];
+        }
+        for i in 0..BUDGETS.len() {
+            self.covered[i] += s.covered[i];
+            self.contained[i] += s.contained[i];
+        }
+        for i in 0..SESSION_KS.len() {
+            self.session_any[i] += s.session_any[i];
         }
     }
 }
@@ -212,7 +279,176 @@ pub(super) fn percentile(values: &mut [u64], p: f64) -> u64 {
         .unwrap_or(0)
 }
 
-/// "D3:12" -> "D3".
-fn session_of(dia_id: &str) -> String {
-    dia_id.split(':').next().unwrap_or(dia_id).to_string()
+/// Words an answer may spell a small number with, by value.
+const NUMBER_WORDS: [&str; 21] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+
+/// Words at most in a short-span answer.
+const SPAN_WORDS: usize = 6;
+
+/// The normalised spellings a gold answer may take in a context, when the
+/// answer is a short span (a name, a number, a date: at most
+/// [`SPAN_WORDS`] words); `None` for an answer a reader must compose (a
+/// sentence, a judgement). The first sentence is the answer ("54 days.
+/// 55 days ... is also acceptable."), a parenthesis an alternative
+/// ("University of California, Los Angeles (UCLA)"), and a small number
+/// is also its word ("6" and "six").
+pub(super) fn answer_forms(answer: &str) -> Option<Vec<String>> {
+    let first = answer.split(". ").next().unwrap_or(answer);
+    if normalise(first).split(' ').count() > SPAN_WORDS {
+        return None;
+    }
+    let mut spans = vec![first.to_string()];
+    if let (Some(open), Some(close)) = (first.find('('), first.rfind(')'))
+        && open < close
+    {
+        spans = vec![
+            format!("{}{}", &first[..open], &first[close + 1..]),
+            first[open + 1..close].to_string(),
+        ];
+    }
+    let mut forms: Vec<String> = Vec::new();
+    for span in spans {
+        let span = normalise(&span);
+        if span.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = span.split(' ').collect();
+        let swap = |to_digits: bool| -> String {
+            words
+                .iter()
+                .map(
+                    |w| match (to_digits, NUMBER_WORDS.iter().position(|n| n == w)) {
+                        (true, Some(n)) => n.to_string(),
+                        (false, _) => w
+                            .parse::<usize>()
+                            .ok()
+                            .and_then(|n| NUMBER_WORDS.get(n))
+                            .map_or(w.to_string(), |n| n.to_string()),
+                        _ => w.to_string(),
+                    },
+                )
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for form in [swap(true), swap(false), span.clone()] {
+            if !forms.contains(&form) {
+                forms.push(form);
+            }
+        }
+    }
+    (!forms.is_empty()).then_some(forms)
+}
+
+/// Whether a context's text holds one of an answer's forms, as whole words.
+pub(super) fn contains_answer(context: &str, forms: &[String]) -> bool {
+    let text = format!(" {} ", normalise(context));
+    forms.iter().any(|f| text.contains(&format!(" {f} ")))
+}
+
+/// Lower case, digits' thousands commas and ordinal suffixes dropped
+/// ("3,000" 3000, "15th" 15), every other mark a space, one space between
+/// words, no leading article.
+fn normalise(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    let mut out = String::with_capacity(lower.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let digit_before = i > 0 && chars[i - 1].is_ascii_digit();
+        if c == ',' && digit_before && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+            i += 1;
+            continue;
+        }
+        if digit_before {
+            let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
+            let ends = chars.get(i + 2).is_none_or(|c| !c.is_alphanumeric());
+            if ends && ["st", "nd", "rd", "th"].contains(&rest.as_str()) {
+                i += 2;
+                continue;
+            }
+        }
+        out.push(if c.is_alphanumeric() { c } else { ' ' });
+        i += 1;
+    }
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let words = match words.first() {
+        Some(&("the" | "a" | "an")) if words.len() > 1 => &words[1..],
+        _ => &words[..],
+    };
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(answer: &str) -> Vec<String> {
+        answer_forms(answer).unwrap_or_default()
+    }
+
+    #[test]
+    fn short_answers_have_their_usual_spellings() {
+        assert_eq!(forms("six"), ["6", "six"]);
+        assert_eq!(forms("12"), ["12", "twelve"]);
+        assert_eq!(forms("3,000 miles"), ["3000 miles"]);
+        assert_eq!(forms("The Hoop Dance"), ["hoop dance"]);
+        assert_eq!(
+            forms("University of California, Los Angeles (UCLA)"),
+            ["university of california los angeles", "ucla"]
+        );
+        assert_eq!(
+            forms("54 days. 55 days (including the last day) is also acceptable."),
+            ["54 days"]
+        );
+    }
+
+    #[test]
+    fn composed_answers_are_not_spans() {
+        assert_eq!(
+            answer_forms("You increased the limit (from one cup to two cups)"),
+            None
+        );
+        assert_eq!(answer_forms("  "), None);
+    }
+
+    #[test]
+    fn containment_is_by_whole_words_in_any_spelling() {
+        let f = forms("six");
+        assert!(contains_answer("I've worn them 6 times now.", &f));
+        assert!(contains_answer("Worn six times!", &f));
+        assert!(!contains_answer("worn sixteen times", &f));
+        assert!(contains_answer(
+            "We drove 3,000 miles in all.",
+            &forms("3,000 miles")
+        ));
+        assert!(contains_answer("on March 15th, 2023", &forms("March 15")));
+        assert!(contains_answer(
+            "Went to UCLA.",
+            &forms("University of California, Los Angeles (UCLA)")
+        ));
+        assert!(!contains_answer("", &f));
+    }
 }
