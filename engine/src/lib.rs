@@ -63,7 +63,7 @@ pub use retrieval::minilm::MiniLm;
 pub use retrieval::potion::Potion;
 #[cfg(feature = "reranker")]
 pub use retrieval::rerank::CrossEncoder;
-pub use retrieval::rerank::Reranker;
+pub use retrieval::rerank::{Reranker, default_reranker};
 pub use retrieval::words::{is_han, words};
 pub use retrieval::{Ranking, rrf};
 pub use rows::{RowIter, Rows};

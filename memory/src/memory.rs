@@ -44,6 +44,7 @@ struct Shared {
     languages: Arc<TenantLanguages>,
     /// The read side's tuning (the consolidator holds its own copy).
     tuning: Tuning,
+    reranker: Option<Arc<dyn chronolog_engine::Reranker>>,
     consolidator: Mutex<Consolidator>,
     /// The worker's last failure, until a pass succeeds.
     failure: Mutex<Option<WorkerFailure>>,
@@ -96,6 +97,7 @@ impl Memory {
             vectors: recall::Caches::default(),
             languages,
             tuning: options.tuning,
+            reranker: options.reranker,
             consolidator: Mutex::new(consolidator),
             failure: Mutex::new(None),
             episode: relations.episode,
@@ -286,14 +288,22 @@ impl Memory {
     ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
         recall::retrieve(
-            &self.shared.engine,
-            &self.shared.vectors,
-            &self.shared.tuning,
+            self.reader(),
             tenant,
             question,
             self.question_lang(tenant, question, options),
             options,
         )
+    }
+
+    /// What this memory's searches read with.
+    fn reader(&self) -> recall::Reader<'_> {
+        recall::Reader {
+            engine: &self.shared.engine,
+            caches: &self.shared.vectors,
+            tuning: &self.shared.tuning,
+            reranker: self.shared.reranker.as_deref(),
+        }
     }
 
     /// The language `question` is read in: pinned by `options`, else
@@ -363,9 +373,7 @@ impl Memory {
     ) -> Result<String> {
         check_tenant(tenant)?;
         recall::explain(
-            &self.shared.engine,
-            &self.shared.vectors,
-            &self.shared.tuning,
+            self.reader(),
             tenant,
             question,
             self.question_lang(tenant, question, options),

@@ -16,6 +16,10 @@ pub struct Options {
     pub adjudicator: Box<dyn Adjudicator>,
     /// Every weight, threshold, depth and budget (see [`Tuning`]).
     pub tuning: Tuning,
+    /// Reorders a search's first candidates by reading each with the
+    /// question (default: the cross-encoder when installed; `None`: the
+    /// fused order stands).
+    pub reranker: Option<std::sync::Arc<dyn chronolog_engine::Reranker>>,
 }
 
 impl Default for Options {
@@ -25,6 +29,7 @@ impl Default for Options {
             extractor: Box::new(RuleExtractor),
             adjudicator: Box::new(KeepBoth),
             tuning: Tuning::default(),
+            reranker: chronolog_engine::default_reranker(),
         }
     }
 }

@@ -32,6 +32,7 @@ fn crate_dir() -> &'static Path {
 /// The hashing embedder, so that these checks do not depend on the model.
 fn no_model(command: &mut Command, home: &Path) {
     command.env("CHRONOLOG_MODEL_DIR", home.join("no-model"));
+    command.env("CHRONOLOG_RERANKER_DIR", home.join("no-model"));
 }
 
 #[test]

@@ -141,6 +141,10 @@ enum Command {
         /// the memory's tuning, 2,000).
         #[arg(long)]
         budget: Option<usize>,
+        /// How many of the first candidate messages the cross-encoder
+        /// reorders (default 20; 0: none, the fastest answer).
+        #[arg(long)]
+        rerank: Option<usize>,
         /// text (ready for a prompt) or json.
         #[arg(long, default_value = "text")]
         format: String,
@@ -259,6 +263,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             as_of,
             known_at,
             budget,
+            rerank,
             format,
             explain,
             question,
@@ -268,6 +273,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 question,
                 explain,
                 budget,
+                rerank,
                 ..recall::Recall::default()
             };
             request.set("format", &format)?;

@@ -120,6 +120,10 @@ struct RecallArgs {
     /// The most tokens the context may take (default: the memory's
     /// tuning, 2,000).
     budget: Option<u32>,
+    /// How many of the first candidate messages a cross-encoder reads
+    /// again with the question and reorders (default: the memory's tuning,
+    /// 20; 0 for the fastest answer).
+    rerank: Option<u32>,
 }
 
 /// Arguments of `history` and `forget`.
@@ -221,6 +225,9 @@ impl MemoryServer {
             budget: args
                 .budget
                 .map_or(self.memory.tuning().budget, |b| b as usize),
+            rerank_depth: args
+                .rerank
+                .map_or(self.memory.tuning().rerank_depth, |r| r as usize),
             ..SearchOptions::with_tuning(self.memory.tuning())
         };
         let question = args.question;

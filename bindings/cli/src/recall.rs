@@ -8,7 +8,7 @@ use chronolog_memory::{Memory, SearchOptions};
 
 /// Usage of `:recall`.
 pub const USAGE: &str = "usage: :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] \
-                         [--format text|json] [--explain] QUESTION";
+                         [--rerank N] [--format text|json] [--explain] QUESTION";
 
 /// A question and how to answer it.
 #[derive(Debug, Default, PartialEq)]
@@ -23,6 +23,9 @@ pub struct Recall {
     pub known_at: Option<Timestamp>,
     /// Token budget (default: the memory's tuning, 2,000).
     pub budget: Option<usize>,
+    /// How many first candidates the reranker reorders (default: the
+    /// memory's tuning, 20; 0: none).
+    pub rerank: Option<usize>,
     /// Print JSON rather than text.
     pub json: bool,
     /// Show the channels, the fusion and the verdict instead.
@@ -74,6 +77,11 @@ impl Recall {
                         .map_err(|_| anyhow!("--budget takes a number of tokens"))?,
                 )
             }
+            "rerank" => {
+                self.rerank = Some(value.parse().map_err(|_| {
+                    anyhow!("--rerank takes how many candidates to reorder (0: none)")
+                })?)
+            }
             "format" => match value {
                 "text" => self.json = false,
                 "json" => self.json = true,
@@ -96,6 +104,7 @@ impl Recall {
             as_of: self.as_of,
             known_at: self.known_at,
             budget: self.budget.unwrap_or(memory.tuning().budget),
+            rerank_depth: self.rerank.unwrap_or(memory.tuning().rerank_depth),
             ..SearchOptions::with_tuning(memory.tuning())
         };
         if self.explain {

@@ -9,7 +9,8 @@ fn chronolog(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_chronolog"));
     command
         .env("CHRONOLOG_HOME", home)
-        .env("CHRONOLOG_MODEL_DIR", home.join("no-model"));
+        .env("CHRONOLOG_MODEL_DIR", home.join("no-model"))
+        .env("CHRONOLOG_RERANKER_DIR", home.join("no-model"));
     command
 }
 

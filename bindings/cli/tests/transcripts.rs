@@ -24,9 +24,10 @@ fn run_transcript(script: &Path) -> String {
         .arg(script)
         .current_dir(transcripts_dir())
         .env("CHRONOLOG_HOME", home.path())
-        // The hashing embedder, so that scores do not depend on whether the
-        // model is installed.
+        // The hashing embedder and no reranker, so that scores do not
+        // depend on whether the models are installed.
         .env("CHRONOLOG_MODEL_DIR", home.path().join("no-model"))
+        .env("CHRONOLOG_RERANKER_DIR", home.path().join("no-model"))
         .output()
         .expect("run chronolog");
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -164,8 +164,10 @@ impl Memory {
     /// The smallest context that holds the evidence for `question`, as of
     /// a valid time (default: the one the question names, else now) and
     /// as known at a transaction time, within `budget` tokens (default: the
-    /// memory's tuning, 2,000).
-    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=None))]
+    /// memory's tuning, 2,000); the first `rerank` candidate messages
+    /// reordered by the cross-encoder (default 20; 0: none, fastest).
+    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=None, rerank=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments.
     fn search(
         &self,
         py: Python<'_>,
@@ -174,6 +176,7 @@ impl Memory {
         as_of: Option<&Bound<'_, PyAny>>,
         known_at: Option<&Bound<'_, PyAny>>,
         budget: Option<usize>,
+        rerank: Option<usize>,
     ) -> PyResult<Context> {
         let memory = self.get()?;
         let defaults = SearchOptions::with_tuning(memory.tuning());
@@ -181,6 +184,7 @@ impl Memory {
             as_of: to_timestamp_opt(as_of)?,
             known_at: to_timestamp_opt(known_at)?,
             budget: budget.unwrap_or(defaults.budget),
+            rerank_depth: rerank.unwrap_or(defaults.rerank_depth),
             ..defaults
         };
         let context = py

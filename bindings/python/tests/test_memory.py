@@ -50,6 +50,15 @@ def test_where_do_i_work_now_and_before_the_change(job_change):
     assert in_2022.as_of_because == "in 2022"
 
 
+def test_reranking_is_a_per_call_choice_that_keeps_the_facts(job_change):
+    fused_only = job_change.search("u1", "Where do I work?", rerank=0)
+    default = job_change.search("u1", "Where do I work?")
+    assert facts(fused_only) == facts(default)
+    assert "works at Moonshot" in facts(fused_only)[0]
+    with pytest.raises(OverflowError):
+        job_change.search("u1", "Where do I work?", rerank=-1)
+
+
 def test_one_retrieval_at_several_budgets_is_what_separate_searches_give(job_change):
     budgets = [30, 200, 2000]
     together = job_change.search_at_budgets("u1", "Where do I work?", budgets,

@@ -23,6 +23,20 @@ pub trait Reranker: Send + Sync {
 #[cfg(feature = "reranker")]
 pub use cross_encoder::CrossEncoder;
 
+/// The reranker a memory uses unless told otherwise: the cross-encoder
+/// when its files are installed, loaded on its first question (a memory
+/// that never searches never reads its 130 MB), once per process; `None`
+/// when it is not installed or not built, and searches go without.
+pub fn default_reranker() -> Option<std::sync::Arc<dyn Reranker>> {
+    #[cfg(feature = "reranker")]
+    {
+        if CrossEncoder::is_installed() {
+            return Some(std::sync::Arc::new(cross_encoder::Shared));
+        }
+    }
+    None
+}
+
 #[cfg(feature = "reranker")]
 mod cross_encoder {
     use std::path::{Path, PathBuf};
@@ -179,6 +193,32 @@ mod cross_encoder {
             logits
                 .to_vec1::<f32>()
                 .map_err(|e| model_error("output", e))
+        }
+    }
+
+    /// The process's one cross-encoder, loaded on first use.
+    pub(super) struct Shared;
+
+    impl Shared {
+        fn model() -> Result<&'static CrossEncoder> {
+            static MODEL: std::sync::OnceLock<std::result::Result<CrossEncoder, String>> =
+                std::sync::OnceLock::new();
+            MODEL
+                .get_or_init(|| {
+                    CrossEncoder::load(&CrossEncoder::default_dir()).map_err(|e| e.to_string())
+                })
+                .as_ref()
+                .map_err(|why| RetrievalError::Model(why.clone()).into())
+        }
+    }
+
+    impl Reranker for Shared {
+        fn name(&self) -> String {
+            MODEL_SUBDIR.into()
+        }
+
+        fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>> {
+            Shared::model()?.score(question, passages)
         }
     }
 

@@ -1,33 +1,30 @@
 //! Why a search finds what it finds, step by step, for analysts
 //! (`:recall --explain`).
 
-use chronolog_engine::Engine;
-
-use super::{Caches, Retrieval, SearchOptions, retrieve};
+use super::{Reader, Retrieval, SearchOptions, retrieve};
 use crate::error::Result;
 use crate::lang::Lang;
-use crate::tuning::Tuning;
 
 /// Why a search finds what it finds: the question as understood, each
 /// channel's first candidates, the fusion with each candidate's channels
 /// and ranks, and the gate's verdict. For analysts (`:recall --explain`).
 pub(crate) fn explain(
-    engine: &Engine,
-    vectors: &Caches,
-    tuning: &Tuning,
+    reader: Reader<'_>,
     tenant: &str,
     question: &str,
     lang: Lang,
     options: &SearchOptions,
 ) -> Result<String> {
     use std::fmt::Write;
-    let mut retrieval = retrieve(engine, vectors, tuning, tenant, question, lang, options)?;
+    let mut retrieval = retrieve(reader, tenant, question, lang, options)?;
+    let tuning = reader.tuning;
     let context = retrieval.context_at(options.budget)?;
     let Retrieval {
         understood,
         at,
         rankings,
         fused,
+        reread,
         ..
     } = &retrieval;
     let mut out = String::new();
@@ -80,6 +77,28 @@ pub(crate) fn explain(
             })
             .collect();
         let _ = writeln!(out, "  {}. {id} {score:.3} [{}]", rank + 1, from.join(", "));
+    }
+    match reread {
+        Some((name, reread)) if !reread.is_empty() => {
+            let _ = writeln!(
+                out,
+                "reranked by {name} (the first {} messages, read with the question):",
+                reread.len()
+            );
+            for (rank, r) in reread.iter().take(10).enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {}. {} {:.3} (fused message #{})",
+                    rank + 1,
+                    r.id,
+                    r.score,
+                    r.fused_place + 1
+                );
+            }
+        }
+        _ => {
+            let _ = writeln!(out, "reranked: no (no reranker, or rerank_depth below 2)");
+        }
     }
     let _ = match &context.reason {
         Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),

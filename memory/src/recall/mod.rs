@@ -10,7 +10,10 @@
 //! 3. Weighted reciprocal-rank fusion (`rrf`).
 //! 4. [`abstain`]: too little evidence is said, not padded; a question
 //!    about one person whose words are another's is refused.
-//! 5. Assembly: [`gather`] reads the candidates once per question, `fit`
+//! 5. Reranking: the first candidate messages read again with the
+//!    question by a cross-encoder ([`chronolog_engine::Reranker`]) and
+//!    reordered in the places they held.
+//! 6. Assembly: [`gather`] reads the candidates once per question, `fit`
 //!    cuts them to each budget: facts first, then the episodes behind them
 //!    and the best other episodes, within a token budget (cl100k_base),
 //!    into a [`Context`].
@@ -25,6 +28,7 @@
 //! | `speakers.rs` | the speakers a question names; word searches over what someone said |
 //! | `abstain.rs` | the gate |
 //! | `gather.rs` | the candidates read from the store, once per question |
+//! | `rerank.rs` | the reranker's reordering of the first messages |
 //! | `fit.rs` | a context cut to a budget |
 //! | `context.rs` | [`Context`], [`Item`]: text and JSON |
 //! | `render.rs` | how messages are written |
@@ -41,6 +45,7 @@ mod fuse;
 mod gather;
 mod options;
 pub mod render;
+mod rerank;
 mod retrieval;
 mod speakers;
 pub mod understand;
@@ -49,5 +54,5 @@ pub use channel::Channel;
 pub use context::{Context, Item, ItemKind};
 pub(crate) use explain::explain;
 pub use options::SearchOptions;
-pub(crate) use options::{Caches, Instants};
+pub(crate) use options::{Caches, Instants, Reader};
 pub(crate) use retrieval::{Retrieval, retrieve};

@@ -17,6 +17,16 @@ pub(crate) struct Caches {
     pub(crate) queries: parking_lot::Mutex<HashMap<String, std::sync::Arc<Prepared>>>,
 }
 
+/// What every search of one memory reads with: its engine, caches and
+/// tuning, and its reranker if it has one.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'m> {
+    pub(crate) engine: &'m chronolog_engine::Engine,
+    pub(crate) caches: &'m Caches,
+    pub(crate) tuning: &'m Tuning,
+    pub(crate) reranker: Option<&'m dyn chronolog_engine::Reranker>,
+}
+
 /// How a search runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
@@ -42,6 +52,10 @@ pub struct SearchOptions {
     /// The question's language, pinned; `None`: detected, leaning to the
     /// tenant's language when the question is short.
     pub lang: Option<crate::Lang>,
+    /// How many of the first candidate messages the memory's reranker
+    /// reorders (0: no reranking, for a caller that wants the fastest
+    /// answer; without a reranker, nothing is reordered).
+    pub rerank_depth: usize,
 }
 
 impl Default for SearchOptions {
@@ -63,6 +77,7 @@ impl SearchOptions {
             now: None,
             abstain: true,
             lang: None,
+            rerank_depth: tuning.rerank_depth,
         }
     }
 }

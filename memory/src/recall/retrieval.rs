@@ -8,8 +8,9 @@ use chronolog_engine::{Engine, Timestamp};
 
 use super::channels::{self, Ranked};
 use super::gather::{self, Gathered};
+use super::rerank::{self, Reread};
 use super::understand::{self, Question};
-use super::{Caches, Channel, Context, Instants, SearchOptions, abstain, fit, fuse};
+use super::{Channel, Context, Instants, Reader, SearchOptions, abstain, fit, fuse};
 use crate::error::Result;
 use crate::lang::Lang;
 use crate::tuning::Tuning;
@@ -32,6 +33,8 @@ pub(crate) struct Retrieval<'e> {
     verdict: Option<String>,
     channel_counts: Vec<(String, usize)>,
     gathered: Gathered,
+    /// What the reranker read, in its order, and its name.
+    pub(super) reread: Option<(String, Vec<Reread>)>,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
@@ -40,14 +43,18 @@ pub(crate) struct Retrieval<'e> {
 /// Retrieves `tenant`'s candidates for `question`, read in `lang`
 /// (`options.budget` is not used here: see [`Retrieval::context_at`]).
 pub(crate) fn retrieve<'e>(
-    engine: &'e Engine,
-    vectors: &Caches,
-    tuning: &'e Tuning,
+    reader: Reader<'e>,
     tenant: &str,
     question: &str,
     lang: Lang,
     options: &SearchOptions,
 ) -> Result<Retrieval<'e>> {
+    let Reader {
+        engine,
+        caches: vectors,
+        tuning,
+        reranker,
+    } = reader;
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, lang, now)?;
     let at = Instants {
@@ -115,7 +122,7 @@ pub(crate) fn retrieve<'e>(
                 .chain(asked.iter().map(String::as_str))
                 .collect()
         });
-    let gathered = gather::gather(
+    let mut gathered = gather::gather(
         engine,
         tenant,
         &understood,
@@ -127,6 +134,13 @@ pub(crate) fn retrieve<'e>(
         at,
         tuning,
     )?;
+    let reread = match reranker {
+        Some(reranker) if options.rerank_depth > 1 => Some((
+            reranker.name(),
+            rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?,
+        )),
+        _ => None,
+    };
     Ok(Retrieval {
         engine,
         tuning,
@@ -140,6 +154,7 @@ pub(crate) fn retrieve<'e>(
         verdict,
         channel_counts,
         gathered,
+        reread,
         owners: None,
     })
 }

@@ -10,10 +10,16 @@ pub fn at(date: &str) -> Timestamp {
     Timestamp::parse(date).expect("a date")
 }
 
-/// A memory in RAM with the hashing embedder, consolidated by hand.
+/// A memory in RAM with the hashing embedder and no reranker, consolidated
+/// by hand: what it finds does not depend on which models are installed.
+#[allow(dead_code)] // Not every test file builds its memory so.
 pub fn memory() -> Memory {
     let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
-    Memory::with_engine(engine, Options::manual()).expect("memory")
+    let options = Options {
+        reranker: None,
+        ..Options::manual()
+    };
+    Memory::with_engine(engine, options).expect("memory")
 }
 
 /// The user says `text` on `date` in `tenant`'s memory; the episode id.
@@ -47,6 +53,23 @@ pub fn model() -> Option<Arc<dyn chronolog_engine::Embedder>> {
             assert!(
                 std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
                 "the model is required here: {e}"
+            );
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
+
+/// The cross-encoder reranker when installed (`scripts/install-model.sh`),
+/// else `None`, or a failure where `CHRONOLOG_REQUIRE_MODEL` is set (CI).
+#[allow(dead_code)] // Not every test file needs the reranker.
+pub fn reranker() -> Option<Arc<dyn chronolog_engine::Reranker>> {
+    match chronolog_engine::CrossEncoder::load(&chronolog_engine::CrossEncoder::default_dir()) {
+        Ok(model) => Some(Arc::new(model)),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
+                "the reranker is required here: {e}"
             );
             eprintln!("skipping: {e}");
             None

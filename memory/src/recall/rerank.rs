@@ -1,0 +1,82 @@
+//! The reranker's pass over the fused candidates: the first few messages
+//! read again, each with the question, by a cross-encoder, and reordered
+//! by what it reads. Fusion ranks by agreement between channels that each
+//! saw the question or the message alone; the cross-encoder sees both at
+//! once, so it tells the message that answers from the one that shares
+//! its words.
+
+use chronolog_engine::Reranker;
+
+use super::gather::Gathered;
+use crate::error::Result;
+
+/// One message the reranker read, for `explain`.
+#[derive(Clone, Debug)]
+pub(crate) struct Reread {
+    pub(crate) id: String,
+    /// Its place among the candidate messages before the reranker (0 first).
+    pub(crate) fused_place: usize,
+    /// The reranker's score (higher: more relevant; comparable within one
+    /// question only).
+    pub(crate) score: f32,
+}
+
+/// Reorders the first `depth` candidate messages of `gathered` by the
+/// reranker's scores for `question`, best first; returns what it read, in
+/// its new order. The messages keep the places they held together: the
+/// reordered ones take, in their new order, the fused scores and the
+/// places in the ranking that the first `depth` held, so what fusion put
+/// around them (facts, their sources, the messages past `depth`) stays
+/// where it was.
+pub(crate) fn rerank(
+    gathered: &mut Gathered,
+    question: &str,
+    reranker: &dyn Reranker,
+    depth: usize,
+) -> Result<Vec<Reread>> {
+    let n = depth.min(gathered.episodes.len());
+    if n < 2 {
+        return Ok(Vec::new());
+    }
+    // Who said it is part of what it says ("Where does Caroline work?").
+    let passages: Vec<String> = gathered.episodes[..n]
+        .iter()
+        .map(|(e, _)| format!("{}: {}", e.role, e.text))
+        .collect();
+    let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
+    let scores = reranker.score(question, &texts)?;
+    let mut order: Vec<usize> = (0..n).collect();
+    // Ties keep the fused order (a stable sort).
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let reread: Vec<Reread> = order
+        .iter()
+        .map(|&i| Reread {
+            id: gathered.episodes[i].0.id.clone(),
+            fused_place: i,
+            score: scores[i],
+        })
+        .collect();
+    // The slots' scores, best first, handed out in the new order. The
+    // neighbours' cells are per place and not read yet: they stay.
+    let slot_scores: Vec<f64> = gathered.episodes[..n].iter().map(|(_, s)| *s).collect();
+    let mut taken: Vec<Option<_>> = gathered.episodes.drain(..n).map(Some).collect();
+    let reordered: Vec<_> = order
+        .iter()
+        .zip(slot_scores)
+        .filter_map(|(&i, score)| taken[i].take().map(|(episode, _)| (episode, score)))
+        .collect();
+    gathered.episodes.splice(..0, reordered);
+    // The ranking recall is measured on: the same places, the new order
+    // (every candidate message is in it once).
+    let places: Vec<usize> = gathered
+        .ranked_episodes
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| reread.iter().any(|r| &r.id == *id))
+        .map(|(place, _)| place)
+        .collect();
+    for (place, r) in places.into_iter().zip(&reread) {
+        gathered.ranked_episodes[place] = r.id.clone();
+    }
+    Ok(reread)
+}

@@ -1,0 +1,79 @@
+//! The reranker reorders what fusion found: the message that answers
+//! comes first even when others share more of the question's words.
+
+mod common;
+
+use std::sync::Arc;
+
+use chronolog_engine::{Engine, HashingEmbedder, Store};
+use chronolog_memory::{Memory, Options, SearchOptions};
+use common::say_as;
+
+/// Caroline says "work" in two messages; the one that says where she
+/// works never uses the word.
+fn caroline(reranker: Option<Arc<dyn chronolog_engine::Reranker>>) -> Memory {
+    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
+    let memory = Memory::with_engine(
+        engine,
+        Options {
+            reranker,
+            ..Options::manual()
+        },
+    )
+    .expect("memory");
+    for (date, text) in [
+        (
+            "2023-05-01",
+            "Work has been crazy, my boss keeps me late at work.",
+        ),
+        (
+            "2023-05-02",
+            "I got a job as a counselor at the LGBTQ center.",
+        ),
+        ("2023-05-03", "I need to work on my painting more."),
+    ] {
+        say_as(&memory, "t", "Caroline", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+fn first_message(memory: &Memory, options: &SearchOptions) -> String {
+    let context = memory
+        .search("t", "Where does Caroline work?", options)
+        .expect("search");
+    context.ranked_episodes.first().cloned().unwrap_or_default()
+}
+
+#[test]
+fn the_answer_leads_once_reranked_and_not_before() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let options = SearchOptions {
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let fused_only = SearchOptions {
+        rerank_depth: 0,
+        ..options.clone()
+    };
+    let memory = caroline(Some(reranker));
+    // Words alone put a message full of "work" first.
+    assert_ne!(first_message(&memory, &fused_only), "t/e2");
+    assert_eq!(first_message(&memory, &options), "t/e2");
+    // explain shows what the reranker read and where fusion had put it.
+    let explained = memory
+        .explain_search("t", "Where does Caroline work?", &options)
+        .expect("explain");
+    assert!(
+        explained.contains("reranked by ms-marco-MiniLM-L-12-v2") && explained.contains("1. t/e2 "),
+        "{explained}"
+    );
+    // Without a reranker the option changes nothing.
+    let plain = caroline(None);
+    assert_eq!(
+        first_message(&plain, &options),
+        first_message(&plain, &fused_only)
+    );
+}
