@@ -42,6 +42,9 @@ struct Asked {
     /// Whether the context holds the gold answer, at each of [`BUDGETS`],
     /// for an answer that is a short span.
     contained: Option<Vec<bool>>,
+    /// Items a context held that the context at the next larger budget
+    /// did not (budgets should nest; an abstention is not counted).
+    unnested: usize,
     /// The hybrid's search at 2,000 tokens took this long, alone, the
     /// question's embedding cached; an ablation's retrieval at every
     /// budget, under contention.
@@ -257,6 +260,8 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     let mut embeddings: Vec<u64> = Vec::new();
     for (order, config) in configs(args.all).iter().enumerate() {
         let mut stats = Stats::default();
+        // Budgets that did not nest: questions, and items lost.
+        let (mut unnested_items, mut unnested_questions) = (0usize, 0usize);
         let options = |conv: &Conversation, qa: &Qa| SearchOptions {
             channels: config.channels.clone(),
             abstain: config.abstain,
@@ -282,11 +287,23 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     .map(|c| !c.abstain && contains_answer(&c.to_text(), &forms))
                     .collect()
             });
+            let unnested = contexts
+                .windows(2)
+                .filter(|pair| !pair[0].abstain && !pair[1].abstain)
+                .map(|pair| {
+                    pair[0]
+                        .items
+                        .iter()
+                        .filter(|i| !pair[1].items.iter().any(|j| j.id == i.id))
+                        .count()
+                })
+                .sum();
             let main = contexts.swap_remove(MAIN_BUDGET);
             Ok(Asked {
                 main,
                 covered,
                 contained,
+                unnested,
                 micros,
                 embed_micros: None,
             })
@@ -335,6 +352,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 main,
                 covered,
                 contained,
+                unnested,
                 micros,
                 embed_micros,
             },
@@ -346,6 +364,8 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 .iter()
                 .filter_map(|id| dia_of.get(id))
                 .collect();
+            unnested_items += unnested;
+            unnested_questions += usize::from(unnested > 0);
             let row = stats.add(
                 qa,
                 &Scored {
@@ -363,7 +383,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     "evidence": qa.evidence, "retrieved": ranked.iter().take(20).map(|(d, _)| d).collect::<Vec<_>>(),
                     "items": main.items.iter().map(|i| &i.id).collect::<Vec<_>>(),
                     "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason,
-                    "recall_at_5": row.0, "covered_at_2000": row.1,
+                    "recall_at_5": row.0, "covered_at_2000": row.1, "unnested_items": unnested,
                 }));
                 if let Some(out) = export.as_mut() {
                     use std::io::Write;
@@ -378,7 +398,10 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 }
             }
         }
-        table.insert((order, config.name.to_string()), stats.summary());
+        let mut summary = stats.summary();
+        summary["unnested_questions"] = json!(unnested_questions);
+        summary["unnested_items"] = json!(unnested_items);
+        table.insert((order, config.name.to_string()), summary);
     }
     // Baselines: plain BM25 over turns, and the last turns (recency).
     let mut bm25 = Stats::default();
@@ -451,6 +474,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     }
     report::print_table(&result);
     report::print_types(&result);
+    report::print_nesting(&result);
     if let Some(plot) = &args.plot {
         crate::plot::coverage(&result, plot)?;
     }

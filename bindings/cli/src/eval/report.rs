@@ -23,26 +23,28 @@ pub(super) fn print_table(result: &Json) {
         result["question_embedding_ms"]["questions"],
     );
     println!(
-        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
+        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | session any@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | answer in context @2000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for config in result["configs"].as_array().into_iter().flatten() {
         let m = &config["metrics"];
         let a = &m["answerable"];
         let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
             config["name"].as_str().unwrap_or(""),
             f(&a["recall"]["@1"]),
             f(&a["recall"]["@5"]),
             f(&a["recall"]["@10"]),
             f(&a["recall"]["@20"]),
             f(&a["session_recall"]["@5"]),
+            f(&a["session_recall_any"]["@5"]),
             f(&a["ndcg@10"]),
             f(&a["coverage"]["500"]),
             f(&a["coverage"]["1000"]),
             f(&a["coverage"]["2000"]),
             f(&a["coverage"]["4000"]),
+            f(&a["containment"]["2000"]),
             f(&a["context_to_full"]),
             f(&a["abstained"]),
             f(&m["unanswerable_abstained"]),
@@ -81,5 +83,22 @@ pub(super) fn print_types(result: &Json) {
             f(&m["containment"]["2000"]),
             f(&m["abstained"]),
         );
+    }
+}
+
+/// Where budgets did not nest: an item a context held that the context at
+/// the next larger budget dropped (a short message that filled a small
+/// budget's last room, crowded out at the larger one).
+pub(super) fn print_nesting(result: &Json) {
+    for config in result["configs"].as_array().into_iter().flatten() {
+        let m = &config["metrics"];
+        if m["unnested_questions"].as_u64().unwrap_or(0) > 0 {
+            println!(
+                "\n{}: budgets did not nest on {} questions ({} items held at a budget and dropped at the next)",
+                config["name"].as_str().unwrap_or(""),
+                m["unnested_questions"],
+                m["unnested_items"],
+            );
+        }
     }
 }
