@@ -348,7 +348,8 @@ fn eval_locomo_scores_a_small_conversation() {
 }
 
 /// `chronolog eval longmemeval` on a hand-written file in LongMemEval's
-/// schema: each question is its own tenant, dated by its question date;
+/// schema: each question is its own tenant, dated by its question date
+/// (an empty turn skipped);
 /// `has_answer` turns are the evidence; an `_abs` question should be
 /// abstained on, and this one is (no word of it is in its haystack).
 #[test]
@@ -368,6 +369,8 @@ fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
         serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
     assert_eq!(result["dataset"], "LongMemEval");
     assert_eq!(result["questions"], 2);
+    // An empty turn is no message; it is counted, not ingested.
+    assert_eq!(result["empty_turns_skipped"], 1);
     assert_eq!(
         result["rows"][0]["evidence"],
         serde_json::json!(["sess_c:0"])

@@ -120,6 +120,8 @@ pub(super) struct Conversation {
     pub(super) id: String,
     pub(super) turns: Vec<Turn>,
     pub(super) qa: Vec<Qa>,
+    /// Turns left out because they had no text (a message needs some).
+    pub(super) empty_turns: usize,
 }
 
 /// A turn as a context renders its message (baselines count the same
@@ -134,6 +136,7 @@ fn load_locomo(conv: &Json) -> Conversation {
         .unwrap_or("conv")
         .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
     let mut turns = Vec::new();
+    let mut empty = 0;
     if let Some(sessions) = conv["conversation"].as_object() {
         let mut keys: Vec<(u32, &String)> = sessions
             .keys()
@@ -153,6 +156,10 @@ fn load_locomo(conv: &Json) -> Conversation {
                 let mut text = turn["text"].as_str().unwrap_or_default().to_string();
                 if let Some(caption) = turn["blip_caption"].as_str() {
                     text = format!("{text} [image: {caption}]");
+                }
+                if text.trim().is_empty() {
+                    empty += 1;
+                    continue;
                 }
                 turns.push(Turn {
                     dia_id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
@@ -200,7 +207,12 @@ fn load_locomo(conv: &Json) -> Conversation {
             qa
         })
         .collect();
-    Conversation { id, turns, qa }
+    Conversation {
+        id,
+        turns,
+        qa,
+        empty_turns: empty,
+    }
 }
 
 /// "1:56 pm on 8 May, 2023" as UTC.
@@ -230,6 +242,7 @@ fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
     let dates = q["haystack_dates"].as_array().cloned().unwrap_or_default();
     let mut turns = Vec::new();
     let mut evidence = Vec::new();
+    let mut empty = 0;
     for (s, session) in sessions.iter().enumerate() {
         let session_id = session_ids
             .get(s)
@@ -244,11 +257,17 @@ fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
             if turn["has_answer"].as_bool() == Some(true) {
                 evidence.push(dia_id.clone());
             }
+            let text = turn["content"].as_str().unwrap_or_default();
+            // A message needs text; an empty turn says nothing to find.
+            if text.trim().is_empty() {
+                empty += 1;
+                continue;
+            }
             turns.push(Turn {
                 dia_id,
                 episode: String::new(),
                 speaker: turn["role"].as_str().unwrap_or("user").to_string(),
-                text: turn["content"].as_str().unwrap_or_default().to_string(),
+                text: text.to_string(),
                 at,
                 session: session_id.clone(),
             });
@@ -282,6 +301,7 @@ fn load_longmemeval(index: usize, q: &Json) -> Result<Conversation> {
         id,
         turns,
         qa: vec![qa],
+        empty_turns: empty,
     })
 }
 

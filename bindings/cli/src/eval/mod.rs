@@ -454,6 +454,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
             .collect::<serde_json::Map<_, _>>(),
         "conversations": conversations.len(),
         "turns": turns,
+        "empty_turns_skipped": conversations.iter().map(|c| c.empty_turns).sum::<usize>(),
         "questions": conversations.iter().map(|c| c.qa.len()).sum::<usize>(),
         "ingest_seconds": ingested,
         "consolidate_seconds": consolidated,
