@@ -387,6 +387,57 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Budgets nest: whatever a context holds at a budget of 250 tokens
+    /// or more, the context at twice the budget holds too (a caller who
+    /// doubles the budget never loses evidence). A greedy fill broke this
+    /// for "Where does Mia live?" over two copies of Mia's message and "I
+    /// work at Acme." at 47 tokens: the short message filled the small
+    /// budget's last room and the fact's second source crowded it out.
+    #[test]
+    fn a_larger_budget_holds_everything_a_smaller_one_does(
+        messages in prop::collection::vec(
+            prop::sample::select(vec![
+                "I work at Acme.", "I moved to Berlin last month.", "I love hiking in the Alps.",
+                "My sister Mia lives in Oslo and works as a nurse at the city hospital.",
+                "We went to a concert yesterday, it was loud but wonderful and long.",
+                "I don't like sushi anymore.", "I started a pottery class on Monday.",
+                "Remember that my passport expires in March 2027, I need to renew it soon.",
+                "Mia and I went hiking near Oslo; she loved the fjords and the long trail.",
+            ]),
+            1..40,
+        ),
+        budget in 250usize..700,
+        question in prop::sample::select(vec![
+            "Where do I work?", "What do I like?", "Where does Mia live?", "What did I do yesterday?",
+            "Where did I go hiking?",
+        ]),
+    ) {
+        let memory = memory();
+        let batch: Vec<Message> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Message::new("user", *text).at(Timestamp(at("2023-01-01").micros() + i as i64 * 86_400_000_000)))
+            .collect();
+        memory.add_batch("p", &batch).expect("add");
+        memory.consolidate_now().expect("consolidate");
+        let contexts = memory
+            .search_at_budgets("p", question, &SearchOptions::default(), &[budget, 2 * budget])
+            .expect("search");
+        let (small, large) = (&contexts[0], &contexts[1]);
+        if !small.abstain && !large.abstain {
+            for item in &small.items {
+                prop_assert!(
+                    large.items.iter().any(|i| i.id == item.id && i.text == item.text),
+                    "{} at {} tokens, not at {}", item.id, budget, 2 * budget
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_question_for_several_things_looks_twice_as_deep() {
     let memory = memory();

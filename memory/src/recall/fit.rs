@@ -19,9 +19,21 @@ use crate::error::Result;
 use crate::schema::Relations;
 use crate::tuning::Tuning;
 
+/// Budgets at least twice this nest by construction (see [`fit`]); below
+/// it a context is filled from nothing.
+const NEST_FLOOR: usize = 250;
+
 /// Cuts the gathered candidates to `budget`. Also says the fewest tokens
 /// a budget needs to hold any candidate it left out (`None`: none was
 /// left out), so a context emptied by its budget says so.
+///
+/// Budgets nest: the context at `budget` starts from the context at half
+/// of it (when that is at least [`NEST_FLOOR`]) and fills the rest in the
+/// usual order, so a caller who doubles the budget never loses an item. A
+/// greedy fill alone does not nest: a short message that fills a small
+/// budget's last room can be crowded out at a larger one by a fact's
+/// source message that now fits before it. The same budget always gives
+/// the same context, whether asked alone or among others.
 pub(crate) fn fit(
     engine: &Engine,
     tenant: &str,
@@ -30,6 +42,66 @@ pub(crate) fn fit(
     at: Instants,
     budget: usize,
     tuning: &Tuning,
+) -> Result<(Context, Option<usize>)> {
+    let call = Fill {
+        engine,
+        tenant,
+        question,
+        gathered,
+        at,
+        tuning,
+    };
+    call.run(budget, true)
+}
+
+/// What every fill of one question reads.
+#[derive(Clone, Copy)]
+struct Fill<'a> {
+    engine: &'a Engine,
+    tenant: &'a str,
+    question: &'a Question,
+    gathered: &'a Gathered,
+    at: Instants,
+    tuning: &'a Tuning,
+}
+
+impl Fill<'_> {
+    /// The context at `budget`, from the one at half of it. Only the last
+    /// fill counts the joined text again (`recount`): a seed's items fit
+    /// half the budget by their own counts, and the last fill trims what
+    /// the joined text overruns.
+    fn run(self, budget: usize, recount: bool) -> Result<(Context, Option<usize>)> {
+        let seed = if budget / 2 >= NEST_FLOOR {
+            Some(self.run(budget / 2, false)?.0)
+        } else {
+            None
+        };
+        fill(
+            self.engine,
+            self.tenant,
+            self.question,
+            self.gathered,
+            self.at,
+            budget,
+            self.tuning,
+            seed,
+            recount,
+        )
+    }
+}
+
+/// One fill: `seed`'s items first, then the candidates in order.
+#[allow(clippy::too_many_arguments)] // `fit`'s arguments, the seed, the recount.
+fn fill(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+    gathered: &Gathered,
+    at: Instants,
+    budget: usize,
+    tuning: &Tuning,
+    seed: Option<Context>,
+    recount: bool,
 ) -> Result<(Context, Option<usize>)> {
     let store = engine.store();
     let headers = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
@@ -50,11 +122,14 @@ pub(crate) fn fit(
         episodes: Vec::new(),
         taken: HashSet::new(),
     };
+    if let Some(seed) = seed {
+        fitter.seed(seed);
+    }
     let support = fitter.leading_facts();
     fitter.supporting_messages(support);
     fitter.best_messages()?;
     let smallest = fitter.smallest_left_out;
-    Ok((fitter.finish(), smallest))
+    Ok((fitter.finish(recount), smallest))
 }
 
 /// A context being filled.
@@ -82,9 +157,45 @@ struct Fitter<'a> {
 }
 
 impl Fitter<'_> {
-    /// Takes a fact item if it fits.
+    /// Takes what the context at a smaller budget holds, as it holds it.
+    fn seed(&mut self, seed: Context) {
+        for item in seed.items {
+            match item.kind {
+                super::ItemKind::Fact => {
+                    self.used += item.tokens;
+                    self.facts.push(item);
+                }
+                super::ItemKind::Episode => self.take_message(item),
+            }
+        }
+    }
+
+    /// `text`'s tokens, counted once per question.
+    fn tokens_of(&self, text: &str) -> usize {
+        if let Some(&n) = self.gathered.tokens.borrow().get(text) {
+            return n;
+        }
+        let n = count_tokens(text);
+        self.gathered
+            .tokens
+            .borrow_mut()
+            .insert(text.to_string(), n);
+        n
+    }
+
+    /// Whether this very fact item is taken already (from the seed).
+    fn holds_fact(&self, item: &Item) -> bool {
+        self.facts
+            .iter()
+            .any(|f| f.id == item.id && f.text == item.text)
+    }
+
+    /// Takes a fact item if it fits and is not taken already.
     fn fits(&mut self, item: &mut Item) -> bool {
-        item.tokens = count_tokens(&item.text);
+        if self.holds_fact(item) {
+            return false;
+        }
+        item.tokens = self.tokens_of(&item.text);
         if self.used + item.tokens <= self.budget {
             self.used += item.tokens;
             true
@@ -99,7 +210,7 @@ impl Fitter<'_> {
         if self.taken.contains(&item.id) {
             return;
         }
-        item.tokens = count_tokens(&item.text);
+        item.tokens = self.tokens_of(&item.text);
         let at = item.at.unwrap_or(Timestamp::MIN);
         let cost = self.messages.cost(at, item.tokens);
         if self.used + cost <= self.budget {
@@ -138,11 +249,15 @@ impl Fitter<'_> {
                 false,
                 &self.tenant_prefix,
             );
-            if !self.fits(&mut item) {
+            // A fact the seed holds keeps its place; its past may fit now.
+            let seeded = self.holds_fact(&item);
+            if !seeded && !self.fits(&mut item) {
                 continue;
             }
             support.extend(fact.source.iter().cloned());
-            self.facts.push(item);
+            if !seeded {
+                self.facts.push(item);
+            }
             // "Where did I use to live?": what the slot held before, marked
             // past, right after what it holds now.
             for past in self.gathered.pasts.get(&fact.slot).into_iter().flatten() {
@@ -228,8 +343,9 @@ impl Fitter<'_> {
     }
 
     /// The context: facts, then messages in the order they were said,
-    /// cut again should the joined text tokenize longer than its items.
-    fn finish(self) -> Context {
+    /// cut again (when `recount`) should the joined text tokenize longer
+    /// than its items.
+    fn finish(self, recount: bool) -> Context {
         let mut episodes = self.episodes;
         episodes.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
         let mut items = self.facts;
@@ -245,6 +361,10 @@ impl Fitter<'_> {
             channels: Vec::new(),
             ranked_episodes: self.gathered.ranked_episodes.clone(),
         };
+        if !recount {
+            context.tokens = self.used;
+            return context;
+        }
         context.tokens = count_tokens(&context.to_text());
         // Items were counted one by one; should the joined text tokenize
         // longer, the least-scored items go until it fits.

@@ -4,7 +4,7 @@
 //! behind the facts that may lead), from which [`super::fit`] cuts a
 //! context at each budget.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
 use chronolog_engine::{Engine, RelationId, RowVersion, Store, Timestamp, Value};
@@ -36,6 +36,9 @@ pub(crate) struct Gathered {
     /// Every candidate episode, the sources of the facts included, in
     /// fused order.
     pub(super) ranked_episodes: Vec<String>,
+    /// Items' token counts by their text: each budget's fill (and the
+    /// smaller fills it starts from) counts a candidate once.
+    pub(super) tokens: RefCell<HashMap<String, usize>>,
 }
 
 /// Which facts may lead a context, and which lead first.
@@ -144,6 +147,7 @@ pub(crate) fn gather(
         support,
         neighbours,
         ranked_episodes,
+        tokens: RefCell::new(HashMap::new()),
     })
 }
 
