@@ -77,3 +77,35 @@ fn the_answer_leads_once_reranked_and_not_before() {
         first_message(&plain, &fused_only)
     );
 }
+
+/// The cross-encoder reads English: a German question keeps its fused
+/// order, and explain says why.
+#[test]
+fn a_question_in_another_language_is_not_reranked_by_an_english_model() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let memory = caroline(Some(reranker));
+    let options = SearchOptions {
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let question = "Wo arbeitet Caroline?";
+    let explained = memory
+        .explain_search("t", question, &options)
+        .expect("explain");
+    assert!(explained.contains("(de)"), "{explained}");
+    assert!(explained.contains("reranked: no"), "{explained}");
+    let reranked = memory.search("t", question, &options).expect("search");
+    let fused = memory
+        .search(
+            "t",
+            question,
+            &SearchOptions {
+                rerank_depth: 0,
+                ..options.clone()
+            },
+        )
+        .expect("search");
+    assert_eq!(reranked.ranked_episodes, fused.ranked_episodes);
+}

@@ -15,6 +15,13 @@ use crate::error::Result;
 pub trait Reranker: Send + Sync {
     /// A short name for `explain` and evaluation reports.
     fn name(&self) -> String;
+    /// The one language it was trained on, as an ISO 639-1 code (`"en"`),
+    /// or `None` when it reads any: a question in another language keeps
+    /// its fused order rather than be reordered by a model that cannot
+    /// read it.
+    fn language(&self) -> Option<&'static str> {
+        None
+    }
     /// One relevance score per passage, in order; higher is more relevant.
     /// Scores compare within one call, not across calls.
     fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>>;
@@ -217,6 +224,11 @@ mod cross_encoder {
             MODEL_SUBDIR.into()
         }
 
+        fn language(&self) -> Option<&'static str> {
+            // Trained on MS MARCO's English questions and passages.
+            Some("en")
+        }
+
         fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>> {
             Shared::model()?.score(question, passages)
         }
@@ -225,6 +237,11 @@ mod cross_encoder {
     impl Reranker for CrossEncoder {
         fn name(&self) -> String {
             MODEL_SUBDIR.into()
+        }
+
+        fn language(&self) -> Option<&'static str> {
+            // Trained on MS MARCO's English questions and passages.
+            Some("en")
         }
 
         fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>> {

@@ -97,7 +97,10 @@ pub(crate) fn explain(
             }
         }
         _ => {
-            let _ = writeln!(out, "reranked: no (no reranker, or rerank_depth below 2)");
+            let _ = writeln!(
+                out,
+                "reranked: no (no reranker, rerank_depth below 2, or a question in a language the reranker does not read)"
+            );
         }
     }
     let _ = match &context.reason {

@@ -134,11 +134,17 @@ pub(crate) fn retrieve<'e>(
         at,
         tuning,
     )?;
+    // A reranker reads only its own language; another keeps fused order.
     let reread = match reranker {
-        Some(reranker) if options.rerank_depth > 1 => Some((
-            reranker.name(),
-            rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?,
-        )),
+        Some(reranker)
+            if options.rerank_depth > 1
+                && reranker.language().is_none_or(|code| code == lang.code()) =>
+        {
+            Some((
+                reranker.name(),
+                rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?,
+            ))
+        }
         _ => None,
     };
     Ok(Retrieval {
