@@ -16,7 +16,6 @@ use chronolog_ql::plan::{Arg, HeadTerm, RulePlan, Step, Term};
 use smallvec::SmallVec;
 
 use crate::error::{Error, Result};
-use crate::retrieval::input_terms;
 use crate::val::Val;
 
 /// Rows a step collects before handing them on: enough to amortize the
@@ -202,7 +201,7 @@ impl Shape {
                     }
                 }
                 Step::Ranked { op, args } => {
-                    for t in input_terms(op) {
+                    for t in op.input_terms() {
                         check_term(&bound, t)?;
                     }
                     for (c, a) in args.iter().enumerate() {

@@ -139,6 +139,9 @@ pub enum RetrievalError {
     /// `bm25` given something that is not text.
     #[error("bm25 needs text to search for, got {0}")]
     Bm25Input(String),
+    /// `decayed` given a half-life that is not a number.
+    #[error("decayed needs a half-life in days, got {0}")]
+    HalfLifeInput(String),
     /// `hops` started from something that is not a symbol.
     #[error("hops starts from a symbol, got {0}")]
     HopsInput(String),

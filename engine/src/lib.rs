@@ -37,10 +37,11 @@ mod stored_cache;
 mod symbols;
 mod val;
 
-/// The largest `k` a ranked operator (`near`, `bm25`, `hops`, `rrf`) takes.
+/// The largest `k` a ranked operator (`near`, `bm25`, `top`, `decayed`,
+/// `hops`, `rrf`) takes.
 pub use chronolog_ql::MAX_RANKED_K;
 pub use chronolog_ql::plan::{
-    Bm25Plan, Count, HopsPlan, Metric, NearPlan, RankedPlan, RrfPlan, Term,
+    Bm25Plan, Count, DecayedPlan, HopsPlan, Metric, NearPlan, RankedPlan, RrfPlan, Term, TopPlan,
 };
 /// The language's errors, inside [`Error::Parse`] and [`Error::Compile`].
 pub use chronolog_ql::{CompileError, CompileErrorKind, ParseError, ParseErrorKind};
@@ -65,7 +66,7 @@ pub use retrieval::potion::Potion;
 pub use retrieval::rerank::CrossEncoder;
 pub use retrieval::rerank::{Reranker, default_reranker};
 pub use retrieval::words::{is_han, words};
-pub use retrieval::{Ranking, rrf};
+pub use retrieval::{Ranking, decay, rrf};
 pub use rows::{RowIter, Rows};
 pub use search::{NearOptions, Precision};
 pub use session::{Output, Prepared, ScriptRun, Session};

@@ -161,10 +161,10 @@ impl Session {
     /// Runs a retrieval operator built in Rust (`RankedPlan`), its inputs
     /// given as constants.
     pub fn rank(&mut self, op: &RankedPlan, at: Option<AsOf>) -> Result<Ranking> {
-        self.catch_up_indexes(crate::session::op_searches_text(op))?;
+        self.catch_up_indexes(op.searches_text())?;
         let (snapshot, at) = self.instant(at);
         let mut inputs = Vec::new();
-        for term in crate::retrieval::input_terms(op) {
+        for term in op.input_terms() {
             inputs.push(match term {
                 Term::Const(c) => self.constant_value(c),
                 other => {

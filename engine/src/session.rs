@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chronolog_ql::ast::{self, Analyzer, Expr, FactKind, Statement, TypeName, ValidClause};
-use chronolog_ql::plan::{Constant, Plan, RankedPlan};
+use chronolog_ql::plan::{Constant, Plan};
 use chronolog_ql::{
     Catalog, ColumnInfo, CompileError, CompileErrorKind, Lets, ParsedStatement, Span,
     compile_query, constant, parse, parse_each,
@@ -101,17 +101,7 @@ fn searches_text(plan: &Plan) -> bool {
         .iter()
         .flat_map(|s| &s.rules)
         .flat_map(|r| &r.steps)
-        .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if op_searches_text(op)))
-}
-
-/// Whether a retrieval operator reads the background indexes (embeddings
-/// or text), which may lag the store.
-pub(crate) fn op_searches_text(op: &RankedPlan) -> bool {
-    match op {
-        RankedPlan::Near(_) | RankedPlan::Bm25(_) => true,
-        RankedPlan::Hops(_) => false,
-        RankedPlan::Rrf(rrf) => rrf.inputs.iter().any(|(_, i)| op_searches_text(i)),
-    }
+        .any(|step| matches!(step, chronolog_ql::plan::Step::Ranked { op, .. } if op.searches_text()))
 }
 
 struct StoreCatalog<'a>(&'a Store);

@@ -38,8 +38,9 @@ struct Shared {
     /// (`mem_retrieved`): unique in this process, and after any earlier
     /// one's, since it starts at the clock.
     next_retrieved: std::sync::atomic::AtomicU64,
-    /// Questions' embeddings.
-    vectors: recall::Caches,
+    /// What searches keep between them: questions' embeddings, planned
+    /// queries, reader sessions.
+    caches: recall::Caches,
     /// Each tenant's language, the consolidator's to update.
     languages: Arc<TenantLanguages>,
     /// The read side's tuning (the consolidator holds its own copy).
@@ -94,7 +95,7 @@ impl Memory {
             next_retrieved: std::sync::atomic::AtomicU64::new(
                 u64::try_from(Timestamp::now().micros()).unwrap_or(0),
             ),
-            vectors: recall::Caches::default(),
+            caches: recall::Caches::default(),
             languages,
             tuning: options.tuning,
             reranker: options.reranker,
@@ -192,6 +193,8 @@ impl Memory {
         writer.next_seq += messages.len() as u64;
         let last = writer.next_seq - 1;
         drop(writer);
+        // The caller's next search reads what it just said.
+        self.shared.caches.readers.wrote();
         if let Some((tx, _)) = &self.worker {
             // A worker that has stopped is seen by `consolidate_now`; `add`
             // itself has done its job.
@@ -300,7 +303,7 @@ impl Memory {
     fn reader(&self) -> recall::Reader<'_> {
         recall::Reader {
             engine: &self.shared.engine,
-            caches: &self.shared.vectors,
+            caches: &self.shared.caches,
             tuning: &self.shared.tuning,
             reranker: self.shared.reranker.as_deref(),
         }
@@ -401,6 +404,7 @@ impl Memory {
         let mut consolidator = self.shared.consolidator.lock();
         consolidator.run()?;
         let report = forget::forget(&self.shared.engine, tenant, subject)?;
+        self.shared.caches.readers.wrote();
         consolidator.reload()?;
         Ok(report)
     }

@@ -35,13 +35,11 @@ pub fn stage(score: f64) -> Stage {
     }
 }
 
-/// `score` set at `last`, decayed to `now` with a half-life in days.
+/// `score` set at `last`, decayed to `now` with a half-life in days: the
+/// engine's `decayed` operator's formula, so the salience channel (which
+/// ranks by that operator) and the stages agree.
 pub fn decayed(score: f64, last: Timestamp, now: Timestamp, half_life_days: f64) -> f64 {
-    let days = (now.micros().saturating_sub(last.micros())).max(0) as f64 / 86_400e6;
-    if half_life_days <= 0.0 {
-        return score;
-    }
-    score * 0.5f64.powf(days / half_life_days)
+    chronolog_engine::decay(score, last, now, half_life_days)
 }
 
 /// A slot's salience as stored: score, times reinforced, when last set.

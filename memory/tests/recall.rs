@@ -941,3 +941,47 @@ fn the_reply_to_a_matching_message_comes_with_it_and_never_from_another_tenant()
     );
     assert!(ids.iter().all(|id| id.starts_with("a/")), "{ids:?}");
 }
+
+/// Searches read through sessions kept between them; one that has read
+/// before still sees a message added just now (read your own writes),
+/// with the background worker consolidating beside it or not at all.
+#[test]
+fn a_search_reads_the_message_added_just_before_it() {
+    for background in [false, true] {
+        let engine = chronolog_engine::Engine::with_embedder(
+            chronolog_engine::Store::in_memory(),
+            std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(64)),
+        );
+        let options = chronolog_memory::Options {
+            reranker: None,
+            background,
+            ..chronolog_memory::Options::manual()
+        };
+        let memory = Memory::with_engine(engine, options).expect("memory");
+        say(
+            &memory,
+            "u",
+            "2024-05-01",
+            "I planted tomatoes in the garden.",
+        );
+        memory.consolidate_now().expect("consolidate");
+        for _ in 0..3 {
+            let before = ask(&memory, "u", "What did I plant in the garden?");
+            assert!(before.items.iter().any(|i| i.text.contains("tomatoes")));
+        }
+        for (i, animal) in ["Miso", "Tofu", "Natto"].iter().enumerate() {
+            say(
+                &memory,
+                "u",
+                "2024-05-02",
+                &format!("I adopted a kitten called {animal}, number {i}."),
+            );
+            let after = ask(&memory, "u", "What is my kitten called?");
+            assert!(
+                after.items.iter().any(|item| item.text.contains(animal)),
+                "{animal} (background {background}): {:?}",
+                after.items
+            );
+        }
+    }
+}

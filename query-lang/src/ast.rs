@@ -258,6 +258,41 @@ pub enum Ranked {
         /// The whole call.
         span: Span,
     },
+    /// `top(rel, column, k [, column = value]...)`: the rows with the
+    /// largest values of a number or time column (the latest messages by
+    /// their sequence number), scored by that value.
+    Top {
+        /// The relation read.
+        rel: Name,
+        /// The column ranked by.
+        column: Name,
+        /// How many rows.
+        k: Count,
+        /// `column = value` restrictions, as for `near`.
+        filters: Vec<(Name, Expr)>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `decayed(rel, column, since, half_life, k [, column = value]...)`:
+    /// the rows with the largest values of a number column halved every
+    /// `half_life` days since their `since` time, measured at the query's
+    /// `as_of` (salience that fades unless it is reinforced).
+    Decayed {
+        /// The relation read.
+        rel: Name,
+        /// The number that decays.
+        column: Name,
+        /// The time column it decays from.
+        since: Name,
+        /// Days for the value to halve.
+        half_life: Expr,
+        /// How many rows.
+        k: Count,
+        /// `column = value` restrictions, as for `near`.
+        filters: Vec<(Name, Expr)>,
+        /// The whole call.
+        span: Span,
+    },
     /// `hops(start, n [, [rel, ...]])`: nodes within `n` links of `start`.
     Hops {
         /// The node walked from.
@@ -287,13 +322,40 @@ impl Ranked {
         match self {
             Ranked::Near { span, .. }
             | Ranked::Bm25 { span, .. }
+            | Ranked::Top { span, .. }
+            | Ranked::Decayed { span, .. }
             | Ranked::Hops { span, .. }
             | Ranked::Rrf { span, .. } => *span,
         }
     }
 
+    /// The expressions it needs bound before it runs, in the order the
+    /// engine consumes their values (nested `rrf` inputs depth first).
+    pub fn inputs(&self) -> Vec<&Expr> {
+        fn walk<'e>(r: &'e Ranked, out: &mut Vec<&'e Expr>) {
+            match r {
+                Ranked::Near { query, filters, .. } | Ranked::Bm25 { query, filters, .. } => {
+                    out.push(query);
+                    out.extend(filters.iter().map(|(_, value)| value));
+                }
+                Ranked::Top { filters, .. } => out.extend(filters.iter().map(|(_, v)| v)),
+                Ranked::Decayed {
+                    half_life, filters, ..
+                } => {
+                    out.push(half_life);
+                    out.extend(filters.iter().map(|(_, value)| value));
+                }
+                Ranked::Hops { start, .. } => out.push(start),
+                Ranked::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| walk(i, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// The operator names, which cannot name relations in a body.
-    pub const NAMES: [&'static str; 4] = ["near", "bm25", "hops", "rrf"];
+    pub const NAMES: [&'static str; 6] = ["near", "bm25", "top", "decayed", "hops", "rrf"];
 }
 
 /// `rel(arg, ...)`.

@@ -161,6 +161,16 @@ pub enum CompileErrorKind {
         /// The name given.
         column: String,
     },
+    /// `top` or `decayed` ranking by a column of the wrong type.
+    #[error("`{rel}`'s column `{column}` is not {wanted}")]
+    RankedColumnType {
+        /// The relation read.
+        rel: String,
+        /// The column named.
+        column: String,
+        /// What the operator ranks by.
+        wanted: &'static str,
+    },
     /// A metric `near` does not know.
     #[error("unknown metric `{0}`: expected `cosine`, `dot` or `l2`")]
     UnknownMetric(String),

@@ -15,6 +15,9 @@
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
 //! ranked    = ("near" | "bm25") "(" name "," expr "," (int | $param) ["," name]
 //!             {"," name "=" expr} ")"
+//!           | "top" "(" name "," name "," (int | $param) {"," name "=" expr} ")"
+//!           | "decayed" "(" name "," name "," name "," expr "," (int | $param)
+//!             {"," name "=" expr} ")"
 //!           | "hops" "(" expr "," int ["," "[" name ("," name)* "]"] ")"
 //!           | "rrf" "(" [number "*"] ranked ("," [number "*"] ranked)* ["," "k" "=" int] ")"
 //! modifier  = "as_of" expr | "known_at" expr | "limit" (int | $param) | "order" "by" var ["asc"|"desc"] ("," ...)*
@@ -529,9 +532,26 @@ impl Parser {
         self.count(what).map(Count::Fixed)
     }
 
-    /// `near(...)`, `bm25(...)`, `hops(...)` or `rrf(...)`.
+    /// `, column = value` restrictions up to a ranked call's `)`.
+    fn ranked_filters(&mut self) -> PResult<Vec<(Name, Expr)>> {
+        let mut filters = Vec::new();
+        while self.eat_punct(",") {
+            if !(matches!(self.peek().tok, Tok::Ident(_))
+                && matches!(self.peek_at(1), Tok::Punct("=")))
+            {
+                return self.error("`column = value`");
+            }
+            let column = self.name("a column name")?;
+            self.bump();
+            filters.push((column, self.expr()?));
+        }
+        Ok(filters)
+    }
+
+    /// `near(...)`, `bm25(...)`, `top(...)`, `decayed(...)`, `hops(...)`
+    /// or `rrf(...)`.
     fn ranked(&mut self) -> PResult<Ranked> {
-        let op = self.name("`near`, `bm25`, `hops` or `rrf`")?;
+        let op = self.name("`near`, `bm25`, `top`, `decayed`, `hops` or `rrf`")?;
         self.expect_punct("(")?;
         let ranked = match op.text.as_str() {
             "near" | "bm25" => {
@@ -577,6 +597,44 @@ impl Parser {
                     }
                 }
             }
+            "top" => {
+                let rel = self.name("a relation name")?;
+                self.expect_punct(",")?;
+                let column = self.name("the column to rank by")?;
+                self.expect_punct(",")?;
+                let k = self.count_or_param("a row count or a `$parameter`")?;
+                let filters = self.ranked_filters()?;
+                let span = op.span.to(self.expect_punct(")")?);
+                Ranked::Top {
+                    rel,
+                    column,
+                    k,
+                    filters,
+                    span,
+                }
+            }
+            "decayed" => {
+                let rel = self.name("a relation name")?;
+                self.expect_punct(",")?;
+                let column = self.name("the column that decays")?;
+                self.expect_punct(",")?;
+                let since = self.name("the time column it decays from")?;
+                self.expect_punct(",")?;
+                let half_life = self.expr()?;
+                self.expect_punct(",")?;
+                let k = self.count_or_param("a row count or a `$parameter`")?;
+                let filters = self.ranked_filters()?;
+                let span = op.span.to(self.expect_punct(")")?);
+                Ranked::Decayed {
+                    rel,
+                    column,
+                    since,
+                    half_life,
+                    k,
+                    filters,
+                    span,
+                }
+            }
             "hops" => {
                 let start = self.expr()?;
                 self.expect_punct(",")?;
@@ -618,7 +676,9 @@ impl Parser {
                         self.bump();
                     }
                     if !self.at_ranked() {
-                        return self.error("a retrieval operator: `near`, `bm25`, `hops` or `rrf`");
+                        return self.error(
+                            "a retrieval operator: `near`, `bm25`, `top`, `decayed`, `hops` or `rrf`",
+                        );
                     }
                     self.enter()?;
                     inputs.push((weight.unwrap_or(1.0), self.ranked()?));

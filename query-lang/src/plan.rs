@@ -142,10 +142,56 @@ pub enum RankedPlan {
     Near(NearPlan),
     /// `bm25`
     Bm25(Bm25Plan),
+    /// `top`
+    Top(TopPlan),
+    /// `decayed`
+    Decayed(DecayedPlan),
     /// `hops`
     Hops(HopsPlan),
     /// `rrf`
     Rrf(RrfPlan),
+}
+
+impl RankedPlan {
+    /// The terms it needs evaluated, in the order the engine consumes
+    /// their values (nested `rrf` inputs depth first).
+    pub fn input_terms(&self) -> Vec<&Term> {
+        fn walk<'p>(op: &'p RankedPlan, out: &mut Vec<&'p Term>) {
+            match op {
+                RankedPlan::Near(NearPlan { query, filters, .. })
+                | RankedPlan::Bm25(Bm25Plan { query, filters, .. }) => {
+                    out.push(query);
+                    out.extend(filters.iter().map(|(_, term)| term));
+                }
+                RankedPlan::Top(TopPlan { filters, .. }) => {
+                    out.extend(filters.iter().map(|(_, term)| term))
+                }
+                RankedPlan::Decayed(DecayedPlan {
+                    half_life, filters, ..
+                }) => {
+                    out.push(half_life);
+                    out.extend(filters.iter().map(|(_, term)| term));
+                }
+                RankedPlan::Hops(HopsPlan { start, .. }) => out.push(start),
+                RankedPlan::Rrf(RrfPlan { inputs, .. }) => {
+                    inputs.iter().for_each(|(_, i)| walk(i, out))
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
+    /// Whether it reads the background indexes (embeddings or text),
+    /// which may lag the store.
+    pub fn searches_text(&self) -> bool {
+        match self {
+            RankedPlan::Near(_) | RankedPlan::Bm25(_) => true,
+            RankedPlan::Top(_) | RankedPlan::Decayed(_) | RankedPlan::Hops(_) => false,
+            RankedPlan::Rrf(rrf) => rrf.inputs.iter().any(|(_, i)| i.searches_text()),
+        }
+    }
 }
 
 /// Nearest rows of `rel` to a vector (matched against `vector_column`) or
@@ -182,6 +228,39 @@ pub struct Bm25Plan {
     /// How many rows.
     pub k: Count,
     /// Restrictions on the rows searched, as in [`NearPlan::filters`].
+    pub filters: Vec<(usize, Term)>,
+}
+
+/// The rows of `rel` with the largest values in `column` (a number or a
+/// time), scored by that value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopPlan {
+    /// The relation read.
+    pub rel: String,
+    /// The column ranked by (its position).
+    pub column: usize,
+    /// How many rows.
+    pub k: Count,
+    /// Restrictions on the rows read, as in [`NearPlan::filters`].
+    pub filters: Vec<(usize, Term)>,
+}
+
+/// The rows of `rel` with the largest values in `column` once each is
+/// halved every `half_life` days from its `since` time to the query's
+/// `as_of` instant (a `since` after it does not grow the value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecayedPlan {
+    /// The relation read.
+    pub rel: String,
+    /// The number that decays (its position).
+    pub column: usize,
+    /// The time it decays from (its position).
+    pub since: usize,
+    /// Days for the value to halve (zero or less: no decay).
+    pub half_life: Term,
+    /// How many rows.
+    pub k: Count,
+    /// Restrictions on the rows read, as in [`NearPlan::filters`].
     pub filters: Vec<(usize, Term)>,
 }
 
@@ -249,6 +328,21 @@ impl fmt::Display for ShowRanked<'_> {
             RankedPlan::Bm25(Bm25Plan { rel, query, k, .. }) => {
                 write!(f, "bm25({rel}, {}, {k})", ShowTerm(query, slots))
             }
+            RankedPlan::Top(TopPlan { rel, column, k, .. }) => {
+                write!(f, "top({rel}, #{column}, {k})")
+            }
+            RankedPlan::Decayed(DecayedPlan {
+                rel,
+                column,
+                since,
+                half_life,
+                k,
+                ..
+            }) => write!(
+                f,
+                "decayed({rel}, #{column}, #{since}, {}, {k})",
+                ShowTerm(half_life, slots)
+            ),
             RankedPlan::Hops(HopsPlan {
                 start,
                 depth,

@@ -95,10 +95,15 @@ fn ranked(rng: &mut StdRng, depth: u32) -> String {
     let k = ["0", "1", "5", "4294967295", "-1", "10000000", "$p"]
         .choose(rng)
         .unwrap_or(&"5");
-    match rng.gen_range(0..4) {
+    let column = ["a", "s", "score", "at", "when"]
+        .choose(rng)
+        .unwrap_or(&"a");
+    match rng.gen_range(0..6) {
         0 => format!("near(doc, {}, {k})", constant(rng)),
         1 => format!("bm25(doc, {}, {k})", constant(rng)),
         2 => format!("hops({}, {})", constant(rng), rng.gen_range(-1..4)),
+        3 => format!("top(n, {column}, {k}, s = {})", constant(rng)),
+        4 => format!("decayed(m, {column}, at, {}, {k})", constant(rng)),
         _ if depth > 0 => format!(
             "rrf({}, {})",
             ranked(rng, depth - 1),
@@ -169,7 +174,9 @@ fn random_programs_never_panic_and_errors_render() {
         ":create e(a: int, b: int). :create w(p: sym key, c: sym).
          :create n(a: int, s: sym). :create doc(id: sym key, text: str search embed).
          e(1, 2). e(2, 3). e(3, 1). w(alice, acme) valid 2021-03-01. n(3, x).
-         doc(a, \"alice works at acme\"). doc(b, \"notes: pricing - the plan\").",
+         doc(a, \"alice works at acme\"). doc(b, \"notes: pricing - the plan\").
+         :create m(id: sym key, score: float, at: time).
+         m(alice, 2.0, 2024-01-01). m(bob, 0.5, 2025-06-01).",
     )
     .expect("setup");
     let mut rng = StdRng::seed_from_u64(0xF022);

@@ -985,3 +985,87 @@ fn near_takes_a_vector_from_the_engines_embedder_for_an_embed_column() {
     let params = HashMap::from([("v".to_string(), Value::Vector(vec![1.0f32; 3].into()))]);
     assert!(db.execute(&prepared, &params, &Limits::default()).is_err());
 }
+
+/// `top` and `decayed` against a sort of the rows live at the instant,
+/// with ties (scores repeat) broken by id, on random rows and instants.
+#[test]
+fn top_and_decayed_equal_a_sort_of_the_live_rows() {
+    /// (id, owner, seq, score, last day, valid from day, valid to day)
+    type Row = (String, String, i64, f64, i64, i64, i64);
+    const DAY: i64 = 86_400_000_000;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(29);
+    let mut db = hashing_db(Store::in_memory());
+    db.run(":create row(id: sym key, owner: sym, seq: int, score: float, last: time).")
+        .expect("create");
+    let mut data: Vec<Row> = Vec::new();
+    let mut script = String::new();
+    for i in 0..300 {
+        let owner = format!("o{}", rng.gen_range(0..3));
+        let (seq, score) = (rng.gen_range(0..50i64), f64::from(rng.gen_range(1..6u8)));
+        let (last, from) = (rng.gen_range(0..200i64), rng.gen_range(0..200i64));
+        let to = from + rng.gen_range(1..200i64);
+        script.push_str(&format!(
+            "row(r{i:03}, {owner}, {seq}, {score:.1}, $d{last}) valid $d{from} .. $d{to}.\n"
+        ));
+        data.push((format!("r{i:03}"), owner, seq, score, last, from, to));
+    }
+    let days: HashMap<String, Value> = (0..400)
+        .map(|d| {
+            (
+                format!("d{d}"),
+                Value::Time(chronolog_storage::Timestamp(d * DAY)),
+            )
+        })
+        .collect();
+    db.run_with(&script, &days, &Limits::default())
+        .expect("facts");
+    for _ in 0..40 {
+        let (at, k) = (rng.gen_range(0..400i64), rng.gen_range(1..30usize));
+        let owner = format!("o{}", rng.gen_range(0..3));
+        let half_life = f64::from(rng.gen_range(0..60u8));
+        let live: Vec<_> = data
+            .iter()
+            .filter(|r| r.1 == owner && r.5 <= at && at < r.6)
+            .collect();
+        let expect = |score: &dyn Fn(&Row) -> f64| {
+            let mut want: Vec<(String, f64)> =
+                live.iter().map(|r| (r.0.clone(), score(r))).collect();
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            want.truncate(k);
+            want
+        };
+        let got = |db: &mut Session, q: &str| -> Vec<(String, f64)> {
+            let mut params = days.clone();
+            params.insert(
+                "at".into(),
+                Value::Time(chronolog_storage::Timestamp(at * DAY)),
+            );
+            params.insert("o".into(), Value::Str(owner.as_str().into()));
+            params.insert("k".into(), Value::Int(k as i64));
+            params.insert("h".into(), Value::Float(half_life));
+            let out = db.run_with(q, &params, &Limits::default()).expect(q);
+            rows(out)
+                .iter()
+                .map(|r| (db.render(&r[0]), r[1].as_f64().expect("score")))
+                .collect()
+        };
+        let top = got(&mut db, "?- top(row, seq, $k, owner = $o) as_of $at.");
+        assert_eq!(top, expect(&|r| r.2 as f64), "top at day {at}, k {k}");
+        let decayed = got(
+            &mut db,
+            "?- decayed(row, score, last, $h, $k, owner = $o) as_of $at.",
+        );
+        let want = expect(&|r| {
+            chronolog_engine::decay(
+                r.3,
+                chronolog_storage::Timestamp(r.4 * DAY),
+                chronolog_storage::Timestamp(at * DAY),
+                half_life,
+            )
+        });
+        assert_eq!(
+            decayed, want,
+            "decayed at day {at}, k {k}, half-life {half_life}"
+        );
+    }
+}

@@ -19,8 +19,8 @@ use crate::shell::{Flow, PROMPT, Shell};
 
 const KEYWORDS: &[&str] = &[
     "as_of", "known_at", "history", "not", "valid", "retract", "correct", "let", "order", "by",
-    "limit", "desc", "near", "bm25", "hops", "rrf", "count", "sum", "min", "max", "mean",
-    "collect",
+    "limit", "desc", "near", "bm25", "top", "decayed", "hops", "rrf", "count", "sum", "min", "max",
+    "mean", "collect",
 ];
 
 /// What rustyline asks of the shell while a line is edited.

@@ -27,7 +27,6 @@ use super::stored::StoredReads;
 use crate::batch::Shape;
 use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
-use crate::retrieval::input_terms;
 use crate::val::Val;
 
 /// What a plan needs at run time that depends on the plan alone.
@@ -188,7 +187,8 @@ impl Executor<'_> {
             },
             Step::Ranked { op, args } => BoundStep::Ranked {
                 op,
-                inputs: input_terms(op)
+                inputs: op
+                    .input_terms()
                     .into_iter()
                     .map(|t| self.operand(t))
                     .collect::<Result<_>>()?,

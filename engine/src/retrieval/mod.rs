@@ -1,15 +1,17 @@
 //! Retrieval operators: ranked relations of `(id, score, rank)` found by
-//! meaning (`near`), by words (`bm25`) and by links (`hops`), and fused by
-//! reciprocal rank (`rrf`). Each reads the query's snapshot at its as-of
-//! and known-at instants: rows not live there are never returned.
+//! meaning (`near`), by words (`bm25`), by a column's value (`top`, and
+//! `decayed` for a value that fades with time) and by links (`hops`), and
+//! fused by reciprocal rank (`rrf`). Each reads the query's snapshot at
+//! its as-of and known-at instants: rows not live there are never
+//! returned.
 //!
 //! A row's id is its first column's value (an episode's id, a person), so
 //! different operators' results over the same things fuse by equality, and
 //! a ranked relation joins back to its relation (`episode(Id, Text)`).
 //!
-//! One file per operator (`near.rs`, `bm25.rs`, `hops.rs`, `rrf.rs`), each
-//! with one `run`; a new operator is a new `RankedPlan` variant with its
-//! own plan struct and a new file here.
+//! One file per operator (`near.rs`, `bm25.rs`, `top.rs`, `decayed.rs`,
+//! `hops.rs`, `rrf.rs`), each with one `run`; a new operator is a new
+//! `RankedPlan` variant with its own plan struct and a new file here.
 
 pub(crate) mod default_embedder;
 pub mod embed;
@@ -25,10 +27,14 @@ pub(crate) mod vector;
 pub mod words;
 
 mod bm25;
+mod by_value;
+mod decayed;
 mod hops;
 mod near;
 mod rrf;
+mod top;
 
+pub use decayed::decay;
 pub use rrf::rrf;
 
 use std::sync::Arc;
@@ -36,7 +42,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use chronolog_ql::MAX_RANKED_K;
-use chronolog_ql::plan::{Bm25Plan, Count, HopsPlan, NearPlan, RankedPlan, RrfPlan, Term};
+use chronolog_ql::plan::{Count, RankedPlan, Term};
 use chronolog_storage::{ColumnType, RelationId, RowId, Snapshot, Symbol, Timestamp, Value};
 use rustc_hash::FxHashMap;
 
@@ -226,7 +232,8 @@ impl At<'_> {
 }
 
 impl Retrieval {
-    /// Runs `op`, given the values of its [`input_terms`] in order.
+    /// Runs `op`, given the values of its [`RankedPlan::input_terms`] in
+    /// order.
     pub(crate) fn rank(
         &self,
         op: &RankedPlan,
@@ -249,6 +256,15 @@ impl Retrieval {
                 let filters = filter_values(&plan.filters, &mut next)?;
                 bm25::run(self, at, plan, query, &filters)
             }
+            RankedPlan::Top(plan) => {
+                let filters = filter_values(&plan.filters, &mut next)?;
+                top::run(at, plan, &filters)
+            }
+            RankedPlan::Decayed(plan) => {
+                let half_life = next()?;
+                let filters = filter_values(&plan.filters, &mut next)?;
+                decayed::run(at, plan, half_life, &filters)
+            }
             RankedPlan::Hops(plan) => hops::run(self, at, plan, next()?),
             RankedPlan::Rrf(plan) => rrf::run(self, at, plan, inputs),
         }
@@ -265,25 +281,4 @@ fn filter_values(
         .iter()
         .map(|(column, _)| Ok((*column, next()?)))
         .collect()
-}
-
-/// The terms a retrieval operator needs evaluated, in the order
-/// [`Retrieval::rank`] consumes them.
-pub(crate) fn input_terms(op: &RankedPlan) -> Vec<&Term> {
-    fn walk<'p>(op: &'p RankedPlan, out: &mut Vec<&'p Term>) {
-        match op {
-            RankedPlan::Near(NearPlan { query, filters, .. })
-            | RankedPlan::Bm25(Bm25Plan { query, filters, .. }) => {
-                out.push(query);
-                out.extend(filters.iter().map(|(_, term)| term));
-            }
-            RankedPlan::Hops(HopsPlan { start, .. }) => out.push(start),
-            RankedPlan::Rrf(RrfPlan { inputs, .. }) => {
-                inputs.iter().for_each(|(_, i)| walk(i, out))
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(op, &mut out);
-    out
 }

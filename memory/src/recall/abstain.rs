@@ -9,9 +9,6 @@
 //! Thresholds on scores are for the evaluation harness to calibrate on the
 //! dev data.
 
-use crate::tuning::Tuning;
-use chronolog_engine::Engine;
-
 use super::Channel;
 use super::channels::Ranked;
 use super::understand::Question;
@@ -68,12 +65,12 @@ pub(crate) fn judge(
 /// named person's replies echo the other's words ("a charity race, wow"),
 /// so who *says* the words tells less than whose they are.
 pub(crate) fn owners_words(
-    engine: &Engine,
+    reader: super::Reader<'_>,
     tenant: &str,
     question: &Question,
     at: super::Instants,
-    tuning: &Tuning,
 ) -> crate::error::Result<Option<String>> {
+    let (engine, tuning) = (reader.engine, reader.tuning);
     let store = engine.store();
     let lang = question.lang.reader();
     let named = super::speakers::speakers(engine, tenant, question);
@@ -95,7 +92,7 @@ pub(crate) fn owners_words(
     }
     let query = topics(&people).join(" ");
     let mut found = super::speakers::episode_words(
-        engine,
+        reader,
         tenant,
         &query,
         None,
@@ -104,7 +101,7 @@ pub(crate) fn owners_words(
         at.known_at,
     )?;
     found.extend(super::speakers::episode_words(
-        engine,
+        reader,
         tenant,
         &query,
         Some(*person),

@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use chronolog_engine::{Engine, Limits, Session, Timestamp, Val, Value};
+use chronolog_engine::{Engine, Limits, Timestamp, Val, Value};
 
+use super::readers::Lease;
 use super::speakers::speakers;
 use super::understand::Question;
-use super::{Caches, Channel, Instants, SearchOptions};
+use super::{Caches, Channel, Instants, Reader, SearchOptions};
 use crate::error::Result;
-use crate::salience;
 use crate::tuning::Tuning;
 
 /// One channel's candidates, best first: ids (episode ids or fact slots)
@@ -22,14 +22,18 @@ pub(crate) struct Ranked {
 
 /// Runs every channel `options` asks for.
 pub(crate) fn run(
-    engine: &Engine,
-    caches: &Caches,
+    reader: Reader<'_>,
     tenant: &str,
     question: &Question,
     at: Instants,
     options: &SearchOptions,
-    tuning: &Tuning,
 ) -> Result<Vec<Ranked>> {
+    let Reader {
+        engine,
+        caches,
+        tuning,
+        ..
+    } = reader;
     // A list question's evidence is many messages that each match a
     // little: its channels look deeper.
     let depth = if question.asks_list {
@@ -48,9 +52,9 @@ pub(crate) fn run(
         None
     };
     let mut runner = Runner {
-        engine,
+        reader,
         caches,
-        session: engine.session(),
+        session: caches.readers.lease(engine)?,
         tenant,
         question,
         at,
@@ -89,10 +93,10 @@ fn embedding(engine: &Engine, caches: &Caches, text: &str) -> Result<Option<Vec<
 
 /// One search's channels being run, and their rankings so far.
 struct Runner<'a> {
-    engine: &'a Engine,
+    reader: Reader<'a>,
     /// Prepared queries (and embeddings) kept between searches.
     caches: &'a Caches,
-    session: Session,
+    session: Lease<'a>,
     tenant: &'a str,
     question: &'a Question,
     at: Instants,
@@ -151,18 +155,7 @@ impl Runner<'_> {
     /// Runs the query `text`, planned the first time a search of this
     /// memory ran it.
     fn rows(&mut self, text: &str, params: &HashMap<String, Value>) -> Result<Vec<Vec<Val>>> {
-        let cached = self.caches.queries.lock().get(text).cloned();
-        let prepared = match cached {
-            Some(prepared) => prepared,
-            None => {
-                let prepared = std::sync::Arc::new(self.session.prepare(text)?);
-                self.caches
-                    .queries
-                    .lock()
-                    .insert(text.to_string(), prepared.clone());
-                prepared
-            }
-        };
+        let prepared = self.caches.prepared(&self.session, text)?;
         let rows = self
             .session
             .execute(&prepared, params, &Limits::default())?;
@@ -202,7 +195,7 @@ impl Runner<'_> {
     /// names.
     fn speakers(&mut self) -> Result<()> {
         let speakers = if self.wants(Channel::SpeakerWords) || self.wants(Channel::SpeakerMeaning) {
-            speakers(self.engine, self.tenant, self.question)
+            speakers(self.reader.engine, self.tenant, self.question)
         } else {
             Vec::new()
         };
@@ -253,7 +246,7 @@ impl Runner<'_> {
         }
         let mut items: Vec<(String, f64)> = Vec::new();
         for entity in &self.question.entities {
-            let Some(sym) = self.engine.store().symbol(entity) else {
+            let Some(sym) = self.reader.engine.store().symbol(entity) else {
                 continue;
             };
             let seed = [("e", Value::Sym(sym))];
@@ -332,26 +325,15 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// The tenant's latest messages.
+    /// The tenant's latest messages: `top` by sequence number.
     fn recency(&mut self) -> Result<()> {
         if !self.wants(Channel::Recency) {
             return Ok(());
         }
-        let params = self.params(&[]);
-        let rows = self.rows(
-            "?- mem_episode(Id, $t, _, _, Seq, _, _) as_of $said known_at $known.",
-            &params,
+        let items = self.ranked(
+            "?- top(mem_episode, seq, $k, tenant = $t) as_of $said known_at $known.",
+            &[],
         )?;
-        let session = &self.session;
-        let mut items: Vec<(String, f64)> = rows
-            .into_iter()
-            .filter_map(|r| match r.as_slice() {
-                [id, Val::Int(seq)] => Some((session.render(id), *seq as f64)),
-                _ => None,
-            })
-            .collect();
-        items.sort_by(|a, b| b.1.total_cmp(&a.1));
-        items.truncate(self.k as usize);
         self.out.push(Ranked {
             channel: Channel::Recency,
             items,
@@ -359,35 +341,41 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// The tenant's most salient facts, decayed to the question's instant.
+    /// The tenant's most salient facts, decayed to the question's instant
+    /// (`decayed`), among the slots holding a fact then. A slot without one
+    /// (ended, or not yet said) takes no place: the operator is asked for
+    /// more until `k` live ones are found or it has no more to give.
     fn salience(&mut self) -> Result<()> {
         if !self.wants(Channel::Salience) {
             return Ok(());
         }
-        let params = self.params(&[]);
-        let (at, half_life) = (self.at.facts, self.tuning.half_life_days);
-        let rows = self.rows(
-            "?- mem_salience(Slot, $t, Score, _, Last), mem_fact(Slot, $t, _, _, _, _, _) as_of $at known_at $known.",
-            &params,
-        )?;
-        let session = &self.session;
-        let mut items: Vec<(String, f64)> = rows
-            .into_iter()
-            .filter_map(|r| match r.as_slice() {
-                [slot, score, Val::Time(last)] => Some((
-                    session.render(slot),
-                    salience::decayed(
-                        score.as_f64().unwrap_or(0.0),
-                        Timestamp(*last),
-                        at,
-                        half_life,
-                    ),
-                )),
-                _ => None,
-            })
-            .collect();
+        const LIVE: &str = "?- decayed(mem_salience, score, last, $half_life, $wide, tenant = $t) \
+                            as (Slot, Score, _), mem_fact(Slot, $t, _, _, _, _, _) \
+                            as_of $at known_at $known.";
+        const FULL: &str = "?- decayed(mem_salience, score, last, $half_life, $wide, tenant = $t) \
+                            as (_, _, Rank), Rank >= $wide as_of $at known_at $known.";
+        let k = self.k as usize;
+        let mut wide = self.k;
+        let half_life = ("half_life", Value::Float(self.tuning.half_life_days));
+        let mut items = loop {
+            let params = self.params(&[half_life.clone(), ("wide", Value::Int(wide))]);
+            let rows = self.rows(LIVE, &params)?;
+            let at_most = (wide as u64)
+                .saturating_mul(2)
+                .min(chronolog_engine::MAX_RANKED_K);
+            if rows.len() >= k || self.rows(FULL, &params)?.is_empty() || wide as u64 >= at_most {
+                break rows;
+            }
+            wide = at_most as i64;
+        }
+        .into_iter()
+        .filter_map(|r| match r.as_slice() {
+            [slot, score] => Some((self.session.render(slot), score.as_f64().unwrap_or(0.0))),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
         items.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        items.truncate(self.k as usize);
+        items.truncate(k);
         self.out.push(Ranked {
             channel: Channel::Salience,
             items,

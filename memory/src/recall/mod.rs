@@ -6,7 +6,8 @@
 //!    rows (`tenant = $t`) and read at the question's instants: meaning
 //!    (`near`) and words (`bm25`) over episodes and over facts, words over
 //!    the messages of a speaker the question names, the graph around the
-//!    question's entities (`hops`), recency and salience.
+//!    question's entities (`hops`), recency (`top`) and salience
+//!    (`decayed`).
 //! 3. Weighted reciprocal-rank fusion (`rrf`).
 //! 4. [`abstain`]: too little evidence is said, not padded; a question
 //!    about one person whose words are another's is refused.
@@ -20,7 +21,8 @@
 //!
 //! | file | job |
 //! |---|---|
-//! | `options.rs` | [`SearchOptions`], the instants a search reads at |
+//! | `options.rs` | [`SearchOptions`], the instants a search reads at, what searches keep between them |
+//! | `readers.rs` | the sessions searches read through, caught up with the indexes after the memory's own writes |
 //! | `understand.rs` | the question: entities, instant, what it asks |
 //! | `channel.rs` | the channels and their weights |
 //! | `channels.rs` | running each channel's query |
@@ -44,6 +46,7 @@ mod fit;
 mod fuse;
 mod gather;
 mod options;
+mod readers;
 pub mod render;
 mod rerank;
 mod retrieval;

@@ -9,12 +9,33 @@ use crate::tuning::Tuning;
 
 /// What a memory's searches keep between them: questions' embeddings, so
 /// that asking the same question again (at another budget or instant)
-/// runs no model (emptied past 4,096), and the channels' queries, parsed
-/// and planned once per memory rather than once per search.
+/// runs no model (emptied past 4,096), the channels' queries, parsed
+/// and planned once per memory rather than once per search, and the
+/// sessions they run in.
 #[derive(Default)]
 pub(crate) struct Caches {
     pub(crate) vectors: parking_lot::Mutex<HashMap<String, Vec<f32>>>,
     pub(crate) queries: parking_lot::Mutex<HashMap<String, std::sync::Arc<Prepared>>>,
+    pub(crate) readers: super::readers::Readers,
+}
+
+impl Caches {
+    /// The query `text`, planned by `session` the first time any search
+    /// of this memory ran it.
+    pub(crate) fn prepared(
+        &self,
+        session: &chronolog_engine::Session,
+        text: &str,
+    ) -> crate::error::Result<std::sync::Arc<Prepared>> {
+        if let Some(prepared) = self.queries.lock().get(text) {
+            return Ok(prepared.clone());
+        }
+        let prepared = std::sync::Arc::new(session.prepare(text)?);
+        self.queries
+            .lock()
+            .insert(text.to_string(), prepared.clone());
+        Ok(prepared)
+    }
 }
 
 /// What every search of one memory reads with: its engine, caches and

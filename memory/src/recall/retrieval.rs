@@ -13,15 +13,13 @@ use super::understand::{self, Question};
 use super::{Channel, Context, Instants, Reader, SearchOptions, abstain, fit, fuse};
 use crate::error::Result;
 use crate::lang::Lang;
-use crate::tuning::Tuning;
 
 /// One question's retrieval, done once: understanding, the channels,
 /// fusion, the gate's budget-independent verdict and the candidates read
 /// from the store. [`Retrieval::context_at`] cuts it to a budget, as many
 /// times as there are budgets.
 pub(crate) struct Retrieval<'e> {
-    engine: &'e Engine,
-    tuning: &'e Tuning,
+    reader: Reader<'e>,
     tenant: String,
     /// The facts the question asks about by their predicate (slot ids).
     asked: Vec<String>,
@@ -51,9 +49,9 @@ pub(crate) fn retrieve<'e>(
 ) -> Result<Retrieval<'e>> {
     let Reader {
         engine,
-        caches: vectors,
         tuning,
         reranker,
+        ..
     } = reader;
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, lang, now)?;
@@ -71,13 +69,11 @@ pub(crate) fn retrieve<'e>(
             understand::understand(engine, tenant, part, lang, now)?
         };
         rankings.extend(channels::run(
-            engine,
-            vectors,
+            reader,
             tenant,
             &part_understood,
             at,
             options,
-            tuning,
         )?);
     }
     let mut fused = fuse::fuse(&rankings, tuning);
@@ -148,8 +144,7 @@ pub(crate) fn retrieve<'e>(
         _ => None,
     };
     Ok(Retrieval {
-        engine,
-        tuning,
+        reader,
         tenant: tenant.to_string(),
         asked,
         understood,
@@ -195,13 +190,13 @@ impl Retrieval<'_> {
     /// a search at that budget returns.
     pub(crate) fn context_at(&mut self, budget: usize) -> Result<Context> {
         let (mut context, smallest_left_out) = fit::fit(
-            self.engine,
+            self.reader.engine,
             &self.tenant,
             &self.understood,
             &self.gathered,
             self.at,
             budget,
-            self.tuning,
+            self.reader.tuning,
         )?;
         context.channels = self.channel_counts.clone();
         // A budget that holds nothing of what was found is a budget
@@ -232,11 +227,10 @@ impl Retrieval<'_> {
                 Some(known) => known.clone(),
                 None => {
                     let found = abstain::owners_words(
-                        self.engine,
+                        self.reader,
                         &self.tenant,
                         &self.understood,
                         self.at,
-                        self.tuning,
                     )?;
                     self.owners = Some(found.clone());
                     found

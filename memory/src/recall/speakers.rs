@@ -67,7 +67,7 @@ pub(crate) struct Found {
 /// only when given: the abstention gate's own searches, with the
 /// question's topic words alone (its names would favour whoever says them).
 pub(crate) fn episode_words(
-    engine: &Engine,
+    reader: super::Reader<'_>,
     tenant: &str,
     words: &str,
     role: Option<chronolog_engine::Symbol>,
@@ -75,7 +75,7 @@ pub(crate) fn episode_words(
     as_of: Timestamp,
     known_at: Option<Timestamp>,
 ) -> Result<Vec<Found>> {
-    let mut session = engine.session();
+    let mut session = reader.caches.readers.lease(reader.engine)?;
     let mut params: HashMap<String, Value> = HashMap::from([
         ("t".to_string(), Value::str(tenant)),
         ("q".to_string(), Value::str(words)),
@@ -97,7 +97,7 @@ pub(crate) fn episode_words(
         "?- bm25(mem_episode, $q, $k, tenant = $t{filter}) as (E, S), \
          mem_episode(E, _, _, Role, _, _, Text) as_of $at known_at $known."
     );
-    Ok(rows(&mut session, &text, &params)?
+    Ok(rows(reader, &mut session, &text, &params)?
         .into_iter()
         .filter_map(|r| match r.as_slice() {
             [id, score, role, text] => Some(Found {
@@ -112,11 +112,12 @@ pub(crate) fn episode_words(
 }
 
 fn rows(
+    reader: super::Reader<'_>,
     session: &mut Session,
     text: &str,
     params: &HashMap<String, Value>,
 ) -> Result<Vec<Vec<Val>>> {
-    let prepared = session.prepare(text)?;
+    let prepared = reader.caches.prepared(session, text)?;
     let rows = session.execute(&prepared, params, &Limits::default())?;
     Ok(rows.to_vecs())
 }

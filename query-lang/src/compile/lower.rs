@@ -7,7 +7,7 @@
 
 use super::resolve::Resolved;
 use super::stratify::Strata;
-use super::vars::{output_columns, ranked_inputs, walk_vars, walk_vars_spanned};
+use super::vars::{output_columns, walk_vars, walk_vars_spanned};
 use super::{Catalog, ColumnInfo, Lets, MAX_RANKED_K, constant};
 use crate::ast::{self, Expr, HeadArg, Literal, TypeName};
 use crate::error::{CompileError, CompileErrorKind};
@@ -221,6 +221,54 @@ impl Lowerer<'_, '_> {
                     filters,
                 })
             }
+            ast::Ranked::Top {
+                rel,
+                column,
+                k,
+                filters,
+                span,
+            } => {
+                let k = count(k, *span)?;
+                let cols = columns(rel)?;
+                let filters = self.ranked_filters(rel, &cols, filters, slots)?;
+                let column = column_of(rel, &cols, column, "a number or a time", |t| {
+                    matches!(t, TypeName::Int | TypeName::Float | TypeName::Time)
+                })?;
+                RankedPlan::Top(TopPlan {
+                    rel: rel.text.clone(),
+                    column,
+                    k,
+                    filters,
+                })
+            }
+            ast::Ranked::Decayed {
+                rel,
+                column,
+                since,
+                half_life,
+                k,
+                filters,
+                span,
+            } => {
+                let k = count(k, *span)?;
+                let cols = columns(rel)?;
+                let filters = self.ranked_filters(rel, &cols, filters, slots)?;
+                let column = column_of(rel, &cols, column, "a number", |t| {
+                    matches!(t, TypeName::Int | TypeName::Float)
+                })?;
+                let since =
+                    column_of(rel, &cols, since, "a time", |t| matches!(t, TypeName::Time))?;
+                RankedPlan::Decayed(DecayedPlan {
+                    rel: rel.text.clone(),
+                    column,
+                    since,
+                    half_life: self.ranked_input(half_life, slots, "a number of days", |c| {
+                        matches!(c, Constant::Int(_) | Constant::Float(_))
+                    })?,
+                    k,
+                    filters,
+                })
+            }
             ast::Ranked::Hops {
                 start,
                 depth,
@@ -325,11 +373,7 @@ impl Lowerer<'_, '_> {
                                     && all_bound(l, &slots))))
                 }
                 Literal::Not(a, _) => a.args.iter().all(|e| all_bound(e, &slots)),
-                Literal::Ranked(r, _, _) => {
-                    let mut inputs = Vec::new();
-                    ranked_inputs(r, &mut inputs);
-                    inputs.iter().all(|e| all_bound(e, &slots))
-                }
+                Literal::Ranked(r, _, _) => r.inputs().iter().all(|e| all_bound(e, &slots)),
                 Literal::Atom(_) => false,
             });
             let pick = ready.or_else(|| {
@@ -550,6 +594,37 @@ fn count(k: &ast::Count, span: Span) -> Result<Count, CompileError> {
     }
 }
 
+/// The position of `column` in `rel`, which must hold values `fits`
+/// accepts (`wanted` names them in the error).
+fn column_of(
+    rel: &ast::Name,
+    cols: &[ColumnInfo],
+    column: &ast::Name,
+    wanted: &'static str,
+    fits: fn(&TypeName) -> bool,
+) -> Result<usize, CompileError> {
+    let Some(position) = cols.iter().position(|c| c.name == column.text) else {
+        return Err(CompileError::new(
+            CompileErrorKind::UnknownColumn {
+                rel: rel.text.clone(),
+                column: column.text.clone(),
+            },
+            column.span,
+        ));
+    };
+    if !fits(&cols[position].ty) {
+        return Err(CompileError::new(
+            CompileErrorKind::RankedColumnType {
+                rel: rel.text.clone(),
+                column: column.text.clone(),
+                wanted,
+            },
+            column.span,
+        ));
+    }
+    Ok(position)
+}
+
 fn check_k(k: u64, span: Span) -> Result<(), CompileError> {
     if k == 0 || k > MAX_RANKED_K {
         return Err(CompileError::new(
@@ -600,21 +675,18 @@ fn unsafe_error(lit: &Literal, slots: &[String]) -> CompileError {
                 || CompileError::new(CompileErrorKind::Unsafe("negation"), a.span),
                 |e| unsafe_in(e, slots),
             ),
-        Literal::Ranked(r, _, span) => {
-            let mut inputs = Vec::new();
-            ranked_inputs(r, &mut inputs);
-            inputs
-                .into_iter()
-                .find(|e| {
-                    let mut hit = false;
-                    walk_vars(e, &mut |v| hit |= !slots.iter().any(|s| s == v));
-                    hit
-                })
-                .map_or_else(
-                    || CompileError::new(CompileErrorKind::Unsafe("retrieval operator"), *span),
-                    |e| unsafe_in(e, slots),
-                )
-        }
+        Literal::Ranked(r, _, span) => r
+            .inputs()
+            .into_iter()
+            .find(|e| {
+                let mut hit = false;
+                walk_vars(e, &mut |v| hit |= !slots.iter().any(|s| s == v));
+                hit
+            })
+            .map_or_else(
+                || CompileError::new(CompileErrorKind::Unsafe("retrieval operator"), *span),
+                |e| unsafe_in(e, slots),
+            ),
         Literal::Atom(a) => CompileError::new(CompileErrorKind::Unsafe("atom"), a.span),
     }
 }

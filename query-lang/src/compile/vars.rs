@@ -1,7 +1,7 @@
 //! Walks over the variables of expressions and bodies, shared by the
 //! passes.
 
-use crate::ast::{self, Expr, Literal};
+use crate::ast::{Expr, Literal};
 use crate::span::Span;
 
 /// The query's variables in order of first appearance (not `_`-prefixed).
@@ -26,18 +26,6 @@ pub(super) fn output_columns(body: &[Literal]) -> Vec<String> {
         }
     }
     out
-}
-
-/// The expressions a retrieval operator needs bound before it runs.
-pub(super) fn ranked_inputs<'e>(r: &'e ast::Ranked, out: &mut Vec<&'e Expr>) {
-    match r {
-        ast::Ranked::Near { query, filters, .. } | ast::Ranked::Bm25 { query, filters, .. } => {
-            out.push(query);
-            out.extend(filters.iter().map(|(_, value)| value));
-        }
-        ast::Ranked::Hops { start, .. } => out.push(start),
-        ast::Ranked::Rrf { inputs, .. } => inputs.iter().for_each(|(_, i)| ranked_inputs(i, out)),
-    }
 }
 
 /// Calls `f` on each variable of `e`, in order.
