@@ -1,0 +1,76 @@
+//! The catalog the compiler sees: a store's relations as columns with
+//! types, `search` and `embed` marks, and the way back from the
+//! language's type names to the store's column types.
+
+use chronolog_ql::ast::{self, Analyzer, TypeName};
+use chronolog_ql::{Catalog, ColumnInfo};
+use chronolog_storage::{ColumnDef, ColumnType, Schema, Store, TextSearch};
+
+pub(super) struct StoreCatalog<'a>(pub(super) &'a Store);
+
+impl Catalog for StoreCatalog<'_> {
+    fn stored(&self, name: &str) -> Option<Vec<ColumnInfo>> {
+        let id = self.0.relation_id(name).ok()?;
+        let schema = self.0.schema(id).ok()?;
+        Some(
+            schema
+                .columns
+                .iter()
+                .map(|c| {
+                    let ty = match c.ty {
+                        ColumnType::Bool => TypeName::Bool,
+                        ColumnType::Int => TypeName::Int,
+                        ColumnType::Float => TypeName::Float,
+                        ColumnType::Str => TypeName::Str,
+                        ColumnType::Sym => TypeName::Sym,
+                        ColumnType::Bytes => TypeName::Bytes,
+                        ColumnType::Time => TypeName::Time,
+                        ColumnType::Vector(d) => TypeName::Vector(d),
+                    };
+                    ColumnInfo {
+                        name: c.name.clone(),
+                        ty,
+                        search: c.search.is_on(),
+                        embed: c.embed,
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+fn column_type(ty: TypeName) -> ColumnType {
+    match ty {
+        TypeName::Int => ColumnType::Int,
+        TypeName::Float => ColumnType::Float,
+        TypeName::Str => ColumnType::Str,
+        TypeName::Sym => ColumnType::Sym,
+        TypeName::Bool => ColumnType::Bool,
+        TypeName::Bytes => ColumnType::Bytes,
+        TypeName::Time => ColumnType::Time,
+        TypeName::Vector(d) => ColumnType::Vector(d),
+    }
+}
+
+/// The schema a `:create` statement declares.
+pub(super) fn schema_of(create: &ast::CreateRelation) -> Schema {
+    Schema::new(
+        create.name.text.clone(),
+        create
+            .columns
+            .iter()
+            .map(|c| ColumnDef {
+                name: c.name.text.clone(),
+                ty: column_type(c.ty),
+                key: c.key,
+                nullable: c.nullable,
+                search: match c.search {
+                    None => TextSearch::Off,
+                    Some(Analyzer::English) => TextSearch::English,
+                    Some(Analyzer::Simple) => TextSearch::Simple,
+                },
+                embed: c.embed,
+            })
+            .collect(),
+    )
+}
