@@ -8,6 +8,7 @@ use chronolog_storage::{AsOf, ColumnType};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result, RetrievalError};
+use crate::retrieval::bound::BoundRanked;
 use crate::retrieval::vector::{self, Column, LiveBits};
 use crate::retrieval::{At, Ranking};
 use crate::session::Session;
@@ -179,6 +180,7 @@ impl Session {
             known: at.known,
             params: &no_params,
         };
-        self.retrieval().rank(op, &at, &mut inputs.into_iter())
+        let bound = BoundRanked::bind(op, snapshot.store())?;
+        self.retrieval().rank(&bound, &at, &mut inputs.into_iter())
     }
 }

@@ -20,13 +20,14 @@
 //! per fixpoint round.
 
 use chronolog_ql::ast::{ArithOp, CompareOp};
-use chronolog_ql::plan::{Arg, HeadTerm, Plan, RankedPlan, RelRef, RulePlan, Step, Term};
+use chronolog_ql::plan::{Arg, HeadTerm, Plan, RelRef, RulePlan, Step, Term};
 
 use super::Executor;
 use super::stored::StoredReads;
 use crate::batch::Shape;
 use crate::distinct::head_is_distinct;
 use crate::error::{Error, Result};
+use crate::retrieval::bound::BoundRanked;
 use crate::val::Val;
 
 /// What a plan needs at run time that depends on the plan alone.
@@ -106,7 +107,7 @@ pub(super) enum BoundStep<'p> {
         negated: bool,
     },
     Ranked {
-        op: &'p RankedPlan,
+        op: BoundRanked<'p>,
         /// The operator's inputs, in the order `Retrieval::rank` takes them.
         inputs: Vec<Operand>,
         args: Vec<BoundArg>,
@@ -186,7 +187,7 @@ impl Executor<'_> {
                 negated: *negated,
             },
             Step::Ranked { op, args } => BoundStep::Ranked {
-                op,
+                op: BoundRanked::bind(op, self.snapshot.store())?,
                 inputs: op
                     .input_terms()
                     .into_iter()

@@ -2,7 +2,7 @@
 //! (`text.rs`), the words taken as words, never as query syntax.
 
 use chronolog_ql::plan::Bm25Plan;
-use chronolog_storage::RowId;
+use chronolog_storage::{RelationId, RowId};
 
 use super::{At, Ranking, Retrieval};
 use crate::error::{Result, RetrievalError};
@@ -14,6 +14,7 @@ pub(super) fn run(
     retrieval: &Retrieval,
     at: &At<'_>,
     plan: &Bm25Plan,
+    id: RelationId,
     text: Val,
     filters: &[(usize, Val)],
 ) -> Result<Ranking> {
@@ -23,7 +24,6 @@ pub(super) fn run(
             return Err(RetrievalError::Bm25Input(format!("{other:?}")).into());
         }
     };
-    let id = at.snapshot.store().relation_id(&plan.rel)?;
     let Some(index) = retrieval.indexes.text(id) else {
         return Ok(Vec::new());
     };

@@ -4,7 +4,7 @@
 //! salience that fades unless it is reinforced, ranked in the engine.
 
 use chronolog_ql::plan::DecayedPlan;
-use chronolog_storage::{Timestamp, ValueRef};
+use chronolog_storage::{RelationId, Timestamp, ValueRef};
 
 use super::by_value::{best, number};
 use super::{At, Ranking};
@@ -18,6 +18,7 @@ const MICROS_PER_DAY: f64 = 86_400e6;
 pub(super) fn run(
     at: &At<'_>,
     plan: &DecayedPlan,
+    rel: RelationId,
     half_life: Val,
     filters: &[(usize, Val)],
 ) -> Result<Ranking> {
@@ -26,7 +27,6 @@ pub(super) fn run(
         Val::Float(days) if !days.is_nan() => days,
         other => return Err(RetrievalError::HalfLifeInput(format!("{other:?}")).into()),
     };
-    let rel = at.snapshot.store().relation_id(&plan.rel)?;
     let live = at.live_where(rel, filters)?;
     best(at, rel, &live, at.k(&plan.k)?, |row| {
         let ValueRef::Time(since) = row.value(plan.since) else {

@@ -13,6 +13,7 @@
 //! `hops.rs`, `rrf.rs`), each with one `run`; a new operator is a new
 //! `RankedPlan` variant with its own plan struct and a new file here.
 
+pub(crate) mod bound;
 pub(crate) mod default_embedder;
 pub mod embed;
 pub(crate) mod graph;
@@ -48,6 +49,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result, RetrievalError};
 use crate::val::Val;
+use bound::BoundRanked;
 use graph::GraphCache;
 use indexes::Indexes;
 use vector::LiveBits;
@@ -236,7 +238,7 @@ impl Retrieval {
     /// order.
     pub(crate) fn rank(
         &self,
-        op: &RankedPlan,
+        bound: &BoundRanked<'_>,
         at: &At<'_>,
         inputs: &mut std::vec::IntoIter<Val>,
     ) -> Result<Ranking> {
@@ -245,28 +247,28 @@ impl Retrieval {
                 .next()
                 .ok_or_else(|| Error::Internal("a retrieval input is missing".into()))
         };
-        match op {
+        match bound.op {
             RankedPlan::Near(plan) => {
                 let query = next()?;
                 let filters = filter_values(&plan.filters, &mut next)?;
-                near::run(self, at, plan, &query, &filters)
+                near::run(self, at, plan, bound.rel()?, &query, &filters)
             }
             RankedPlan::Bm25(plan) => {
                 let query = next()?;
                 let filters = filter_values(&plan.filters, &mut next)?;
-                bm25::run(self, at, plan, query, &filters)
+                bm25::run(self, at, plan, bound.rel()?, query, &filters)
             }
             RankedPlan::Top(plan) => {
                 let filters = filter_values(&plan.filters, &mut next)?;
-                top::run(at, plan, &filters)
+                top::run(at, plan, bound.rel()?, &filters)
             }
             RankedPlan::Decayed(plan) => {
                 let half_life = next()?;
                 let filters = filter_values(&plan.filters, &mut next)?;
-                decayed::run(at, plan, half_life, &filters)
+                decayed::run(at, plan, bound.rel()?, half_life, &filters)
             }
-            RankedPlan::Hops(plan) => hops::run(self, at, plan, next()?),
-            RankedPlan::Rrf(plan) => rrf::run(self, at, plan, inputs),
+            RankedPlan::Hops(plan) => hops::run(self, at, plan, &bound.rels, next()?),
+            RankedPlan::Rrf(plan) => rrf::run(self, at, plan, &bound.inputs, inputs),
         }
     }
 }

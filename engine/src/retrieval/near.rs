@@ -5,7 +5,7 @@
 //! candidates that are then scored exactly.
 
 use chronolog_ql::plan::NearPlan;
-use chronolog_storage::{ColumnType, RowId};
+use chronolog_storage::{ColumnType, RelationId, RowId};
 
 use super::vector::{self, Column, Hit, Precision};
 use super::{At, Ranking, Retrieval};
@@ -24,6 +24,7 @@ pub(super) fn run(
     retrieval: &Retrieval,
     at: &At<'_>,
     plan: &NearPlan,
+    id: RelationId,
     query: &Val,
     filters: &[(usize, Val)],
 ) -> Result<Ranking> {
@@ -36,7 +37,6 @@ pub(super) fn run(
     } = plan;
     let (vector_column, text_column, metric) = (*vector_column, *text_column, *metric);
     let k = at.k(&plan.k)?;
-    let id = at.snapshot.store().relation_id(rel)?;
     // Filtered rows are a fresh set each query: not worth caching bits for.
     let live = if filters.is_empty() {
         retrieval.live_bits(id, at.live(id)?)

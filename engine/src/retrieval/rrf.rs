@@ -5,6 +5,7 @@
 use chronolog_ql::plan::RrfPlan;
 use rustc_hash::FxHashMap;
 
+use super::bound::BoundRanked;
 use super::{At, Ranking, Retrieval};
 use crate::error::Result;
 use crate::order::SymbolOrder;
@@ -16,10 +17,11 @@ pub(super) fn run(
     retrieval: &Retrieval,
     at: &At<'_>,
     plan: &RrfPlan,
+    bound: &[BoundRanked<'_>],
     inputs: &mut std::vec::IntoIter<Val>,
 ) -> Result<Ranking> {
     let mut lists = Vec::with_capacity(plan.inputs.len());
-    for (w, input) in &plan.inputs {
+    for ((w, _), input) in plan.inputs.iter().zip(bound) {
         lists.push((*w, retrieval.rank(input, at, inputs)?));
     }
     let mut fused = rrf(&lists, plan.k as f64);
