@@ -100,35 +100,6 @@ enum ChronologStatus chronolog_execute(ChronologDb db,
                                        const char *params_json,
                                        char **out_json);
 
-// Appends a message to the conversation log (the relation `message(id,
-// role, text)`, created on first use), valid from `valid_from` (an ISO
-// date or datetime; null: now), and writes its new id to `out_id`. No
-// model runs on this path: the message is embedded and indexed in the
-// background, and this handle's next search sees it.
-//
-// # Safety
-// `role`, `text` and `valid_from` are null or NUL-terminated strings;
-// `out_id` points to writable storage for one pointer.
-enum ChronologStatus chronolog_add_message(ChronologDb db,
-                                           const char *role,
-                                           const char *text,
-                                           const char *valid_from,
-                                           char **out_id);
-
-// Finds the `k` messages that best match `query` by meaning and by words
-// (`rrf(near, bm25)`), among those said by `as_of` (an ISO date or
-// datetime; null: now), and writes a JSON array to `out_json`, best
-// first: `[{"id", "role", "text", "score", "rank"}]`.
-//
-// # Safety
-// `query` and `as_of` are null or NUL-terminated strings; `out_json`
-// points to writable storage for one pointer.
-enum ChronologStatus chronolog_search(ChronologDb db,
-                                      const char *query,
-                                      uint32_t k,
-                                      const char *as_of,
-                                      char **out_json);
-
 // Stops every `chronolog_execute` on `db` that is running or waiting for
 // it when this is called: each returns `CHRONOLOG_STATUS_STOPPED` within
 // milliseconds, having written nothing. Safe from any thread; it never
@@ -240,6 +211,23 @@ enum ChronologStatus chronolog_memory_forget(ChronologMemory memory,
                                              const char *tenant,
                                              const char *subject,
                                              char **out_json);
+
+// Runs a script over the memory's own store (its relations `mem_episode`,
+// `mem_fact`, ... and any the script creates), as `chronolog_execute`
+// runs one over a database: the same JSON, `params_json` and errors. It
+// reads and writes through the memory's engine, so no second engine
+// opens the memory's directory (a directory is a database or a memory,
+// never both at once). Rules and `let`s last for the one call. The
+// `mem_*` relations are the memory's to write: a script that writes them
+// by hand can contradict what consolidation believes.
+//
+// # Safety
+// `script` and `params_json` are null or NUL-terminated strings;
+// `out_json` points to writable storage for one pointer.
+enum ChronologStatus chronolog_memory_execute(ChronologMemory memory,
+                                              const char *script,
+                                              const char *params_json,
+                                              char **out_json);
 
 #ifdef __cplusplus
 }  // extern "C"

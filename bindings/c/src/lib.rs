@@ -1,9 +1,9 @@
 //! Chronolog's C ABI. A small surface for other languages: open and close
 //! a database, run a script with parameters and get every statement's
-//! result as JSON, add a message to the conversation log, search it, free
-//! what was returned, and read the last error; and the agent memory
-//! (`chronolog_memory_*`, in `memory.rs`): add a tenant's messages,
-//! consolidate, search into a JSON context, a subject's history, forget.
+//! result as JSON, free what was returned, and read the last error; and
+//! the agent memory (`chronolog_memory_*`, in `memory.rs`): add a
+//! tenant's messages, consolidate, search into a JSON context, a
+//! subject's history, forget, and Datalog over the memory's relations.
 //!
 //! The boundary's rules, each enforced here and nowhere else:
 //! - Nothing unwinds into C: every body runs under `catch_unwind`, and a
@@ -22,7 +22,6 @@
 #![allow(unsafe_code)] // This crate is the unsafe boundary; see the rules above.
 
 mod memory;
-mod messages;
 
 pub use memory::{
     ChronologMemory, chronolog_memory_add, chronolog_memory_close, chronolog_memory_consolidate,
@@ -451,111 +450,45 @@ pub unsafe extern "C" fn chronolog_execute(
         if running.flag.load(Ordering::Relaxed) {
             return Err(Failure::new(ChronologStatus::Stopped, "query cancelled"));
         }
-        let params = match params_json {
-            Some(text) => json::params(db, text)
-                .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, e.to_string()))?,
-            None => HashMap::new(),
-        };
-        let ran = db.run_script(script, &params, &limits);
-        let json: Vec<_> = ran.outputs.iter().map(|o| json::output(db, o)).collect();
-        if let Some(e) = ran.error {
-            runner.finish(&handle);
-            let mut failure = Failure::engine(e, script);
-            if !json.is_empty() {
-                // What ran before the error stays done: say so.
-                failure.message.push_str(&format!(
-                    "\nthe statements before it ran and stay done: {}",
-                    serde_json::Value::Array(json)
-                ));
-            }
-            return Err(failure);
-        }
+        let ran = run_script_json(db, script, params_json, &limits);
         runner.finish(&handle);
         // SAFETY: checked by `clear_out`.
-        unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
+        unsafe { give_string(out_json, ran?) }
     })
 }
 
-/// Appends a message to the conversation log (the relation `message(id,
-/// role, text)`, created on first use), valid from `valid_from` (an ISO
-/// date or datetime; null: now), and writes its new id to `out_id`. No
-/// model runs on this path: the message is embedded and indexed in the
-/// background, and this handle's next search sees it.
-///
-/// # Safety
-/// `role`, `text` and `valid_from` are null or NUL-terminated strings;
-/// `out_id` points to writable storage for one pointer.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn chronolog_add_message(
-    db: ChronologDb,
-    role: *const c_char,
-    text: *const c_char,
-    valid_from: *const c_char,
-    out_id: *mut *mut c_char,
-) -> ChronologStatus {
-    boundary(|| {
-        // SAFETY: the caller's contract, for each pointer.
-        unsafe { clear_out(out_id, "out_id") }?;
-        let role = unsafe { text_arg(role, "role") }?;
-        let text = unsafe { text_arg(text, "text") }?;
-        let valid_from = time_arg(
-            unsafe { optional_text_arg(valid_from, "valid_from") }?,
-            "valid_from",
-        )?;
-        let handle = database(db)?;
-        let mut fork = lock(&handle.db).fork();
-        let id = messages::add_message(&mut fork, role, text, valid_from).map_err(|e| match e {
-            messages::AddError::NoRole => {
-                Failure::new(ChronologStatus::InvalidArgument, "a message needs a role")
-            }
-            messages::AddError::Engine(e) => Failure::engine(e, text),
-        })?;
-        lock(&handle.db).adopt_writes(&fork);
-        // SAFETY: checked by `clear_out`.
-        unsafe { give_string(out_id, id) }
-    })
-}
-
-/// Finds the `k` messages that best match `query` by meaning and by words
-/// (`rrf(near, bm25)`), among those said by `as_of` (an ISO date or
-/// datetime; null: now), and writes a JSON array to `out_json`, best
-/// first: `[{"id", "role", "text", "score", "rank"}]`.
-///
-/// # Safety
-/// `query` and `as_of` are null or NUL-terminated strings; `out_json`
-/// points to writable storage for one pointer.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn chronolog_search(
-    db: ChronologDb,
-    query: *const c_char,
-    k: u32,
-    as_of: *const c_char,
-    out_json: *mut *mut c_char,
-) -> ChronologStatus {
-    boundary(|| {
-        // SAFETY: the caller's contract, for each pointer.
-        unsafe { clear_out(out_json, "out_json") }?;
-        let query = unsafe { text_arg(query, "query") }?;
-        let as_of = time_arg(unsafe { optional_text_arg(as_of, "as_of") }?, "as_of")?;
-        let handle = database(db)?;
-        let mut fork = lock(&handle.db).fork();
-        let hits = messages::search_messages(&mut fork, query, k as usize, as_of)
-            .map_err(|e| Failure::engine(e, query))?;
-        let json: Vec<_> = hits
-            .iter()
-            .map(|h| {
-                json!({
-                    "id": h.id,
-                    "role": h.role,
-                    "text": h.text,
-                    "score": h.score,
-                    "rank": h.rank,
-                })
-            })
-            .collect();
-        // SAFETY: checked by `clear_out`.
-        unsafe { give_string(out_json, serde_json::Value::Array(json).to_string()) }
-    })
+/// Runs `script` on `session` with the `$name`s of `params_json` bound:
+/// the JSON array of every statement's output, or the first error with
+/// the JSON of the statements before it (which ran and stay done).
+fn run_script_json(
+    session: &mut Session,
+    script: &str,
+    params_json: Option<&str>,
+    limits: &Limits,
+) -> Result<String, Failure> {
+    let params = match params_json {
+        Some(text) => json::params(session, text)
+            .map_err(|e| Failure::new(ChronologStatus::InvalidArgument, e.to_string()))?,
+        None => HashMap::new(),
+    };
+    let ran = session.run_script(script, &params, limits);
+    let json: Vec<_> = ran
+        .outputs
+        .iter()
+        .map(|o| json::output(session, o))
+        .collect();
+    if let Some(e) = ran.error {
+        let mut failure = Failure::engine(e, script);
+        if !json.is_empty() {
+            // What ran before the error stays done: say so.
+            failure.message.push_str(&format!(
+                "\nthe statements before it ran and stay done: {}",
+                serde_json::Value::Array(json)
+            ));
+        }
+        return Err(failure);
+    }
+    Ok(serde_json::Value::Array(json).to_string())
 }
 
 /// Stops every `chronolog_execute` on `db` that is running or waiting for

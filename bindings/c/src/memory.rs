@@ -12,13 +12,13 @@ use std::ffi::c_char;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use chronolog_engine::{Engine, Store};
+use chronolog_engine::{Engine, Limits, Store};
 use chronolog_memory::{Memory, Message, Options, SearchOptions};
 use serde_json::{Value as Json, json};
 
 use crate::{
-    ChronologStatus, Failure, boundary, clear_out, give_string, lock, optional_text_arg, text_arg,
-    time_arg, warn_once_if_stand_in,
+    ChronologStatus, Failure, boundary, clear_out, give_string, lock, optional_text_arg,
+    run_script_json, text_arg, time_arg, warn_once_if_stand_in,
 };
 
 /// A memory handle: a number, never dereferenced, like [`crate::ChronologDb`].
@@ -319,6 +319,38 @@ pub unsafe extern "C" fn chronolog_memory_forget(
             .map_err(Failure::memory)?;
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_json, report.to_json().to_string()) }
+    })
+}
+
+/// Runs a script over the memory's own store (its relations `mem_episode`,
+/// `mem_fact`, ... and any the script creates), as `chronolog_execute`
+/// runs one over a database: the same JSON, `params_json` and errors. It
+/// reads and writes through the memory's engine, so no second engine
+/// opens the memory's directory (a directory is a database or a memory,
+/// never both at once). Rules and `let`s last for the one call. The
+/// `mem_*` relations are the memory's to write: a script that writes them
+/// by hand can contradict what consolidation believes.
+///
+/// # Safety
+/// `script` and `params_json` are null or NUL-terminated strings;
+/// `out_json` points to writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_execute(
+    memory: ChronologMemory,
+    script: *const c_char,
+    params_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_json, "out_json") }?;
+        let script = unsafe { text_arg(script, "script") }?;
+        let params_json = unsafe { optional_text_arg(params_json, "params_json") }?;
+        let memory = memory_of(memory)?;
+        let mut session = memory.engine().session();
+        let out = run_script_json(&mut session, script, params_json, &Limits::default())?;
+        // SAFETY: checked by `clear_out`.
+        unsafe { give_string(out_json, out) }
     })
 }
 

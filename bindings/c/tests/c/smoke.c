@@ -18,12 +18,13 @@ static int failures = 0;
     }                                                                      \
   } while (0)
 
-static void *search_in_thread(void *arg) {
+static void *query_in_thread(void *arg) {
   ChronologDb db = *(ChronologDb *)arg;
   for (int i = 0; i < 20; i++) {
     char *json = NULL;
-    if (chronolog_search(db, "tencent", 3, NULL, &json) != CHRONOLOG_STATUS_OK ||
-        strstr(json, "Tencent") == NULL) {
+    if (chronolog_execute(db, "?- works_at(alice, Y) as_of 2022-01-01.", NULL, &json) !=
+            CHRONOLOG_STATUS_OK ||
+        strstr(json, "tencent") == NULL) {
       return (void *)1;
     }
     chronolog_free_string(json);
@@ -93,37 +94,13 @@ int main(int argc, char **argv) {
         "unknown handle");
   CHECK(chronolog_open(argv[1], NULL) == CHRONOLOG_STATUS_NULL_POINTER, "open with null out");
 
-  /* Messages: add, then search by words and as of a date. */
-  char *id1 = NULL, *id2 = NULL;
-  CHECK(chronolog_add_message(db, "alice", "I just started at Tencent in Shenzhen", "2021-03-01",
-                              &id1) == CHRONOLOG_STATUS_OK,
-        "add message 1");
-  CHECK(chronolog_add_message(db, "alice", "Big news: I am joining Moonshot in June", "2024-05-20",
-                              &id2) == CHRONOLOG_STATUS_OK,
-        "add message 2");
-  CHECK(id1 && id2 && strcmp(id1, id2) != 0, "distinct ids");
-  CHECK(chronolog_add_message(db, "alice", "x", "not a date", &json) ==
-            CHRONOLOG_STATUS_INVALID_ARGUMENT,
-        "bad date");
-
-  st = chronolog_search(db, "joining Moonshot", 1, NULL, &json);
-  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, id2) && strstr(json, "\"rank\":1"),
-        "search finds the Moonshot message first");
-  chronolog_free_string(json);
-  st = chronolog_search(db, "joining Moonshot", 5, "2022-01-01", &json);
-  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, id2) == NULL && strstr(json, id1),
-        "as of 2022 only the Tencent message was said");
-  chronolog_free_string(json);
-  chronolog_free_string(id1);
-  chronolog_free_string(id2);
-
   /* Several threads on one handle. */
   pthread_t threads[4];
-  for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, search_in_thread, &db);
+  for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, query_in_thread, &db);
   for (int i = 0; i < 4; i++) {
     void *result = NULL;
     pthread_join(threads[i], &result);
-    CHECK(result == NULL, "search from a thread");
+    CHECK(result == NULL, "query from a thread");
   }
 
   /* Double frees and double closes are errors, not crashes. */
@@ -188,6 +165,21 @@ int main(int argc, char **argv) {
   CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"supersedes\":\"Tencent\""),
         "history");
   chronolog_free_string(json);
+  /* Datalog over the memory's relations, through the memory's handle. */
+  st = chronolog_memory_execute(mem,
+                                "?- mem_fact(_, $t, _, works_at, Company, _, _) as_of $when.",
+                                "{\"t\": {\"sym\": \"alice\"}, \"when\": {\"time\": \"2022-01-01\"}}",
+                                &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json &&
+            strcmp(json, "[{\"rows\":{\"columns\":[\"Company\"],\"rows\":[[\"Tencent\"]]}}]") == 0,
+        "memory execute: the job as of 2022");
+  chronolog_free_string(json);
+  st = chronolog_memory_execute(mem, "?- mem_fact(X).", NULL, &json);
+  CHECK(st == CHRONOLOG_STATUS_QUERY_ERROR && json == NULL &&
+            strstr(chronolog_last_error(), "mem_fact"),
+        "memory execute: an arity error");
+  CHECK(chronolog_memory_execute(db, "?- 1 = 1.", NULL, &json) == CHRONOLOG_STATUS_INVALID_HANDLE,
+        "memory execute: a database handle is not a memory");
   st = chronolog_memory_forget(mem, "alice", "Tencent", &json);
   CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"episodes\":1"), "forget");
   chronolog_free_string(json);

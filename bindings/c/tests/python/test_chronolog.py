@@ -21,8 +21,6 @@ class Chronolog:
         lib.chronolog_open.argtypes = [c_str, ctypes.POINTER(ctypes.c_uint64)]
         lib.chronolog_close.argtypes = [ctypes.c_uint64]
         lib.chronolog_execute.argtypes = [ctypes.c_uint64, c_str, c_str, out_str]
-        lib.chronolog_add_message.argtypes = [ctypes.c_uint64, c_str, c_str, c_str, out_str]
-        lib.chronolog_search.argtypes = [ctypes.c_uint64, c_str, ctypes.c_uint32, c_str, out_str]
         lib.chronolog_free_string.argtypes = [ctypes.c_void_p]
         lib.chronolog_cancel.argtypes = [ctypes.c_uint64]
         lib.chronolog_set_timeout.argtypes = [ctypes.c_uint64, ctypes.c_uint64]
@@ -37,9 +35,10 @@ class Chronolog:
         lib.chronolog_memory_search.argtypes = [handle, c_str, c_str, c_str, out_str]
         lib.chronolog_memory_history.argtypes = [handle, c_str, c_str, out_str]
         lib.chronolog_memory_forget.argtypes = [handle, c_str, c_str, out_str]
-        for name in ("open", "close", "execute", "add_message", "search", "free_string", "cancel",
-                     "set_timeout", "embedder", "memory_open", "memory_close", "memory_add",
-                     "memory_consolidate", "memory_search", "memory_history", "memory_forget"):
+        lib.chronolog_memory_execute.argtypes = [handle, c_str, c_str, out_str]
+        for name in ("open", "close", "execute", "free_string", "cancel", "set_timeout",
+                     "embedder", "memory_open", "memory_close", "memory_add", "memory_consolidate",
+                     "memory_search", "memory_history", "memory_forget", "memory_execute"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
         self.lib = lib
 
@@ -68,21 +67,6 @@ class Chronolog:
             db, script.encode(), json.dumps(params).encode() if params else None, ctypes.byref(out))
         status, text = self.take(status, out)
         return (status, json.loads(text)) if status == OK else (status, text)
-
-    def add_message(self, db, role, text, valid_from=None):
-        out = ctypes.c_void_p()
-        status = self.lib.chronolog_add_message(
-            db, role.encode(), text.encode(), valid_from.encode() if valid_from else None,
-            ctypes.byref(out))
-        return self.take(status, out)
-
-    def search(self, db, query, k, as_of=None):
-        out = ctypes.c_void_p()
-        status = self.lib.chronolog_search(
-            db, query.encode(), k, as_of.encode() if as_of else None, ctypes.byref(out))
-        status, text = self.take(status, out)
-        return (status, json.loads(text)) if status == OK else (status, text)
-
 
     # The agent memory.
 
@@ -160,6 +144,14 @@ def check_memory(c, path):
         t.join()
     assert not errors, errors
 
+    # Datalog over the memory's relations, through its own handle.
+    status, out = c.memory_call(
+        "execute", mem, "?- mem_fact(_, $t, _, works_at, Company, _, _) as_of $when.",
+        json.dumps({"t": {"sym": "alice"}, "when": {"time": "2022-01-01"}}))
+    assert status == OK and out == [{"rows": {"columns": ["Company"], "rows": [["Tencent"]]}}], out
+    status, message = c.memory_call("execute", mem, "?- mem_fact(X).", None)
+    assert status == QUERY_ERROR and "mem_fact" in message, (status, message)
+
     status, gone = c.memory_call("forget", mem, "alice", "Tencent")
     assert status == OK and gone["episodes"] == 1, gone
     assert c.lib.chronolog_memory_close(mem) == OK
@@ -221,30 +213,14 @@ def main(lib_path, db_dir):
     _, out = c.execute(db, "?- works_at(bob, C).")
     assert out[0]["rows"]["rows"] == [], out
 
-    # Messages, searched by meaning and words, as of a date.
-    status, first = c.add_message(db, "alice", "I just started at Tencent in Shenzhen", "2021-03-01")
-    assert status == OK, first
-    status, second = c.add_message(db, "alice", "Big news: I am joining Moonshot in June",
-                                   "2024-05-20")
-    assert status == OK and first != second
-    status, hits = c.search(db, "joining Moonshot", 2)
-    assert status == OK and hits[0]["id"] == second and hits[0]["rank"] == 1, hits
-    assert hits[0]["text"] == "Big news: I am joining Moonshot in June", hits
-    status, hits = c.search(db, "joining Moonshot", 5, "2022-01-01")
-    assert [h["id"] for h in hits] == [first], hits
-    status, message = c.add_message(db, "alice", "x", "yesterday-ish")
-    assert status == INVALID_ARGUMENT, (status, message)
-    status, message = c.add_message(db, " ", "x")
-    assert status == INVALID_ARGUMENT and "role" in message, (status, message)
-
     # One handle, several threads.
     errors = []
 
     def worker():
         for _ in range(10):
-            status, hits = c.search(db, "tencent", 3)
-            if status != OK or not hits:
-                errors.append((status, hits))
+            status, out = c.execute(db, "?- works_at(alice, Y) as_of 2022-01-01.")
+            if status != OK or out[0]["rows"]["rows"] != [["tencent"]]:
+                errors.append((status, out))
 
     threads = [threading.Thread(target=worker) for _ in range(4)]
     for t in threads:
@@ -253,12 +229,13 @@ def main(lib_path, db_dir):
         t.join()
     assert not errors, errors
 
-    # A k past every row, or -1 wrapped to 2^32 - 1, is answered, never an
-    # allocation that aborts the process.
-    status, hits = c.search(db, "tencent", 2**32 - 1)
-    assert status == OK and len(hits) == 2, (status, hits)
-    status, message = c.execute(db, ':create doc(id: sym key, text: str search). '
-                                    '?- bm25(doc, "x", 4294967295).')
+    # A k past every row is answered, never an allocation that aborts the
+    # process; one past the limit (-1 wrapped to 2^32 - 1) is refused.
+    status, out = c.execute(db, ':create doc(id: sym key, text: str search). '
+                                'doc(a, "tencent in shenzhen"). doc(b, "moonshot"). '
+                                '?- bm25(doc, "tencent", $k).', {"k": 10_000_000})
+    assert status == OK and len(out[-1]["rows"]["rows"]) == 1, (status, out)
+    status, message = c.execute(db, '?- bm25(doc, "x", 4294967295).')
     assert status == QUERY_ERROR and "k must be between 1" in message, (status, message)
 
     # A runaway query is stopped from another thread, and by a timeout;
