@@ -17,17 +17,20 @@
 //! bytes; what it can miss, and how often, is measured in
 //! `tests/tests/retrieval.rs` and stated in `docs/benchmarks.md`.
 
+mod int8;
+mod sign;
+
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use chronolog_ql::plan::Metric;
-use chronolog_storage::{
-    RelationId, Snapshot, VectorArena, VectorBlock, quantize, sign_code, sign_words,
-};
+use chronolog_storage::{RelationId, Snapshot, VectorArena, VectorBlock, quantize};
 use roaring::RoaringBitmap;
 use simsimd::SpatialSimilarity;
 
 use crate::error::{Error, Result, RetrievalError};
+use int8::int8_kernel;
+use sign::sign_candidates;
 
 /// Candidates the int8 pass keeps per wanted row.
 pub const OVERSAMPLE: usize = 4;
@@ -298,60 +301,6 @@ fn scan_block(
     }
 }
 
-type Int8Kernel = fn(&VectorBlock<'_>, &LiveBits, &Query<'_>, &mut TopK);
-
-/// The int8 scan compiled for AVX2 when the CPU has it: the whole block in
-/// one function, with the dot product inlined, where a library call per
-/// 384-byte row spent more on the call than on the arithmetic.
-#[allow(unsafe_code)]
-fn int8_kernel() -> Int8Kernel {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return |block, live, q, top| {
-            // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { int8_scan_avx2(block, live, q, top) }
-        };
-    }
-    int8_scan
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn int8_scan_avx2(block: &VectorBlock<'_>, live: &LiveBits, q: &Query<'_>, top: &mut TopK) {
-    int8_scan(block, live, q, top)
-}
-
-#[inline(always)]
-fn int8_scan(block: &VectorBlock<'_>, live: &LiveBits, q: &Query<'_>, top: &mut TopK) {
-    let dim = block.dim;
-    if dim == 0 {
-        return;
-    }
-    for (i, codes) in block.quantized.chunks_exact(dim).enumerate() {
-        let row = block.first_row + i as u32;
-        if !live.contains(row) {
-            continue;
-        }
-        let dot = dot_i8(&q.widened, codes) as f32 * q.scale * block.scales[i];
-        top.push(Hit {
-            row,
-            score: q.score(dot, block.norms[i]),
-        });
-    }
-}
-
-/// The dot product of a widened query and an int8 row (LLVM makes it
-/// `vpmovsxbw` + `vpmaddwd` under AVX2). Exact: at most 127 * 127 * dim,
-/// far inside `i32` for any real dim.
-#[inline(always)]
-fn dot_i8(query: &[i16], row: &[i8]) -> i32 {
-    query
-        .iter()
-        .zip(row)
-        .map(|(&x, &y)| i32::from(x) * i32::from(i16::from(y)))
-        .sum()
-}
-
 /// The `k` live rows closest to `query`, best first.
 pub(crate) fn top_k(
     source: &dyn Vectors,
@@ -438,151 +387,6 @@ fn rescore(source: &dyn Vectors, q: &Query<'_>, rows: &[u32], k: usize) -> Resul
         });
     })?;
     Ok(exact.into_sorted())
-}
-
-/// The `want` live rows whose sign codes agree most with the query's (all
-/// of them when fewer are live), in row order. Every row's agreement goes
-/// into a histogram, so the cut-off is found without sorting: rows above
-/// it are kept, and rows at it in row order until `want` (deterministic).
-fn sign_candidates(
-    source: &dyn Vectors,
-    live: &LiveBits,
-    query: &[f32],
-    want: usize,
-) -> Result<Vec<u32>> {
-    let mut code = Vec::new();
-    sign_code(query, &mut code);
-    let dim = sign_words(query.len()) as i32 * 64;
-    let mut histogram = vec![0usize; 2 * dim as usize + 1];
-    let mut scored: Vec<(u32, i32)> = Vec::with_capacity(live.count() as usize);
-    let agreements = agreement_kernel();
-    source.blocks(0..live.end(), &mut |block| {
-        if block.dim != query.len() {
-            return;
-        }
-        agreements(&block, live, &code, &mut scored);
-    })?;
-    for &(_, a) in &scored {
-        histogram[(a + dim) as usize] += 1;
-    }
-    let mut cut = -dim;
-    let mut above = 0;
-    for bin in (0..histogram.len()).rev() {
-        if above + histogram[bin] >= want {
-            cut = bin as i32 - dim;
-            break;
-        }
-        above += histogram[bin];
-    }
-    let mut at_cut = want.saturating_sub(above);
-    Ok(scored
-        .into_iter()
-        .filter(|&(_, a)| {
-            a > cut
-                || (a == cut && at_cut > 0 && {
-                    at_cut -= 1;
-                    true
-                })
-        })
-        .map(|(row, _)| row)
-        .collect())
-}
-
-type AgreementKernel = fn(&VectorBlock<'_>, &LiveBits, &[u64], &mut Vec<(u32, i32)>);
-
-/// The agreement loop compiled for the `popcnt` instruction when the CPU
-/// has it (without it, `count_ones` is a dozen shifts and masks per word).
-/// With `int8_kernel`, the engine's only `unsafe`: calling a function
-/// compiled for a CPU feature, after checking at run time that the CPU
-/// has it.
-#[allow(unsafe_code)]
-fn agreement_kernel() -> AgreementKernel {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
-        return |block, live, code, out| {
-            // SAFETY: the CPU has `popcnt`, checked just above.
-            unsafe { agreements_popcnt(block, live, code, out) }
-        };
-    }
-    agreements
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn agreements_popcnt(
-    block: &VectorBlock<'_>,
-    live: &LiveBits,
-    code: &[u64],
-    out: &mut Vec<(u32, i32)>,
-) {
-    agreements(block, live, code, out)
-}
-
-/// `(row, agreement)` for each live row of `block`: the number of
-/// dimensions where both signs match minus those where they are opposite.
-/// Common dimensions get a loop unrolled for their word count, with the
-/// query's words in registers.
-#[inline(always)]
-fn agreements(block: &VectorBlock<'_>, live: &LiveBits, code: &[u64], out: &mut Vec<(u32, i32)>) {
-    match code.len() / 2 {
-        2 => agreements_of::<2>(block, live, code, out),
-        4 => agreements_of::<4>(block, live, code, out),
-        6 => agreements_of::<6>(block, live, code, out),
-        8 => agreements_of::<8>(block, live, code, out),
-        12 => agreements_of::<12>(block, live, code, out),
-        16 => agreements_of::<16>(block, live, code, out),
-        _ => agreements_any(block, live, code, out),
-    }
-}
-
-#[inline(always)]
-fn agreements_of<const W: usize>(
-    block: &VectorBlock<'_>,
-    live: &LiveBits,
-    code: &[u64],
-    out: &mut Vec<(u32, i32)>,
-) {
-    let mut qp = [0u64; W];
-    let mut qn = [0u64; W];
-    qp.copy_from_slice(&code[..W]);
-    qn.copy_from_slice(&code[W..2 * W]);
-    for (i, x) in block.signs.chunks_exact(2 * W).enumerate() {
-        let row = block.first_row + i as u32;
-        if !live.contains(row) {
-            continue;
-        }
-        let (mut agree, mut oppose) = (0u32, 0u32);
-        for w in 0..W {
-            let (xp, xn) = (x[w], x[W + w]);
-            agree += ((qp[w] & xp) | (qn[w] & xn)).count_ones();
-            oppose += ((qp[w] & xn) | (qn[w] & xp)).count_ones();
-        }
-        out.push((row, agree as i32 - oppose as i32));
-    }
-}
-
-#[inline(always)]
-fn agreements_any(
-    block: &VectorBlock<'_>,
-    live: &LiveBits,
-    code: &[u64],
-    out: &mut Vec<(u32, i32)>,
-) {
-    let words = code.len() / 2;
-    let (qp, qn) = code.split_at(words);
-    for (i, x) in block.signs.chunks_exact(2 * words).enumerate() {
-        let row = block.first_row + i as u32;
-        if !live.contains(row) {
-            continue;
-        }
-        let (xp, xn) = x.split_at(words);
-        let (mut agree, mut oppose) = (0u32, 0u32);
-        for w in 0..words {
-            agree += ((qp[w] & xp[w]) | (qn[w] & xn[w])).count_ones();
-            oppose += ((qp[w] & xn[w]) | (qn[w] & xp[w])).count_ones();
-        }
-        out.push((row, agree as i32 - oppose as i32));
-    }
 }
 
 fn scan_range(
