@@ -27,6 +27,7 @@ use chronolog_storage::{Schema, Symbol, Timestamp, Value};
 use serde_json::{Map, Value as Json, json};
 
 use crate::error::{Error, Result};
+use crate::marks::ColumnMarks;
 use crate::session::{Output, Session};
 use crate::val::Val;
 
@@ -150,14 +151,17 @@ fn typed_param(object: &Map<String, Json>, symbol: impl FnOnce(&str) -> Symbol) 
 fn schema_json(schema: &Schema) -> Json {
     json!({
         "name": schema.name,
-        "columns": schema.columns.iter().map(|c| json!({
-            "name": c.name,
-            "type": c.ty.to_string(),
-            "key": c.key,
-            "nullable": c.nullable,
-            "search": c.search.is_on(),
-            "analyzer": c.search.is_on().then(|| c.search.name()),
-            "embed": c.embed,
-        })).collect::<Vec<_>>(),
+        "columns": schema.columns.iter().map(|c| {
+            let marks = ColumnMarks::of(c);
+            json!({
+                "name": c.name,
+                "type": c.ty.to_string(),
+                "key": c.key,
+                "nullable": c.nullable,
+                "search": marks.search.is_on(),
+                "analyzer": marks.search.is_on().then(|| marks.search.name()),
+                "embed": marks.embed,
+            })
+        }).collect::<Vec<_>>(),
     })
 }

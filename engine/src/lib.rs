@@ -25,6 +25,7 @@ mod error;
 mod exec;
 mod frozen;
 pub mod json;
+mod marks;
 mod ops;
 mod order;
 mod radix;
@@ -49,11 +50,12 @@ pub use chronolog_ql::{CompileError, CompileErrorKind, ParseError, ParseErrorKin
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Durability, Interval, Options, RelationId, Replaced,
-    RowVersion, Schema, Store, Symbol, TextSearch, Timestamp, Value, WriteTxn,
+    RowVersion, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
 };
 pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
+pub use marks::{ColumnMarks, TextSearch, declaration};
 pub use retrieval::default_embedder::{
     default_embedder, default_embedder_with_notice, embedder_named, stand_in_reason,
 };

@@ -53,7 +53,7 @@ pub use column::Gathered;
 pub use error::{Error, Result};
 pub use log::Durability;
 pub use relation::RowId;
-pub use schema::{ColumnDef, MAX_COLUMNS, Schema, TextSearch};
+pub use schema::{Annotations, ColumnDef, MAX_COLUMNS, Schema};
 pub use snapshot::{AsOf, RowVersion, RowView, Scan, Selector, Snapshot};
 pub use store::{DEFAULT_MIN_FREE_BYTES, Options, PurgeRecord, RelationId, Store};
 pub use symbol_ranks::SymbolRanks;

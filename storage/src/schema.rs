@@ -21,12 +21,19 @@ pub struct ColumnDef {
     pub key: bool,
     /// Whether `Null` is accepted.
     pub nullable: bool,
-    /// Whether, and how, the engine indexes the column's text for BM25
-    /// search (`str` columns only).
-    pub search: TextSearch,
-    /// Text the engine embeds for vector search (`str` columns only).
-    pub embed: bool,
+    /// What the layer above asks of the column beyond its type and key
+    /// (the engine: its text analyzer, whether it embeds the text): kept
+    /// with the schema, never read here.
+    pub annotations: Annotations,
 }
+
+/// Bytes the layer above keeps on a column and interprets itself; the
+/// store only persists them. Two bytes where a column's `search` and
+/// `embed` flags used to be: postcard writes a `bool`, a small enum index
+/// and a `u8` as the same one byte, so every schema written before reads
+/// back unchanged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash, Serialize, Deserialize)]
+pub struct Annotations(pub [u8; 2]);
 
 impl ColumnDef {
     /// A non-key, non-nullable column.
@@ -36,8 +43,7 @@ impl ColumnDef {
             ty,
             key: false,
             nullable: false,
-            search: TextSearch::Off,
-            embed: false,
+            annotations: Annotations::default(),
         }
     }
 
@@ -53,59 +59,10 @@ impl ColumnDef {
         self
     }
 
-    /// Asks the engine to index the column's text for BM25 search, as
-    /// English (see [`TextSearch::English`]).
-    pub fn search(self) -> ColumnDef {
-        self.search_as(TextSearch::English)
-    }
-
-    /// Asks the engine to index the column's text for BM25 search, cut
-    /// into words by `analyzer`.
-    pub fn search_as(mut self, analyzer: TextSearch) -> ColumnDef {
-        self.search = analyzer;
+    /// Sets what the layer above asks of the column.
+    pub fn annotated(mut self, annotations: Annotations) -> ColumnDef {
+        self.annotations = annotations;
         self
-    }
-
-    /// Asks the engine to embed the column's text for vector search.
-    pub fn embed(mut self) -> ColumnDef {
-        self.embed = true;
-        self
-    }
-}
-
-/// How a column's text is cut into words for BM25 search: the same cut
-/// applies to the stored text and to the words searched for.
-///
-/// Stored in the log as one byte where a `bool` used to be (postcard
-/// encodes `false` and `Off`, `true` and `English`, alike), so a column
-/// marked `search` before analyzers existed reads back as English.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
-pub enum TextSearch {
-    /// Not indexed for BM25.
-    #[default]
-    Off,
-    /// English: lower case, English stop words dropped, words reduced to
-    /// their stem ("moved" and "moving" both match "move"). What people
-    /// tell an assistant, and what it asks back, is mostly this.
-    English,
-    /// Words as written, lower-cased, nothing dropped or stemmed: names,
-    /// codes, or text in another language.
-    Simple,
-}
-
-impl TextSearch {
-    /// Whether the column is indexed at all.
-    pub fn is_on(self) -> bool {
-        self != TextSearch::Off
-    }
-
-    /// The analyzer's name in the language (`search(english)`).
-    pub fn name(self) -> &'static str {
-        match self {
-            TextSearch::Off => "off",
-            TextSearch::English => "english",
-            TextSearch::Simple => "simple",
-        }
     }
 }
 
@@ -154,31 +111,6 @@ impl Schema {
         }
     }
 
-    /// The schema as the language declares it:
-    /// `works_at(person: sym key, company: sym)`.
-    pub fn describe(&self) -> String {
-        let columns: Vec<String> = self
-            .columns
-            .iter()
-            .map(|c| {
-                format!(
-                    "{}: {}{}{}{}{}",
-                    c.name,
-                    c.ty,
-                    if c.nullable { "?" } else { "" },
-                    if c.key { " key" } else { "" },
-                    match c.search {
-                        TextSearch::Off => "",
-                        TextSearch::English => " search",
-                        TextSearch::Simple => " search(simple)",
-                    },
-                    if c.embed { " embed" } else { "" }
-                )
-            })
-            .collect();
-        format!("{}({})", self.name, columns.join(", "))
-    }
-
     /// Position of the column called `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
@@ -216,27 +148,8 @@ impl Schema {
                     col.name
                 )));
             }
-            if (col.search.is_on() || col.embed) && col.ty != ColumnType::Str {
-                return Err(bad(format!(
-                    "only str columns can be searched or embedded, not `{}`",
-                    col.name
-                )));
-            }
             if col.key && matches!(col.ty, ColumnType::Vector(_)) {
                 return Err(bad(format!("vector column `{}` cannot be a key", col.name)));
-            }
-            // A relation's searched columns form one text, cut one way.
-            if let Some(other) = self.columns[..i]
-                .iter()
-                .find(|c| c.search.is_on() && col.search.is_on() && c.search != col.search)
-            {
-                return Err(bad(format!(
-                    "columns `{}` and `{}` are searched with different analyzers ({} and {}); a relation's searched text is cut one way",
-                    other.name,
-                    col.name,
-                    other.search.name(),
-                    col.search.name()
-                )));
             }
         }
         Ok(())
@@ -297,9 +210,9 @@ mod tests {
         }
     }
 
-    /// A column as format 3 wrote it before analyzers existed.
+    /// A column as format 3 wrote it, with the engine's two flags.
     #[derive(Serialize)]
-    struct ColumnBeforeAnalyzers {
+    struct ColumnWithFlags {
         name: String,
         ty: ColumnType,
         key: bool,
@@ -309,33 +222,23 @@ mod tests {
     }
 
     #[test]
-    fn a_column_written_with_a_search_flag_reads_back_as_english() {
-        for (flag, expected) in [(false, TextSearch::Off), (true, TextSearch::English)] {
-            let old = ColumnBeforeAnalyzers {
+    fn a_column_written_with_flags_reads_back_with_them_as_annotations() {
+        for (search, embed) in [(false, true), (true, false), (true, true)] {
+            let old = ColumnWithFlags {
                 name: "text".into(),
                 ty: ColumnType::Str,
                 key: false,
                 nullable: false,
-                search: flag,
-                embed: true,
+                search,
+                embed,
             };
             let bytes = postcard::to_allocvec(&old).expect("encode");
             let read: ColumnDef = postcard::from_bytes(&bytes).expect("decode");
-            assert_eq!(read.search, expected);
-            assert!(read.embed);
+            assert_eq!(
+                read.annotations,
+                Annotations([u8::from(search), u8::from(embed)])
+            );
+            assert_eq!(postcard::to_allocvec(&read).expect("encode"), bytes);
         }
-    }
-
-    #[test]
-    fn searched_columns_of_one_relation_share_an_analyzer() {
-        let schema = Schema::new(
-            "doc",
-            vec![
-                ColumnDef::new("title", ColumnType::Str).search(),
-                ColumnDef::new("code", ColumnType::Str).search_as(TextSearch::Simple),
-            ],
-        );
-        let err = schema.validate().expect_err("two analyzers");
-        assert!(err.to_string().contains("different analyzers"), "{err}");
     }
 }

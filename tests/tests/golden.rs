@@ -24,7 +24,7 @@ fn render_output(db: &Session, output: Output, tx_labels: &mut Vec<i64>, out: &m
         }
         Output::Schemas(schemas) => {
             for schema in schemas {
-                let _ = writeln!(out, "{}", schema.describe());
+                let _ = writeln!(out, "{}", chronolog_engine::declaration(&schema));
             }
         }
         Output::RuleAdded(name) => {

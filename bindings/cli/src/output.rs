@@ -114,7 +114,7 @@ pub fn print(
                 Output::Schemas(schemas) if schemas.is_empty() => writeln!(out, "no relations")?,
                 Output::Schemas(schemas) => {
                     for schema in schemas {
-                        writeln!(out, "{}", schema.describe())?;
+                        writeln!(out, "{}", chronolog_engine::declaration(schema))?;
                     }
                 }
             }

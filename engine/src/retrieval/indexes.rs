@@ -28,7 +28,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use chronolog_storage::{ColumnType, RelationId, RowId, Store, TextSearch, ValueRef, VectorArena};
+use chronolog_storage::{ColumnType, RelationId, RowId, Store, ValueRef, VectorArena};
+
+use crate::marks::{ColumnMarks, TextSearch};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex, RwLock};
 
@@ -116,7 +118,7 @@ impl Indexes {
             .store
             .relations()
             .iter()
-            .any(|s| s.columns.iter().any(|c| c.search.is_on() || c.embed))
+            .any(|s| s.columns.iter().any(|c| ColumnMarks::of(c).indexed()))
     }
 
     /// Tells the worker there may be new rows (after a commit); starts it
@@ -279,13 +281,15 @@ fn catch_up(shared: &Shared) -> Result<()> {
         let rel = shared.store.relation_id(&schema.name)?;
         let search: Vec<usize> = (0..schema.columns.len())
             .filter(|&c| {
-                schema.columns[c].search.is_on() && schema.columns[c].ty == ColumnType::Str
+                ColumnMarks::of(&schema.columns[c]).search.is_on()
+                    && schema.columns[c].ty == ColumnType::Str
             })
             .collect();
-        // Validated: a relation's searched columns share one analyzer.
-        let analyzer = search
-            .first()
-            .map_or(TextSearch::English, |&c| schema.columns[c].search);
+        // Checked at `:create`: a relation's searched columns share one
+        // analyzer.
+        let analyzer = search.first().map_or(TextSearch::English, |&c| {
+            ColumnMarks::of(&schema.columns[c]).search
+        });
         if !search.is_empty() {
             let index = {
                 let mut texts = shared.texts.write();
@@ -301,7 +305,7 @@ fn catch_up(shared: &Shared) -> Result<()> {
             index.catch_up(&snapshot, rel)?;
         }
         for (column, col) in schema.columns.iter().enumerate() {
-            if col.embed && col.ty == ColumnType::Str {
+            if ColumnMarks::of(col).embed && col.ty == ColumnType::Str {
                 embed_column(shared, &snapshot, rel, column)?;
             }
         }

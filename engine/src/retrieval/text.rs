@@ -11,7 +11,9 @@
 
 use std::sync::Arc;
 
-use chronolog_storage::{RelationId, RowId, Snapshot, TextSearch, ValueRef};
+use chronolog_storage::{RelationId, RowId, Snapshot, ValueRef};
+
+use crate::marks::TextSearch;
 use parking_lot::Mutex;
 use tantivy::collector::{FilterCollector, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};

@@ -4,7 +4,9 @@
 
 use chronolog_ql::ast::{self, Analyzer, TypeName};
 use chronolog_ql::{Catalog, ColumnInfo};
-use chronolog_storage::{ColumnDef, ColumnType, Schema, Store, TextSearch};
+use chronolog_storage::{ColumnDef, ColumnType, Schema, Store};
+
+use crate::marks::{ColumnMarks, TextSearch};
 
 pub(super) struct StoreCatalog<'a>(pub(super) &'a Store);
 
@@ -30,8 +32,8 @@ impl Catalog for StoreCatalog<'_> {
                     ColumnInfo {
                         name: c.name.clone(),
                         ty,
-                        search: c.search.is_on(),
-                        embed: c.embed,
+                        search: ColumnMarks::of(c).search.is_on(),
+                        embed: ColumnMarks::of(c).embed,
                     }
                 })
                 .collect(),
@@ -64,12 +66,15 @@ pub(super) fn schema_of(create: &ast::CreateRelation) -> Schema {
                 ty: column_type(c.ty),
                 key: c.key,
                 nullable: c.nullable,
-                search: match c.search {
-                    None => TextSearch::Off,
-                    Some(Analyzer::English) => TextSearch::English,
-                    Some(Analyzer::Simple) => TextSearch::Simple,
-                },
-                embed: c.embed,
+                annotations: ColumnMarks {
+                    search: match c.search {
+                        None => TextSearch::Off,
+                        Some(Analyzer::English) => TextSearch::English,
+                        Some(Analyzer::Simple) => TextSearch::Simple,
+                    },
+                    embed: c.embed,
+                }
+                .annotations(),
             })
             .collect(),
     )

@@ -287,6 +287,7 @@ impl Session {
         Ok(match statement {
             Statement::Create(create) => {
                 let schema = schema_of(create);
+                crate::marks::check(&schema).map_err(|e| e.at(create.span))?;
                 self.store
                     .create_relation(schema)
                     .map_err(|e| Error::from(e).at(create.span))?;

@@ -1,0 +1,208 @@
+//! What the engine asks of a column beyond its type: whether and how its
+//! text is indexed for `bm25` (the analyzer), and whether it is embedded
+//! for `near`. The store keeps these as two opaque bytes
+//! ([`Annotations`]); only this file reads and writes them, and only the
+//! engine knows the `:create` syntax that declares them.
+
+use chronolog_storage::{Annotations, ColumnDef, ColumnType, Schema};
+
+use crate::error::Result;
+
+/// How a column's text is cut into words for BM25 search: the same cut
+/// applies to the stored text and to the words searched for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum TextSearch {
+    /// Not indexed for BM25.
+    #[default]
+    Off,
+    /// English: lower case, English stop words dropped, words reduced to
+    /// their stem ("moved" and "moving" both match "move"). What people
+    /// tell an assistant, and what it asks back, is mostly this.
+    English,
+    /// Words as written, lower-cased, nothing dropped or stemmed: names,
+    /// codes, or text in another language.
+    Simple,
+}
+
+impl TextSearch {
+    /// Whether the column is indexed at all.
+    pub fn is_on(self) -> bool {
+        self != TextSearch::Off
+    }
+
+    /// The analyzer's name in the language (`search(english)`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TextSearch::Off => "off",
+            TextSearch::English => "english",
+            TextSearch::Simple => "simple",
+        }
+    }
+
+    /// Its byte in a column's annotations (1 was the `search` flag before
+    /// analyzers existed, and still means English).
+    fn byte(self) -> u8 {
+        match self {
+            TextSearch::Off => 0,
+            TextSearch::English => 1,
+            TextSearch::Simple => 2,
+        }
+    }
+
+    /// The analyzer a byte names; one this version does not know is read
+    /// as not indexed rather than guessed.
+    fn of_byte(byte: u8) -> TextSearch {
+        match byte {
+            1 => TextSearch::English,
+            2 => TextSearch::Simple,
+            _ => TextSearch::Off,
+        }
+    }
+}
+
+/// A column's marks, as the engine reads them from its annotations.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct ColumnMarks {
+    /// Indexed for `bm25`, cut by this analyzer.
+    pub search: TextSearch,
+    /// Embedded for `near`.
+    pub embed: bool,
+}
+
+impl ColumnMarks {
+    /// The marks `column` carries.
+    pub fn of(column: &ColumnDef) -> ColumnMarks {
+        let [search, embed] = column.annotations.0;
+        ColumnMarks {
+            search: TextSearch::of_byte(search),
+            embed: embed != 0,
+        }
+    }
+
+    /// The marks as the store keeps them.
+    pub fn annotations(self) -> Annotations {
+        Annotations([self.search.byte(), u8::from(self.embed)])
+    }
+
+    /// Whether the indexer has anything to do for a column.
+    pub(crate) fn indexed(self) -> bool {
+        self.search.is_on() || self.embed
+    }
+}
+
+/// The schema as the language declares it:
+/// `works_at(person: sym key, company: sym)`.
+pub fn declaration(schema: &Schema) -> String {
+    let columns: Vec<String> = schema
+        .columns
+        .iter()
+        .map(|c| {
+            let marks = ColumnMarks::of(c);
+            format!(
+                "{}: {}{}{}{}{}",
+                c.name,
+                c.ty,
+                if c.nullable { "?" } else { "" },
+                if c.key { " key" } else { "" },
+                match marks.search {
+                    TextSearch::Off => "",
+                    TextSearch::English => " search",
+                    TextSearch::Simple => " search(simple)",
+                },
+                if marks.embed { " embed" } else { "" }
+            )
+        })
+        .collect();
+    format!("{}({})", schema.name, columns.join(", "))
+}
+
+/// What the engine requires of marked columns, checked before a relation
+/// is created: only text is searched or embedded, and a relation's
+/// searched columns (joined into one text) are cut by one analyzer.
+pub(crate) fn check(schema: &Schema) -> Result<()> {
+    let bad = |reason: String| chronolog_storage::Error::InvalidSchema {
+        relation: schema.name.clone(),
+        reason,
+    };
+    for (i, col) in schema.columns.iter().enumerate() {
+        let marks = ColumnMarks::of(col);
+        if marks.indexed() && col.ty != ColumnType::Str {
+            return Err(bad(format!(
+                "only str columns can be searched or embedded, not `{}`",
+                col.name
+            ))
+            .into());
+        }
+        let other = schema.columns[..i].iter().find(|c| {
+            let theirs = ColumnMarks::of(c).search;
+            theirs.is_on() && marks.search.is_on() && theirs != marks.search
+        });
+        if let Some(other) = other {
+            return Err(bad(format!(
+                "columns `{}` and `{}` are searched with different analyzers ({} and {}); a relation's searched text is cut one way",
+                other.name,
+                col.name,
+                ColumnMarks::of(other).search.name(),
+                marks.search.name()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, ty: ColumnType, search: TextSearch, embed: bool) -> ColumnDef {
+        ColumnDef::new(name, ty).annotated(ColumnMarks { search, embed }.annotations())
+    }
+
+    #[test]
+    fn marks_round_trip_through_annotations() {
+        for search in [TextSearch::Off, TextSearch::English, TextSearch::Simple] {
+            for embed in [false, true] {
+                let col = column("text", ColumnType::Str, search, embed);
+                assert_eq!(ColumnMarks::of(&col), ColumnMarks { search, embed });
+            }
+        }
+        // An analyzer from a later version is not guessed at.
+        let later = ColumnDef::new("t", ColumnType::Str).annotated(Annotations([9, 0]));
+        assert_eq!(ColumnMarks::of(&later).search, TextSearch::Off);
+    }
+
+    #[test]
+    fn searched_columns_of_one_relation_share_an_analyzer() {
+        let schema = Schema::new(
+            "doc",
+            vec![
+                column("title", ColumnType::Str, TextSearch::English, false),
+                column("code", ColumnType::Str, TextSearch::Simple, false),
+            ],
+        );
+        let err = check(&schema).expect_err("two analyzers");
+        assert!(err.to_string().contains("different analyzers"), "{err}");
+        let int = Schema::new(
+            "n",
+            vec![column("x", ColumnType::Int, TextSearch::Off, true)],
+        );
+        assert!(check(&int).is_err());
+    }
+
+    #[test]
+    fn a_declaration_reads_as_the_language_writes_it() {
+        let schema = Schema::new(
+            "note",
+            vec![
+                ColumnDef::new("id", ColumnType::Sym).key(),
+                column("text", ColumnType::Str, TextSearch::Simple, true),
+                ColumnDef::new("at", ColumnType::Time).nullable(),
+            ],
+        );
+        assert_eq!(
+            declaration(&schema),
+            "note(id: sym key, text: str search(simple) embed, at: time?)"
+        );
+    }
+}
