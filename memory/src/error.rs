@@ -45,6 +45,10 @@ pub enum Error {
         /// The column that did not hold its type.
         column: usize,
     },
+    /// Search options from outside Rust (JSON, MCP arguments) that cannot
+    /// be used: an unknown option, a wrong type, a bad time or language.
+    #[error("bad search options: {0}")]
+    BadRequest(String),
     /// The consolidation worker stopped (it panicked, a bug).
     #[error("the consolidation worker stopped: {0}")]
     Worker(String),

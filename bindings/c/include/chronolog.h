@@ -173,8 +173,11 @@ enum ChronologStatus chronolog_memory_consolidate(ChronologMemory memory, char *
 // "items": [{"kind", "id", "text", "speaker", "at", "valid_from",
 // "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
 // is the context to paste into a prompt). `options_json` (null: the
-// defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
-// `"budget"` (tokens, default: the memory's tuning, 2,000).
+// defaults) is a `SearchRequest` as MCP's `recall` and Python's `search`
+// take it: `"as_of"` and `"known_at"` (ISO times), `"budget"` (tokens,
+// default: the memory's tuning, 2,000), `"rerank"` (messages the
+// reranker reorders, default 20; 0: none), `"lang"` (`en`, `zh`, `de`:
+// the question's language, pinned).
 //
 // # Safety
 // `tenant`, `question` and `options_json` are null or NUL-terminated

@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use chronolog_engine::{Engine, Limits, Store};
-use chronolog_memory::{Memory, Message, Options, SearchOptions};
+use chronolog_memory::{Memory, Message, Options, SearchRequest};
 use serde_json::{Value as Json, json};
 
 use crate::{
@@ -198,8 +198,11 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
 /// "items": [{"kind", "id", "text", "speaker", "at", "valid_from",
 /// "valid_to", "supersedes", "sources", "score"}], "text"}`, where `text`
 /// is the context to paste into a prompt). `options_json` (null: the
-/// defaults) may hold `"as_of"` and `"known_at"` (ISO times) and
-/// `"budget"` (tokens, default: the memory's tuning, 2,000).
+/// defaults) is a `SearchRequest` as MCP's `recall` and Python's `search`
+/// take it: `"as_of"` and `"known_at"` (ISO times), `"budget"` (tokens,
+/// default: the memory's tuning, 2,000), `"rerank"` (messages the
+/// reranker reorders, default 20; 0: none), `"lang"` (`en`, `zh`, `de`:
+/// the question's language, pinned).
 ///
 /// # Safety
 /// `tenant`, `question` and `options_json` are null or NUL-terminated
@@ -219,49 +222,17 @@ pub unsafe extern "C" fn chronolog_memory_search(
         let question = unsafe { text_arg(question, "question") }?;
         let options = unsafe { optional_text_arg(options_json, "options_json") }?;
         let memory = memory_of(memory)?;
-        let options = search_options(options, SearchOptions::with_tuning(memory.tuning()))?;
+        let request = match options {
+            Some(text) => SearchRequest::from_json(text).map_err(Failure::memory)?,
+            None => SearchRequest::default(),
+        };
+        let options = request.options(memory.tuning()).map_err(Failure::memory)?;
         let context = memory
             .search(tenant, question, &options)
             .map_err(Failure::memory)?;
-        let mut json = context.to_json();
-        json["text"] = Json::String(context.to_text());
         // SAFETY: checked by `clear_out`.
-        unsafe { give_string(out_json, json.to_string()) }
+        unsafe { give_string(out_json, context.to_json().to_string()) }
     })
-}
-
-/// `defaults` with what `text` (the caller's JSON options) sets.
-fn search_options(text: Option<&str>, defaults: SearchOptions) -> Result<SearchOptions, Failure> {
-    let mut options = defaults;
-    let Some(text) = text else {
-        return Ok(options);
-    };
-    let bad = |m: String| Failure::new(ChronologStatus::InvalidArgument, m);
-    let parsed: Json =
-        serde_json::from_str(text).map_err(|e| bad(format!("`options_json` is not JSON: {e}")))?;
-    let Json::Object(object) = parsed else {
-        return Err(bad("`options_json` must be a JSON object".into()));
-    };
-    for (key, value) in &object {
-        match (key.as_str(), value) {
-            ("as_of" | "known_at", Json::Null) => {}
-            ("as_of", Json::String(t)) => options.as_of = time_arg(Some(t), "as_of")?,
-            ("known_at", Json::String(t)) => options.known_at = time_arg(Some(t), "known_at")?,
-            ("budget", Json::Number(n)) => {
-                options.budget = n
-                    .as_u64()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or_else(|| bad(format!("`budget` must be a whole number, not {n}")))?;
-            }
-            (key, value) => {
-                return Err(bad(format!(
-                    "`options_json`: unknown option or wrong type: {key} = {value} \
-                     (options: as_of, known_at as ISO times; budget as tokens)"
-                )));
-            }
-        }
-    }
-    Ok(options)
 }
 
 /// Writes every version of every fact about `subject` (a name or alias in
@@ -389,17 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn search_options_read_times_and_budgets_and_refuse_the_rest() {
-        let options = search_options(
-            Some(r#"{"as_of": "2022-01-01", "budget": 300}"#),
-            SearchOptions::default(),
-        )
-        .unwrap_or_else(|f| panic!("{}", f.message));
-        assert_eq!(options.budget, 300);
-        assert_eq!(
-            options.as_of.map(|t| t.to_string()).as_deref(),
-            Some("2022-01-01")
-        );
+    fn bad_search_options_are_argument_errors() {
         for bad in [
             "[]",
             "{",
@@ -408,7 +369,7 @@ mod tests {
             r#"{"budget": "many"}"#,
             r#"{"colour": 1}"#,
         ] {
-            let failure = search_options(Some(bad), SearchOptions::default()).err();
+            let failure = SearchRequest::from_json(bad).map_err(Failure::memory).err();
             assert_eq!(
                 failure.map(|f| f.status),
                 Some(ChronologStatus::InvalidArgument),

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use chronolog_engine::{Limits, Output, Timestamp, json};
-use chronolog_memory::{Memory, Message, SearchOptions};
+use chronolog_memory::{Memory, Message, SearchRequest};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -124,6 +124,9 @@ struct RecallArgs {
     /// again with the question and reorders (default: the memory's tuning,
     /// 20; 0 for the fastest answer).
     rerank: Option<u32>,
+    /// The question's language, `en`, `zh` or `de`, when it should not be
+    /// detected (a short question in a memory of several languages).
+    lang: Option<String>,
 }
 
 /// Arguments of `history` and `forget`.
@@ -211,7 +214,7 @@ impl MemoryServer {
         if args.question.trim().is_empty() {
             return Err("`question` is empty".into());
         }
-        let options = SearchOptions {
+        let request = SearchRequest {
             as_of: args
                 .as_of
                 .as_deref()
@@ -222,14 +225,13 @@ impl MemoryServer {
                 .as_deref()
                 .map(|t| time("known_at", t))
                 .transpose()?,
-            budget: args
-                .budget
-                .map_or(self.memory.tuning().budget, |b| b as usize),
-            rerank_depth: args
-                .rerank
-                .map_or(self.memory.tuning().rerank_depth, |r| r as usize),
-            ..SearchOptions::with_tuning(self.memory.tuning())
+            budget: args.budget.map(u64::from),
+            rerank: args.rerank.map(u64::from),
+            lang: args.lang,
         };
+        let options = request
+            .options(self.memory.tuning())
+            .map_err(|e| e.to_string())?;
         let question = args.question;
         let context = self
             .blocking(move |memory| {

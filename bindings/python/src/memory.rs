@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use chronolog_engine::{Embedder, Engine, HashingEmbedder, Limits, Output, Store};
-use chronolog_memory::{Message, Options, SearchOptions};
+use chronolog_memory::{Message, Options, SearchRequest};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -165,8 +165,10 @@ impl Memory {
     /// a valid time (default: the one the question names, else now) and
     /// as known at a transaction time, within `budget` tokens (default: the
     /// memory's tuning, 2,000); the first `rerank` candidate messages
-    /// reordered by the cross-encoder (default 20; 0: none, fastest).
-    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=None, rerank=None))]
+    /// reordered by the cross-encoder (default 20; 0: none, fastest); the
+    /// question read in `lang` (`en`, `zh`, `de`) rather than detected.
+    /// The options are the C ABI's and MCP's (`SearchRequest`).
+    #[pyo3(signature = (tenant, question, as_of=None, known_at=None, budget=None, rerank=None, lang=None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments.
     fn search(
         &self,
@@ -175,18 +177,21 @@ impl Memory {
         question: &str,
         as_of: Option<&Bound<'_, PyAny>>,
         known_at: Option<&Bound<'_, PyAny>>,
-        budget: Option<usize>,
-        rerank: Option<usize>,
+        budget: Option<u64>,
+        rerank: Option<u64>,
+        lang: Option<String>,
     ) -> PyResult<Context> {
         let memory = self.get()?;
-        let defaults = SearchOptions::with_tuning(memory.tuning());
-        let options = SearchOptions {
+        let request = SearchRequest {
             as_of: to_timestamp_opt(as_of)?,
             known_at: to_timestamp_opt(known_at)?,
-            budget: budget.unwrap_or(defaults.budget),
-            rerank_depth: rerank.unwrap_or(defaults.rerank_depth),
-            ..defaults
+            budget,
+            rerank,
+            lang,
         };
+        let options = request
+            .options(memory.tuning())
+            .map_err(|e| memory_error(&e))?;
         let context = py
             .detach(|| memory.search(tenant, question, &options))
             .map_err(|e| memory_error(&e))?;
@@ -207,11 +212,14 @@ impl Memory {
         known_at: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Context>> {
         let memory = self.get()?;
-        let options = SearchOptions {
+        let request = SearchRequest {
             as_of: to_timestamp_opt(as_of)?,
             known_at: to_timestamp_opt(known_at)?,
-            ..SearchOptions::with_tuning(memory.tuning())
+            ..SearchRequest::default()
         };
+        let options = request
+            .options(memory.tuning())
+            .map_err(|e| memory_error(&e))?;
         let contexts = py
             .detach(|| memory.search_at_budgets(tenant, question, &options, &budgets))
             .map_err(|e| memory_error(&e))?;

@@ -211,3 +211,11 @@ def test_a_memory_reopens_from_its_path(tmp_path):
         assert mem.add("u1", "user", "Still at Moonshot.") == "u1/e3"
         assert mem.consolidate()["episodes"] == 2
         assert "works at Moonshot" in facts(mem.search("u1", "Where do I work?"))[0]
+
+
+def test_search_options_are_the_c_abis_and_mcps(job_change):
+    # `lang` pins the question's language; one not served is refused by name.
+    pinned = job_change.search("u1", "Where do I work?", lang="en")
+    assert "works at Moonshot" in facts(pinned)[0]
+    with pytest.raises(chronolog.Error, match="not a language served"):
+        job_change.search("u1", "Where do I work?", lang="tlh")

@@ -142,6 +142,7 @@ impl Context {
             "budget": self.budget,
             "as_of": self.as_of.to_string(),
             "as_of_because": self.as_of_because,
+            "text": self.to_text(),
             "channels": self.channels.iter().map(|(c, n)| serde_json::json!({"channel": c, "candidates": n})).collect::<Vec<_>>(),
             "items": self.items.iter().map(|i| serde_json::json!({
                 "kind": match i.kind { ItemKind::Fact => "fact", ItemKind::Episode => "episode" },

@@ -105,7 +105,7 @@ def test_an_agent_remembers_recalls_traces_history_and_forgets(tmp_path):
 
             then = await session.call_tool(
                 "recall", {"tenant": "alice", "question": "Where do I work?",
-                           "as_of": "2022-01-01", "budget": 300})
+                           "as_of": "2022-01-01", "budget": 300, "lang": "en"})
             facts = [i for i in then.structured_content["items"] if i["kind"] == "fact"]
             assert facts and "Tencent" in facts[0]["text"]
             assert then.structured_content["budget"] == 300
@@ -156,6 +156,8 @@ def test_bad_calls_are_tool_errors_and_the_server_goes_on(tmp_path):
                                      "at": "last tuesday"}, "ISO 8601")
             await error("recall", {"tenant": "a", "question": "  "}, "empty")
             await error("recall", {"tenant": "a", "question": "q", "budget": -5})
+            await error("recall", {"tenant": "a", "question": "q", "lang": "tlh"},
+                        "not a language served")
             await error("query", {"query": "?- mem_episode(X, Y"}, "1:")
             await error("query", {"query": "?- nope(X)."}, "nope")
             await error("query", {"query": "mem_cursor(x, 1)."}, "query")  # a write
