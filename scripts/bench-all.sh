@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -z "${CHRONOLOG_MODEL_DIR:-}" ] && [ -d models/all-MiniLM-L6-v2 ]; then
   export CHRONOLOG_MODEL_DIR="$PWD/models/all-MiniLM-L6-v2"
 fi
-cargo build --release -p chronolog-benches -p chronolog-cli --bins
+cargo build --release -p chronolog-benches -p chronolog-cli -p chronolog-eval --bins
 
 {
   echo "# Benchmarks: the latest full run"
@@ -78,10 +78,10 @@ if [ -f "$locomo" ]; then
   # The channel ablations without the reranker (each reranked search takes
   # about a second here), then the hybrid as it ships, reranked.
   run "LoCoMo retrieval (judge-free), ablations without the reranker" \
-    "$bin/chronolog" eval locomo "$locomo" --all --set rerank_depth=0 \
+    "$bin/chronolog-eval" locomo "$locomo" --all --set rerank_depth=0 \
     --plot docs/coverage-locomo-dev.svg
   run "LoCoMo retrieval (judge-free), the hybrid with the reranker" \
-    "$bin/chronolog" eval locomo "$locomo"
+    "$bin/chronolog-eval" locomo "$locomo"
   {
     echo
     echo '![coverage against the token budget](coverage-locomo-dev.svg)'
@@ -94,7 +94,7 @@ if [ -f "$longmemeval" ]; then
   # the static embedder; the reranker off (long turns make it seconds a
   # question).
   run "LongMemEval_S dev retrieval (judge-free), potion, no reranker" \
-    "$bin/chronolog" eval longmemeval "$longmemeval" --embedder potion --set rerank_depth=0
+    "$bin/chronolog-eval" longmemeval "$longmemeval" --embedder potion --set rerank_depth=0
 else
   echo "(no $longmemeval: skipped; set LONGMEMEVAL=FILE)" >&2
 fi

@@ -9,7 +9,6 @@ mod input;
 mod interactive;
 mod mcp;
 mod output;
-mod plot;
 mod recall;
 mod remember;
 mod shell;
@@ -117,10 +116,14 @@ enum Command {
         /// The database directory.
         db: PathBuf,
     },
-    /// Measure the memory's retrieval on a benchmark's file (judge-free).
+    /// Measure the memory's retrieval on a benchmark's file (judge-free):
+    /// runs the `chronolog-eval` binary beside this one with these
+    /// arguments (`chronolog eval locomo FILE`, `chronolog eval --help`).
+    #[command(disable_help_flag = true)]
     Eval {
-        #[command(subcommand)]
-        dataset: EvalDataset,
+        /// What `chronolog-eval` takes.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
     },
     /// Ask a tenant's memory: the smallest context that holds the
     /// evidence (facts first, then the messages behind them), or an
@@ -154,59 +157,6 @@ enum Command {
         /// The question.
         question: String,
     },
-}
-
-#[derive(Subcommand, Debug)]
-enum EvalDataset {
-    /// LoCoMo (`locomo10.json` and its dev split): evidence recall@k,
-    /// coverage at token budgets, abstention, latency; prints a markdown
-    /// table (docs/evaluation.md).
-    Locomo(EvalOptions),
-    /// LongMemEval (`longmemeval_s.json` and friends): each question is a
-    /// tenant with its haystack; evidence is the turns marked has_answer;
-    /// `_abs` questions should be abstained on.
-    Longmemeval(EvalOptions),
-}
-
-/// What every `chronolog eval` takes.
-#[derive(clap::Args, Debug)]
-struct EvalOptions {
-    /// The dataset's JSON file.
-    file: PathBuf,
-    /// Write every number and the per-question rows as JSON here.
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Write one JSON line per question (question, context, gold answer)
-    /// for an LLM reader and judge elsewhere.
-    #[arg(long)]
-    export: Option<PathBuf>,
-    /// Draw coverage against the token budget, one line per configuration,
-    /// as an SVG file here.
-    #[arg(long)]
-    plot: Option<PathBuf>,
-    /// model (the default embedder, all-MiniLM-L6-v2), minilm, potion
-    /// (potion-base-8M) or hashing; the models are installed by
-    /// scripts/install-model.sh.
-    #[arg(long, default_value = "model")]
-    embedder: String,
-    /// Every ablation and baseline too, not only the hybrid.
-    #[arg(long)]
-    all: bool,
-    /// Ask only N items (conversations for LoCoMo, questions for
-    /// LongMemEval), evenly spaced over the file so that every question
-    /// type is sampled.
-    #[arg(long, value_name = "N")]
-    limit: Option<usize>,
-    /// Ask only questions of these types, comma-separated (LoCoMo's
-    /// categories 1..5, LongMemEval's question types such as
-    /// temporal-reasoning).
-    #[arg(long, value_delimiter = ',', value_name = "TYPES")]
-    types: Vec<String>,
-    /// Vary one field of the memory's tuning, `name=value` (`--set
-    /// rrf_k=20`; repeat for several). The fields are listed in
-    /// memory/src/tuning.rs and printed by `recall --explain`.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -287,28 +237,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", request.run(&memory)?);
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Eval { dataset }) => {
-            let (kind, options) = match dataset {
-                EvalDataset::Locomo(options) => (eval::Dataset::Locomo, options),
-                EvalDataset::Longmemeval(options) => (eval::Dataset::LongMemEval, options),
-            };
-            eval::run(
-                kind,
-                &eval::EvalArgs {
-                    file: options.file,
-                    out: options.out,
-                    export: options.export,
-                    plot: options.plot,
-                    embedder: options.embedder,
-                    all: options.all,
-                    limit: options.limit,
-                    types: options.types,
-                    tuning: chronolog_memory::Tuning::default()
-                        .with_assignments(options.set.iter().map(String::as_str))?,
-                },
-            )?;
-            return Ok(ExitCode::SUCCESS);
-        }
+        Some(Command::Eval { args }) => return eval::run(&args),
         Some(Command::Mcp {
             db,
             tenant,

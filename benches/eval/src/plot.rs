@@ -1,4 +1,4 @@
-//! `chronolog eval ... --plot FILE.svg`: evidence coverage against the
+//! `chronolog-eval ... --plot FILE.svg`: evidence coverage against the
 //! token budget, one line per configuration (the hybrid, each ablation,
 //! each baseline), read off the evaluation's result. Readers take in the
 //! shape (where a configuration saturates, which one a budget favours)
@@ -16,7 +16,7 @@ struct Series {
     points: Vec<(f64, f64)>,
 }
 
-/// The lines in `result` (the JSON `chronolog eval --out` writes): every
+/// The lines in `result` (the JSON `chronolog-eval --out` writes): every
 /// configuration whose answerable questions have a coverage per budget.
 fn series(result: &Json) -> Vec<Series> {
     result["configs"]

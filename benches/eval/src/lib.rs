@@ -1,5 +1,8 @@
-//! `chronolog eval locomo FILE` and `chronolog eval longmemeval FILE`:
-//! retrieval quality of the memory, judge-free, against the full history.
+//! The evaluation harness (`chronolog-eval locomo FILE`, `chronolog-eval
+//! longmemeval FILE`): retrieval quality of the memory, judge-free,
+//! against the full history. Its own crate and binary, not the shell's:
+//! the shell ships without it (and without plotters, flate2 and
+//! indicatif); `chronolog eval ...` runs this binary.
 //! Each conversation (LoCoMo) or each question's haystack (LongMemEval) is
 //! one tenant, ingested through the public `add_batch` (one episode per
 //! turn, said by its speaker at its session's date, image captions kept as
@@ -19,6 +22,7 @@ use chronolog_memory::{Channel, Context, Memory, Message, Options, SearchOptions
 use serde_json::{Value as Json, json};
 
 mod data;
+mod plot;
 mod report;
 mod score;
 
@@ -477,7 +481,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
     report::print_types(&result);
     report::print_nesting(&result);
     if let Some(plot) = &args.plot {
-        crate::plot::coverage(&result, plot)?;
+        plot::coverage(&result, plot)?;
     }
     Ok(())
 }

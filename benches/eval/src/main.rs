@@ -1,0 +1,100 @@
+//! `chronolog-eval`: the memory's retrieval on a benchmark's file,
+//! judge-free (docs/evaluation.md). `chronolog eval ...` runs this binary.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use chronolog_eval::{Dataset, EvalArgs};
+
+/// Measure the memory's retrieval on a benchmark's file (judge-free).
+#[derive(Parser, Debug)]
+#[command(name = "chronolog-eval", version)]
+struct Cli {
+    #[command(subcommand)]
+    dataset: EvalDataset,
+}
+
+#[derive(Subcommand, Debug)]
+enum EvalDataset {
+    /// LoCoMo (`locomo10.json` and its dev split): evidence recall@k,
+    /// coverage at token budgets, abstention, latency; prints a markdown
+    /// table (docs/evaluation.md).
+    Locomo(EvalOptions),
+    /// LongMemEval (`longmemeval_s.json` and friends, plain or gzipped):
+    /// each question is a tenant with its haystack; evidence is the turns
+    /// marked has_answer; `_abs` questions should be abstained on.
+    Longmemeval(EvalOptions),
+}
+
+/// What every evaluation takes.
+#[derive(clap::Args, Debug)]
+struct EvalOptions {
+    /// The dataset's JSON file.
+    file: PathBuf,
+    /// Write every number and the per-question rows as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write one JSON line per question (question, context, gold answer)
+    /// for an LLM reader and judge elsewhere.
+    #[arg(long)]
+    export: Option<PathBuf>,
+    /// Draw coverage against the token budget, one line per configuration,
+    /// as an SVG file here.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// model (the default embedder, all-MiniLM-L6-v2), minilm, potion
+    /// (potion-base-8M) or hashing; the models are installed by
+    /// scripts/install-model.sh.
+    #[arg(long, default_value = "model")]
+    embedder: String,
+    /// Every ablation and baseline too, not only the hybrid.
+    #[arg(long)]
+    all: bool,
+    /// Ask only N items (conversations for LoCoMo, questions for
+    /// LongMemEval), evenly spaced over the file so that every question
+    /// type is sampled.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Ask only questions of these types, comma-separated (LoCoMo's
+    /// categories 1..5, LongMemEval's question types such as
+    /// temporal-reasoning).
+    #[arg(long, value_delimiter = ',', value_name = "TYPES")]
+    types: Vec<String>,
+    /// Vary one field of the memory's tuning, `name=value` (`--set
+    /// rrf_k=20`; repeat for several). The fields are listed in
+    /// memory/src/tuning.rs and printed by `chronolog recall --explain`.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (dataset, options) = match cli.dataset {
+        EvalDataset::Locomo(options) => (Dataset::Locomo, options),
+        EvalDataset::Longmemeval(options) => (Dataset::LongMemEval, options),
+    };
+    let run = || -> anyhow::Result<()> {
+        let args = EvalArgs {
+            file: options.file,
+            out: options.out,
+            export: options.export,
+            plot: options.plot,
+            embedder: options.embedder,
+            all: options.all,
+            limit: options.limit,
+            types: options.types,
+            tuning: chronolog_memory::Tuning::default()
+                .with_assignments(options.set.iter().map(String::as_str))?,
+        };
+        chronolog_eval::run(dataset, &args)
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
