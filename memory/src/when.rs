@@ -222,21 +222,7 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             days(date, 1)
         }
         TimeExpr::DaysAgo(n) => days(shift(day, n.checked_neg()?, Unit::Day)?, 1),
-        TimeExpr::UnitsAgo(n, unit) => match unit {
-            Unit::Day => days(shift(day, n.checked_neg()?, Unit::Day)?, 1),
-            Unit::Week | Unit::Weekend => {
-                let start = week_start(shift(day, n.checked_neg()?, Unit::Week)?);
-                days(start, 7)
-            }
-            Unit::Month => {
-                let d = shift(day, n.checked_neg()?, Unit::Month)?;
-                month_period(d.year(), d.month())
-            }
-            Unit::Year => {
-                let y = day.year().checked_sub(i16::try_from(n).ok()?)?;
-                period(Date::new(y, 1, 1).ok()?, Date::new(y + 1, 1, 1).ok()?)
-            }
-        },
+        TimeExpr::UnitsAgo(n, unit) => units_ago(n, unit, day),
         TimeExpr::ForUnits(n, unit) => {
             // "I've worked there for three years": it began that long ago.
             open(shift(day, n.checked_neg()?, unit)?)
@@ -258,25 +244,7 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
                 period(Date::new(y, 1, 1).ok()?, Date::new(y + 1, 1, 1).ok()?)
             }
         },
-        TimeExpr::Weekday(toward, target) => {
-            let forward = match toward {
-                Toward::Next => true,
-                Toward::Last => false,
-                Toward::Since | Toward::Tense => future,
-            };
-            let mut d = day;
-            loop {
-                d = if forward {
-                    d.tomorrow().ok()?
-                } else {
-                    d.yesterday().ok()?
-                };
-                if d.weekday() == target {
-                    break;
-                }
-            }
-            days(d, 1)
-        }
+        TimeExpr::Weekday(toward, target) => weekday(toward, target, day, future),
         TimeExpr::WeekdayOfWeek(step, target) => {
             let monday = shift(week_start(day), step, Unit::Week)?;
             let offset = i64::from(target.to_monday_zero_offset());
@@ -286,27 +254,72 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             let y = day.year().checked_add(i16::try_from(step).ok()?)?;
             month_period(y, m)
         }
-        TimeExpr::NamedMonth(toward, m) => {
-            let this_year = Date::new(day.year(), m, 1).ok()?;
-            let current = day.first_of_month();
-            let start = match toward {
-                // The most recent such month strictly before this one.
-                Toward::Last if this_year < current => this_year,
-                Toward::Last => Date::new(day.year() - 1, m, 1).ok()?,
-                Toward::Next if this_year > current => this_year,
-                Toward::Next => Date::new(day.year() + 1, m, 1).ok()?,
-                _ if future && this_year < current => Date::new(day.year() + 1, m, 1).ok()?,
-                _ if !future && this_year > current => Date::new(day.year() - 1, m, 1).ok()?,
-                _ => this_year,
-            };
-            if toward == Toward::Since {
-                open(start)
-            } else {
-                month_period(start.year(), start.month())
-            }
-        }
+        TimeExpr::NamedMonth(toward, m) => named_month(toward, m, day, future),
     }
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
+}
+
+/// "three weeks ago": the whole unit that many units before `day`.
+fn units_ago(n: i64, unit: Unit, day: Date) -> Option<When> {
+    match unit {
+        Unit::Day => days(shift(day, n.checked_neg()?, Unit::Day)?, 1),
+        Unit::Week | Unit::Weekend => {
+            let start = week_start(shift(day, n.checked_neg()?, Unit::Week)?);
+            days(start, 7)
+        }
+        Unit::Month => {
+            let d = shift(day, n.checked_neg()?, Unit::Month)?;
+            month_period(d.year(), d.month())
+        }
+        Unit::Year => {
+            let y = day.year().checked_sub(i16::try_from(n).ok()?)?;
+            period(Date::new(y, 1, 1).ok()?, Date::new(y + 1, 1, 1).ok()?)
+        }
+    }
+}
+
+/// "on Friday", "last Tuesday": the nearest such weekday before `day`, or
+/// after it when the sentence looks ahead.
+fn weekday(toward: Toward, target: jiff::civil::Weekday, day: Date, future: bool) -> Option<When> {
+    let forward = match toward {
+        Toward::Next => true,
+        Toward::Last => false,
+        Toward::Since | Toward::Tense => future,
+    };
+    let mut d = day;
+    loop {
+        d = if forward {
+            d.tomorrow().ok()?
+        } else {
+            d.yesterday().ok()?
+        };
+        if d.weekday() == target {
+            break;
+        }
+    }
+    days(d, 1)
+}
+
+/// "in May", "last March", "since June": the month nearest `day` on the
+/// side the phrase (or the sentence's tense) points to.
+fn named_month(toward: Toward, m: i8, day: Date, future: bool) -> Option<When> {
+    let this_year = Date::new(day.year(), m, 1).ok()?;
+    let current = day.first_of_month();
+    let start = match toward {
+        // The most recent such month strictly before this one.
+        Toward::Last if this_year < current => this_year,
+        Toward::Last => Date::new(day.year() - 1, m, 1).ok()?,
+        Toward::Next if this_year > current => this_year,
+        Toward::Next => Date::new(day.year() + 1, m, 1).ok()?,
+        _ if future && this_year < current => Date::new(day.year() + 1, m, 1).ok()?,
+        _ if !future && this_year > current => Date::new(day.year() - 1, m, 1).ok()?,
+        _ => this_year,
+    };
+    if toward == Toward::Since {
+        open(start)
+    } else {
+        month_period(start.year(), start.month())
+    }
 }
 
 const YEAR_MICROS: i64 = 366 * 24 * 3600 * 1_000_000;

@@ -6,6 +6,7 @@
 //! | file | job |
 //! |---|---|
 //! | `pass.rs` | the pass: pending episodes after the cursor, one commit each, reinforcement of what searches returned |
+//! | `report.rs` | [`Report`]: what a pass did, counted claim by claim |
 //! | `extract.rs` | claims from a message: the [`Extractor`] trait and the rule extractor (each language's rules, `crate::lang`) |
 //! | `paraphrase.rs` | a free predicate mapped to the one-valued slot it paraphrases |
 //! | `entities.rs` | who and what a message is about: speaker, names through aliases, pronouns |
@@ -22,8 +23,9 @@ pub mod extract;
 mod paraphrase;
 mod pass;
 pub(crate) mod passage;
+mod report;
 
 pub use conflict::{Adjudicator, Decision, KeepBoth};
 pub(crate) use conversation::last_messages;
-pub use pass::Report;
 pub(crate) use pass::{Consolidator, consolidated};
+pub use report::Report;

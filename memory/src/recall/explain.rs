@@ -1,6 +1,8 @@
 //! Why a search finds what it finds, step by step, for analysts
 //! (`:recall --explain`).
 
+use std::fmt::Write;
+
 use super::{Reader, Retrieval, SearchOptions, retrieve};
 use crate::error::Result;
 use crate::lang::Lang;
@@ -15,7 +17,6 @@ pub(crate) fn explain(
     lang: Lang,
     options: &SearchOptions,
 ) -> Result<String> {
-    use std::fmt::Write;
     let mut retrieval = retrieve(reader, tenant, question, lang, options)?;
     let tuning = reader.tuning;
     let context = retrieval.context_at(options.budget)?;
@@ -28,31 +29,7 @@ pub(crate) fn explain(
         ..
     } = &retrieval;
     let mut out = String::new();
-    let _ = writeln!(out, "question: {question:?} ({})", lang.code());
-    let _ = writeln!(out, "  words searched: {:?}", understood.text);
-    let _ = writeln!(
-        out,
-        "  entities: {:?}; names unknown here: {:?}",
-        understood.entities, understood.unknown_names
-    );
-    if !understood.predicates.is_empty() {
-        let _ = writeln!(out, "  predicates asked: {:?}", understood.predicates);
-    }
-    let _ = writeln!(
-        out,
-        "  as of {}{}{}; asks when: {}",
-        at.facts,
-        if at.messages == at.facts {
-            String::new()
-        } else {
-            format!(" (messages as of {})", at.messages)
-        },
-        understood
-            .as_of_because
-            .as_deref()
-            .map_or(String::new(), |w| format!(" ({w})")),
-        understood.asks_when
-    );
+    understood_part(&mut out, question, lang, understood, *at);
     for r in rankings {
         let _ = writeln!(
             out,
@@ -78,6 +55,59 @@ pub(crate) fn explain(
             .collect();
         let _ = writeln!(out, "  {}. {id} {score:.3} [{}]", rank + 1, from.join(", "));
     }
+    reranked_part(&mut out, reread.as_ref());
+    let _ = match &context.reason {
+        Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),
+        _ => writeln!(
+            out,
+            "verdict: {} items, {} of {} tokens",
+            context.items.len(),
+            context.tokens,
+            context.budget
+        ),
+    };
+    let _ = write!(out, "tuning:\n{}", tuning.to_text());
+    Ok(out)
+}
+
+/// The question as understood: its words, entities, predicates asked and
+/// the instants it is read at.
+fn understood_part(
+    out: &mut String,
+    question: &str,
+    lang: Lang,
+    understood: &super::understand::Question,
+    at: super::Instants,
+) {
+    let _ = writeln!(out, "question: {question:?} ({})", lang.code());
+    let _ = writeln!(out, "  words searched: {:?}", understood.text);
+    let _ = writeln!(
+        out,
+        "  entities: {:?}; names unknown here: {:?}",
+        understood.entities, understood.unknown_names
+    );
+    if !understood.predicates.is_empty() {
+        let _ = writeln!(out, "  predicates asked: {:?}", understood.predicates);
+    }
+    let _ = writeln!(
+        out,
+        "  as of {}{}{}; asks when: {}",
+        at.facts,
+        if at.messages == at.facts {
+            String::new()
+        } else {
+            format!(" (messages as of {})", at.messages)
+        },
+        understood
+            .as_of_because
+            .as_deref()
+            .map_or(String::new(), |w| format!(" ({w})")),
+        understood.asks_when
+    );
+}
+
+/// What the reranker read and the order it gave, or why it did not run.
+fn reranked_part(out: &mut String, reread: Option<&(String, Vec<super::rerank::Reread>)>) {
     match reread {
         Some((name, reread)) if !reread.is_empty() => {
             let _ = writeln!(
@@ -103,16 +133,4 @@ pub(crate) fn explain(
             );
         }
     }
-    let _ = match &context.reason {
-        Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),
-        _ => writeln!(
-            out,
-            "verdict: {} items, {} of {} tokens",
-            context.items.len(),
-            context.tokens,
-            context.budget
-        ),
-    };
-    let _ = write!(out, "tuning:\n{}", tuning.to_text());
-    Ok(out)
 }

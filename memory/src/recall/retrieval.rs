@@ -2,7 +2,7 @@
 //! gate's budget-free checks asked and the candidates gathered, once; then
 //! cut to each budget.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chronolog_engine::{Engine, Timestamp};
 
@@ -87,37 +87,8 @@ pub(crate) fn retrieve<'e>(
             fused.push((slot.clone(), last));
         }
     }
-    let mut channel_counts: Vec<(String, usize)> = rankings
-        .iter()
-        .map(|r| (r.channel.name().to_string(), r.items.len()))
-        .collect::<HashMap<_, _>>()
-        .into_iter()
-        .collect();
-    channel_counts.sort();
-    // Facts the question's words found lead; the others would take the
-    // room of the messages, unless no channel over messages ran (then
-    // every fact may lead: there is nothing else to show).
-    let messages_searched = options.channels.iter().any(|c| {
-        matches!(
-            c,
-            Channel::EpisodeMeaning
-                | Channel::EpisodeWords
-                | Channel::SpeakerWords
-                | Channel::SpeakerMeaning
-                | Channel::SaidThen
-                | Channel::SaidThenMeaning
-        )
-    });
-    // So may the facts it asks about by their predicate.
-    let worded: Option<std::collections::HashSet<&str>> =
-        (messages_searched && options.channels.contains(&Channel::FactWords)).then(|| {
-            rankings
-                .iter()
-                .filter(|r| r.channel == Channel::FactWords)
-                .flat_map(|r| r.items.iter().map(|(id, _)| id.as_str()))
-                .chain(asked.iter().map(String::as_str))
-                .collect()
-        });
+    let channel_counts = channel_counts(&rankings);
+    let worded = worded_leads(&rankings, &asked, options);
     let mut gathered = gather::gather(
         engine,
         tenant,
@@ -136,10 +107,8 @@ pub(crate) fn retrieve<'e>(
             if options.rerank_depth > 1
                 && reranker.language().is_none_or(|code| code == lang.code()) =>
         {
-            Some((
-                reranker.name(),
-                rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?,
-            ))
+            let order = rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?;
+            Some((reranker.name(), order))
         }
         _ => None,
     };
@@ -157,6 +126,48 @@ pub(crate) fn retrieve<'e>(
         gathered,
         reread,
         owners: None,
+    })
+}
+
+/// How many candidates each channel gave, by channel name.
+fn channel_counts(rankings: &[Ranked]) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = rankings
+        .iter()
+        .map(|r| (r.channel.name().to_string(), r.items.len()))
+        .collect::<HashMap<_, _>>()
+        .into_iter()
+        .collect();
+    counts.sort();
+    counts
+}
+
+/// The facts that may lead a context: those the question's words found
+/// and those it asks about by their predicate; the others would take the
+/// room of the messages. `None` (every fact may lead) when no channel
+/// over messages ran: there is nothing else to show.
+fn worded_leads<'r>(
+    rankings: &'r [Ranked],
+    asked: &'r [String],
+    options: &SearchOptions,
+) -> Option<HashSet<&'r str>> {
+    let messages_searched = options.channels.iter().any(|c| {
+        matches!(
+            c,
+            Channel::EpisodeMeaning
+                | Channel::EpisodeWords
+                | Channel::SpeakerWords
+                | Channel::SpeakerMeaning
+                | Channel::SaidThen
+                | Channel::SaidThenMeaning
+        )
+    });
+    (messages_searched && options.channels.contains(&Channel::FactWords)).then(|| {
+        rankings
+            .iter()
+            .filter(|r| r.channel == Channel::FactWords)
+            .flat_map(|r| r.items.iter().map(|(id, _)| id.as_str()))
+            .chain(asked.iter().map(String::as_str))
+            .collect()
     })
 }
 

@@ -1,7 +1,7 @@
-//! English claims: regular expressions over each sentence of a message,
-//! each rule one way people say a fact about themselves or others, tuned
-//! on the dev conversations only (never per question); objects cleaned by
-//! [`super::object`].
+//! English claims: the rules of [`super::rules`] over each sentence of a
+//! message, each match made a claim (its subject, object and predicate
+//! read off the match; objects cleaned by [`super::object`]), and the
+//! corrections a sentence makes ("..., not Tencent").
 
 use std::sync::LazyLock;
 
@@ -10,267 +10,9 @@ use regex::{Captures, Regex};
 use super::English;
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, looks_ahead, sentences};
+use super::rules::{Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when;
-
-/// How a rule's match becomes a claim.
-struct Rule {
-    re: Regex,
-    predicate: Predicate,
-    kind: ClaimKind,
-    object_kind: Option<&'static str>,
-    confidence: f64,
-}
-
-enum Predicate {
-    Fixed(&'static str),
-    /// The predicate is a named group's text, lower-cased (`my sister`).
-    FromGroup(&'static str),
-    /// `favorite_` and the group's text.
-    Favorite,
-    /// The verb group maps to the predicate (`went to` -> `went_to`).
-    Verb,
-    /// A withdrawn claim: the verb group says which slot.
-    WithdrawnVerb,
-}
-
-const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
-const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
-const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
-const PETS: &str =
-    r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
-
-/// Canonical predicates as English says them ("best_friend" is "best
-/// friend"), one alternative each, in the vocabulary's order.
-fn said(predicates: &[&str]) -> String {
-    predicates
-        .iter()
-        .map(|p| p.replace('_', " "))
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
-    let rule = |re: &str, predicate, kind, object_kind, confidence| {
-        let re = re
-            .replace("{S}", SUBJECT)
-            .replace("{O}", OBJECT)
-            .replace("{NAME}", NAME)
-            .replace("{FAMILY}", &family)
-            .replace("{PETS}", PETS)
-            .replace("{EVENTS}", &events);
-        Rule {
-            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-            predicate,
-            kind,
-            object_kind,
-            confidence,
-        }
-    };
-    use ClaimKind::*;
-    use Predicate::*;
-    vec![
-        // Withdrawals first: "I never worked at X" must not read as work.
-        rule(
-            r"{S} (?i:never|didn't|did not|don't|do not|doesn't|does not) (?i:actually |really )?(?P<v>(?i:join(?:ed)?|work(?:ed)?|live(?:d)?|move(?:d)?)) (?:(?i:at|for|in|to) )?{O}",
-            WithdrawnVerb,
-            Withdrawn,
-            None,
-            0.8,
-        ),
-        // Work.
-        rule(
-            r"{S} (?i:no longer|don't|do not|doesn't|does not) (?i:work) (?i:at|for) {O}",
-            Fixed("works_at"),
-            Ended,
-            Some("organisation"),
-            0.8,
-        ),
-        rule(
-            r"{S} (?i:quit|left|resigned from) (?i:my job at |my job with |the job at |working at |working for |my position at )?{O}",
-            Fixed("works_at"),
-            Ended,
-            Some("organisation"),
-            0.6,
-        ),
-        rule(
-            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:at|for) {O}",
-            Fixed("works_at"),
-            Holds,
-            Some("organisation"),
-            0.8,
-        ),
-        rule(
-            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s(?P<o>[A-Z][^,.;!?()]*)",
-            Fixed("works_at"),
-            Holds,
-            Some("organisation"),
-            0.75,
-        ),
-        // A past job: over the period the sentence names ("two years ago
-        // I worked at IBM"), or, with no period, one that has ended.
-        rule(
-            r"{S} (?i:worked|was working|used to work|previously worked|had worked) (?i:at|for) {O}",
-            Fixed("works_at"),
-            Happened,
-            Some("organisation"),
-            0.7,
-        ),
-        rule(
-            r"(?i:my (?:new )?(?:job|employer|company) is (?:at |with )?){O}",
-            Fixed("works_at"),
-            Holds,
-            Some("organisation"),
-            0.7,
-        ),
-        rule(
-            r"{S} (?i:work|works|am working|'m working|is working) as (?i:an?|the) {O}",
-            Fixed("job_title"),
-            Holds,
-            None,
-            0.75,
-        ),
-        rule(
-            r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>(?:senior |junior |head |lead |chief )?[a-z]+(?:er|or|ist|ian|ant|ent|nurse|doctor|chef|manager|director|engineer))\b",
-            Fixed("job_title"),
-            Holds,
-            None,
-            0.6,
-        ),
-        // Home.
-        rule(
-            r"{S} (?i:no longer live|don't live|do not live|moved out of|moved away from)(?i: in)? {O}",
-            Fixed("lives_in"),
-            Ended,
-            Some("place"),
-            0.7,
-        ),
-        rule(
-            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|have lived|'ve lived|has lived|reside|resides) in {O}",
-            Fixed("lives_in"),
-            Holds,
-            Some("place"),
-            0.8,
-        ),
-        rule(
-            r"{S} (?i:lived|was living|used to live|previously lived|had lived) in {O}",
-            Fixed("lives_in"),
-            Happened,
-            Some("place"),
-            0.7,
-        ),
-        rule(
-            r"{S} (?i:just |recently |finally )?(?i:moved|relocated|have moved|'ve moved|has moved) (?i:back )?to {O}",
-            Fixed("lives_in"),
-            Holds,
-            Some("place"),
-            0.8,
-        ),
-        rule(
-            r"{S} (?i:am|'m|is|are|come|comes|was born|grew up) (?i:originally )?(?i:from|in) (?P<o>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)",
-            Fixed("from"),
-            Holds,
-            Some("place"),
-            0.6,
-        ),
-        // Names, identity, family.
-        rule(
-            r"(?i:my name is|call me|my name's) {NAME}",
-            Fixed("name"),
-            Holds,
-            None,
-            0.9,
-        ),
-        rule(
-            r"{S} (?i:am|'m|is|just turned|turned) (?P<o>\d{1,3}) (?i:years old|now|this year)",
-            Fixed("age"),
-            Holds,
-            None,
-            0.8,
-        ),
-        rule(
-            r"(?:I'm|I am|[Ww]e're|[Ww]e are) (?i:now )?(?P<o>single|married|divorced|engaged|separated|widowed)\b",
-            Fixed("relationship_status"),
-            Holds,
-            None,
-            0.7,
-        ),
-        rule(
-            r"(?i:my) (?P<rel>(?i:{FAMILY}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
-            FromGroup("rel"),
-            Holds,
-            Some("person"),
-            0.8,
-        ),
-        // Pets and possessions.
-        rule(
-            r"(?i:my) (?P<rel>(?i:{PETS}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
-            Fixed("has_pet"),
-            Holds,
-            Some("animal"),
-            0.8,
-        ),
-        rule(
-            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|two|three|another|a new) (?P<o>(?i:{PETS}))(?:s)?\b",
-            Fixed("has_pet"),
-            Holds,
-            None,
-            0.7,
-        ),
-        rule(
-            r"{S} (?i:just |recently )?(?i:bought|purchased|own|owns|got myself) (?i:an?|a new|my first|my own) {O}",
-            Fixed("owns"),
-            Holds,
-            None,
-            0.6,
-        ),
-        // Tastes: dislikes before likes ("don't like" contains "like").
-        rule(
-            r"{S} (?i:really |absolutely |just |also )?(?i:hate|hates|dislike|dislikes|can't stand|cannot stand|don't like|do not like|doesn't like|don't enjoy|no longer like|no longer enjoy|am not a fan of|'m not a fan of|stopped liking|am not into|'m not into|'m no longer into|am no longer into) {O}",
-            Fixed("dislikes"),
-            Holds,
-            None,
-            0.7,
-        ),
-        rule(
-            r"{S} (?i:really |absolutely |also |just |still )?(?i:love|loves|like|likes|enjoy|enjoys|adore|adores|am into|'m into|am a big fan of|'m a big fan of|am a fan of|'m a fan of|am passionate about|'m passionate about|am obsessed with|'m obsessed with) {O}",
-            Fixed("likes"),
-            Holds,
-            None,
-            0.65,
-        ),
-        rule(
-            r"(?i:my) (?i:favou?rite) (?P<cat>[a-z]+(?: [a-z]+)?) (?i:is|are|has to be) {O}",
-            Favorite,
-            Holds,
-            None,
-            0.75,
-        ),
-        rule(
-            r"{S} (?i:switched|changed) (?i:from (?P<from>[^,.;!?]+?) )?to {O}",
-            Fixed("uses"),
-            Holds,
-            None,
-            0.6,
-        ),
-        // Plans and events: the verb names the predicate.
-        rule(
-            r"{S} (?i:am|'m|is|are|'re) (?i:going|planning|hoping|about|excited) to (?P<o>[a-z][^,.;!?]+)",
-            Fixed("plans"),
-            Holds,
-            None,
-            0.55,
-        ),
-        rule(
-            r"{S} (?i:just |recently |finally |also )?(?P<v>{EVENTS})\s{O}",
-            Verb,
-            Happened,
-            None,
-            0.5,
-        ),
-    ]
-});
 
 /// The claims `episode` makes.
 pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
@@ -321,41 +63,10 @@ fn claims_of(
     sentence: &str,
     found: Option<when::Found>,
 ) -> Vec<Claim> {
-    let subject = match caps.name("s").map(|m| m.as_str()) {
-        None | Some("I") => Subject::Speaker,
-        Some(s) if s.eq_ignore_ascii_case("we") => Subject::Speaker,
-        Some(s) if ["he", "she"].contains(&s.to_ascii_lowercase().as_str()) => {
-            Subject::Pronoun(s.to_ascii_lowercase())
-        }
-        Some(s) if NOT_NAMES.contains(&s) => return Vec::new(),
-        Some(s) => {
-            // "Alice loves", not "Looks like" or "Events like": a name takes
-            // the third person.
-            let verb = caps
-                .get(0)
-                .and_then(|m| m.as_str().get(s.len()..))
-                .and_then(|rest| rest.split_whitespace().next())
-                .unwrap_or_default();
-            if BASE_VERBS.contains(&verb.to_ascii_lowercase().as_str()) {
-                return Vec::new();
-            }
-            Subject::Named(s.to_string())
-        }
+    let Some(subject) = subject_of(caps) else {
+        return Vec::new();
     };
-    // The object stops where a time expression starts; an object that is
-    // itself the time ("went to a few weeks ago") is none.
-    let object = caps.name("o").and_then(|m| {
-        let mut text = m.as_str();
-        if let Some(f) = found {
-            if f.start <= m.start() && m.start() < f.end {
-                return None;
-            }
-            if m.start() < f.start && f.start < m.end() {
-                text = &text[..f.start - m.start()];
-            }
-        }
-        clean_object(text)
-    });
+    let object = object_of(caps, found);
     let Some(object) = object else {
         // "I quit my job": ends whatever job there was.
         if rule.kind == ClaimKind::Ended {
@@ -370,33 +81,7 @@ fn claims_of(
         }
         return Vec::new();
     };
-    let predicate = match &rule.predicate {
-        Predicate::Fixed(p) => (*p).to_string(),
-        Predicate::FromGroup(g) => caps.name(g).map_or(String::new(), |m| {
-            m.as_str().to_ascii_lowercase().replace(' ', "_")
-        }),
-        Predicate::Favorite => format!(
-            "favorite_{}",
-            caps.name("cat").map_or("thing".into(), |m| m
-                .as_str()
-                .to_ascii_lowercase()
-                .replace(' ', "_"))
-        ),
-        Predicate::Verb => caps.name("v").map_or(String::new(), |m| {
-            m.as_str().to_ascii_lowercase().replace(' ', "_")
-        }),
-        Predicate::WithdrawnVerb => {
-            let verb = caps
-                .name("v")
-                .map_or("", |m| m.as_str())
-                .to_ascii_lowercase();
-            if verb.starts_with("live") || verb.starts_with("move") {
-                "lives_in".into()
-            } else {
-                "works_at".into()
-            }
-        }
-    };
+    let predicate = predicate_of(rule, caps);
     if predicate.is_empty() {
         return Vec::new();
     }
@@ -427,6 +112,81 @@ fn claims_of(
         });
     }
     out
+}
+
+/// Who a match is about: the speaker ("I", "we"), a pronoun to resolve,
+/// or a name; `None` for a capitalised word that is no name ("Looks
+/// like", "Events like": a name takes the third person).
+fn subject_of(caps: &Captures<'_>) -> Option<Subject> {
+    Some(match caps.name("s").map(|m| m.as_str()) {
+        None | Some("I") => Subject::Speaker,
+        Some(s) if s.eq_ignore_ascii_case("we") => Subject::Speaker,
+        Some(s) if ["he", "she"].contains(&s.to_ascii_lowercase().as_str()) => {
+            Subject::Pronoun(s.to_ascii_lowercase())
+        }
+        Some(s) if NOT_NAMES.contains(&s) => return None,
+        Some(s) => {
+            // "Alice loves", not "Looks like" or "Events like": a name takes
+            // the third person.
+            let verb = caps
+                .get(0)
+                .and_then(|m| m.as_str().get(s.len()..))
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or_default();
+            if BASE_VERBS.contains(&verb.to_ascii_lowercase().as_str()) {
+                return None;
+            }
+            Subject::Named(s.to_string())
+        }
+    })
+}
+
+/// A match's object: it stops where a time expression starts, and an
+/// object that is itself the time ("went to a few weeks ago") is none.
+fn object_of(caps: &Captures<'_>, found: Option<when::Found>) -> Option<String> {
+    caps.name("o").and_then(|m| {
+        let mut text = m.as_str();
+        if let Some(f) = found {
+            if f.start <= m.start() && m.start() < f.end {
+                return None;
+            }
+            if m.start() < f.start && f.start < m.end() {
+                text = &text[..f.start - m.start()];
+            }
+        }
+        clean_object(text)
+    })
+}
+
+/// The predicate a rule's match names (empty: none).
+fn predicate_of(rule: &Rule, caps: &Captures<'_>) -> String {
+    match &rule.predicate {
+        Predicate::Fixed(p) => (*p).to_string(),
+        Predicate::FromGroup(g) => caps.name(g).map_or(String::new(), |m| {
+            m.as_str().to_ascii_lowercase().replace(' ', "_")
+        }),
+        Predicate::Favorite => format!(
+            "favorite_{}",
+            caps.name("cat").map_or("thing".into(), |m| m
+                .as_str()
+                .to_ascii_lowercase()
+                .replace(' ', "_"))
+        ),
+        Predicate::Verb => caps.name("v").map_or(String::new(), |m| {
+            m.as_str().to_ascii_lowercase().replace(' ', "_")
+        }),
+        Predicate::WithdrawnVerb => {
+            let verb = caps
+                .name("v")
+                .map_or("", |m| m.as_str())
+                .to_ascii_lowercase();
+            if verb.starts_with("live") || verb.starts_with("move") {
+                "lives_in".into()
+            } else {
+                "works_at".into()
+            }
+        }
+    }
 }
 
 /// One claim of a rule's match.

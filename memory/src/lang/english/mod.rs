@@ -5,6 +5,7 @@ mod claims;
 mod names;
 mod object;
 mod question;
+mod rules;
 mod time;
 mod words;
 

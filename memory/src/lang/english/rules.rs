@@ -1,0 +1,273 @@
+//! The English rule table: each rule one way people say a fact about
+//! themselves or others, as a regular expression over a sentence with the
+//! predicate, kind and confidence of what it finds. Tuned on the dev
+//! conversations only (never per question).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::claim::{self, ClaimKind};
+
+/// How a rule's match becomes a claim.
+pub(super) struct Rule {
+    pub(super) re: Regex,
+    pub(super) predicate: Predicate,
+    pub(super) kind: ClaimKind,
+    pub(super) object_kind: Option<&'static str>,
+    pub(super) confidence: f64,
+}
+
+/// Where a rule's predicate comes from.
+pub(super) enum Predicate {
+    /// Always this one.
+    Fixed(&'static str),
+    /// The predicate is a named group's text, lower-cased (`my sister`).
+    FromGroup(&'static str),
+    /// `favorite_` and the group's text.
+    Favorite,
+    /// The verb group maps to the predicate (`went to` -> `went_to`).
+    Verb,
+    /// A withdrawn claim: the verb group says which slot.
+    WithdrawnVerb,
+}
+
+const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
+const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
+const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
+const PETS: &str =
+    r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
+
+/// Canonical predicates as English says them ("best_friend" is "best
+/// friend"), one alternative each, in the vocabulary's order.
+fn said(predicates: &[&str]) -> String {
+    predicates
+        .iter()
+        .map(|p| p.replace('_', " "))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Every rule, tried in this order: a span one rule read is not read
+/// again by a later, looser one.
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
+    let rule = |re: &str, predicate, kind, object_kind, confidence| {
+        let re = re
+            .replace("{S}", SUBJECT)
+            .replace("{O}", OBJECT)
+            .replace("{NAME}", NAME)
+            .replace("{FAMILY}", &family)
+            .replace("{PETS}", PETS)
+            .replace("{EVENTS}", &events);
+        Rule {
+            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+            predicate,
+            kind,
+            object_kind,
+            confidence,
+        }
+    };
+    use ClaimKind::*;
+    use Predicate::*;
+    vec![
+        // Withdrawals first: "I never worked at X" must not read as work.
+        rule(
+            r"{S} (?i:never|didn't|did not|don't|do not|doesn't|does not) (?i:actually |really )?(?P<v>(?i:join(?:ed)?|work(?:ed)?|live(?:d)?|move(?:d)?)) (?:(?i:at|for|in|to) )?{O}",
+            WithdrawnVerb,
+            Withdrawn,
+            None,
+            0.8,
+        ),
+        // Work.
+        rule(
+            r"{S} (?i:no longer|don't|do not|doesn't|does not) (?i:work) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Ended,
+            Some("organisation"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:quit|left|resigned from) (?i:my job at |my job with |the job at |working at |working for |my position at )?{O}",
+            Fixed("works_at"),
+            Ended,
+            Some("organisation"),
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s(?P<o>[A-Z][^,.;!?()]*)",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.75,
+        ),
+        // A past job: over the period the sentence names ("two years ago
+        // I worked at IBM"), or, with no period, one that has ended.
+        rule(
+            r"{S} (?i:worked|was working|used to work|previously worked|had worked) (?i:at|for) {O}",
+            Fixed("works_at"),
+            Happened,
+            Some("organisation"),
+            0.7,
+        ),
+        rule(
+            r"(?i:my (?:new )?(?:job|employer|company) is (?:at |with )?){O}",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:work|works|am working|'m working|is working) as (?i:an?|the) {O}",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>(?:senior |junior |head |lead |chief )?[a-z]+(?:er|or|ist|ian|ant|ent|nurse|doctor|chef|manager|director|engineer))\b",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Home.
+        rule(
+            r"{S} (?i:no longer live|don't live|do not live|moved out of|moved away from)(?i: in)? {O}",
+            Fixed("lives_in"),
+            Ended,
+            Some("place"),
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|have lived|'ve lived|has lived|reside|resides) in {O}",
+            Fixed("lives_in"),
+            Holds,
+            Some("place"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:lived|was living|used to live|previously lived|had lived) in {O}",
+            Fixed("lives_in"),
+            Happened,
+            Some("place"),
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:just |recently |finally )?(?i:moved|relocated|have moved|'ve moved|has moved) (?i:back )?to {O}",
+            Fixed("lives_in"),
+            Holds,
+            Some("place"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:am|'m|is|are|come|comes|was born|grew up) (?i:originally )?(?i:from|in) (?P<o>[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)",
+            Fixed("from"),
+            Holds,
+            Some("place"),
+            0.6,
+        ),
+        // Names, identity, family.
+        rule(
+            r"(?i:my name is|call me|my name's) {NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.9,
+        ),
+        rule(
+            r"{S} (?i:am|'m|is|just turned|turned) (?P<o>\d{1,3}) (?i:years old|now|this year)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"(?:I'm|I am|[Ww]e're|[Ww]e are) (?i:now )?(?P<o>single|married|divorced|engaged|separated|widowed)\b",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"(?i:my) (?P<rel>(?i:{FAMILY}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
+            FromGroup("rel"),
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        // Pets and possessions.
+        rule(
+            r"(?i:my) (?P<rel>(?i:{PETS}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|two|three|another|a new) (?P<o>(?i:{PETS}))(?:s)?\b",
+            Fixed("has_pet"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:just |recently )?(?i:bought|purchased|own|owns|got myself) (?i:an?|a new|my first|my own) {O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Tastes: dislikes before likes ("don't like" contains "like").
+        rule(
+            r"{S} (?i:really |absolutely |just |also )?(?i:hate|hates|dislike|dislikes|can't stand|cannot stand|don't like|do not like|doesn't like|don't enjoy|no longer like|no longer enjoy|am not a fan of|'m not a fan of|stopped liking|am not into|'m not into|'m no longer into|am no longer into) {O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:really |absolutely |also |just |still )?(?i:love|loves|like|likes|enjoy|enjoys|adore|adores|am into|'m into|am a big fan of|'m a big fan of|am a fan of|'m a fan of|am passionate about|'m passionate about|am obsessed with|'m obsessed with) {O}",
+            Fixed("likes"),
+            Holds,
+            None,
+            0.65,
+        ),
+        rule(
+            r"(?i:my) (?i:favou?rite) (?P<cat>[a-z]+(?: [a-z]+)?) (?i:is|are|has to be) {O}",
+            Favorite,
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"{S} (?i:switched|changed) (?i:from (?P<from>[^,.;!?]+?) )?to {O}",
+            Fixed("uses"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Plans and events: the verb names the predicate.
+        rule(
+            r"{S} (?i:am|'m|is|are|'re) (?i:going|planning|hoping|about|excited) to (?P<o>[a-z][^,.;!?]+)",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.55,
+        ),
+        rule(
+            r"{S} (?i:just |recently |finally |also )?(?P<v>{EVENTS})\s{O}",
+            Verb,
+            Happened,
+            None,
+            0.5,
+        ),
+    ]
+});
