@@ -97,3 +97,59 @@ impl Status {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::error::Error;
+
+    /// A pass that fails is kept as the failure, retried by itself (one
+    /// wake-up only, no more messages) with a growing wait, and cleared by
+    /// the pass that succeeds; the worker stops when the memory drops its
+    /// sender.
+    #[test]
+    fn a_failed_pass_is_kept_retried_with_backoff_and_cleared_by_success() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let failure = Mutex::new(None);
+        let calls = AtomicU32::new(0);
+        let seen = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                work(
+                    &rx,
+                    || {
+                        let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                        seen.lock()
+                            .push((n, failure.lock().clone().map(|f| f.attempts)));
+                        if n <= 3 {
+                            Err(Error::Worker(format!("disk full ({n})")))
+                        } else {
+                            Ok(Report::default())
+                        }
+                    },
+                    &failure,
+                )
+            });
+            tx.send(1).expect("wake");
+            let started = Instant::now();
+            while calls.load(Ordering::SeqCst) < 4 {
+                assert!(started.elapsed() < Duration::from_secs(30), "no retry");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // Three failures waited 100 + 200 + 400 ms before the fourth.
+            assert!(started.elapsed() >= Duration::from_millis(700));
+            drop(tx);
+            worker.join().expect("worker");
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
+        // Each pass saw the failures before it; success cleared them.
+        assert_eq!(
+            *seen.lock(),
+            [(1, None), (2, Some(1)), (3, Some(2)), (4, Some(3))]
+        );
+        assert_eq!(*failure.lock(), None);
+    }
+}
