@@ -6,7 +6,7 @@
 //! writer or worker (the memory layer's consolidation worker, its
 //! searchers, each C ABI call): they share one indexer, one set of indexes
 //! and one set of caches. `Engine::session` lives with `Session`
-//! (`session.rs`), so this file does not import the session.
+//! (`session/mod.rs`), so this file does not import the session.
 
 use std::path::Path;
 use std::sync::Arc;
