@@ -49,7 +49,7 @@ pub use chronolog_ql::{CompileError, CompileErrorKind, ParseError, ParseErrorKin
 /// The storage types the engine's API takes and returns, so a program (the
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{
-    ColumnDef, ColumnType, CommitInfo, Durability, Interval, Options, RelationId, Replaced,
+    ColumnDef, ColumnType, CommitInfo, Durability, Interval, Options, RelationId, Replaced, RowId,
     RowVersion, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
 };
 pub use engine::Engine;

@@ -71,14 +71,15 @@ pub(crate) struct WriterState {
     pub(crate) poisoned: bool,
 }
 
-/// One purge, as kept in the audit log. It names the purged symbol by id
-/// only: the name itself is what was forgotten.
+/// One purge, as kept in the audit log. It names the purged symbols by id
+/// only: the names themselves are what was forgotten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PurgeRecord {
     /// When the purge committed.
     pub tx: Timestamp,
-    /// The purged symbol's id (its name now reads as `<purged>`).
-    pub subject: Symbol,
+    /// The purged symbols' ids (their names now read as `<purged>`); empty
+    /// for an erasure of single rows only.
+    pub subjects: Vec<Symbol>,
     /// How many rows were erased.
     pub rows: usize,
     /// Why, as given by the caller.
@@ -123,26 +124,41 @@ impl State {
             })
     }
 
+    fn erase(
+        &mut self,
+        tx: i64,
+        subjects: &[u32],
+        rows: &[(u32, u32)],
+        reason: &str,
+    ) -> Result<()> {
+        for &(relation, row) in rows {
+            let rel = self
+                .relations
+                .get_mut(relation as usize)
+                .ok_or_else(|| Error::corrupt(format!("purge in unknown relation #{relation}")))?;
+            rel.purge(row);
+        }
+        self.purges.push(PurgeRecord {
+            tx: Timestamp(tx),
+            subjects: subjects.iter().map(|&s| Symbol(s)).collect(),
+            rows: rows.len(),
+            reason: reason.to_string(),
+        });
+        Ok(())
+    }
+
     fn apply(&mut self, tx: i64, change: &Change) -> Result<()> {
         match change {
             Change::Purge {
                 subject,
                 rows,
                 reason,
-            } => {
-                for &(relation, row) in rows {
-                    let rel = self.relations.get_mut(relation as usize).ok_or_else(|| {
-                        Error::corrupt(format!("purge in unknown relation #{relation}"))
-                    })?;
-                    rel.purge(row);
-                }
-                self.purges.push(PurgeRecord {
-                    tx: Timestamp(tx),
-                    subject: Symbol(*subject),
-                    rows: rows.len(),
-                    reason: reason.clone(),
-                });
-            }
+            } => self.erase(tx, &[*subject], rows, reason)?,
+            Change::Erase {
+                subjects,
+                rows,
+                reason,
+            } => self.erase(tx, subjects, rows, reason)?,
             Change::CreateRelation(schema) => {
                 let id = self.relations.len() as u32;
                 self.by_name.insert(schema.name.clone(), id);
@@ -423,49 +439,78 @@ impl Store {
     /// is the one operation that deletes; it is never part of normal writes.
     /// A name the database does not know purges nothing and logs nothing.
     pub fn purge(&self, name: &str, reason: &str) -> Result<PurgeRecord> {
+        self.erase(&[name], &[], reason)
+    }
+
+    /// [`Store::purge`] of several names and of single rows at once: one
+    /// atomic erasure, one rewrite of the log, one audit record. Single
+    /// rows are for what must go although no symbol of its own names it
+    /// (a message that mentions a person in its text); their other symbols
+    /// stay. Names the database does not know and rows already erased are
+    /// skipped; when nothing is left, nothing is logged.
+    pub fn erase(
+        &self,
+        names: &[&str],
+        rows: &[(RelationId, RowId)],
+        reason: &str,
+    ) -> Result<PurgeRecord> {
         let mut writer = self.inner.writer.lock();
         if writer.poisoned {
             return Err(Error::corrupt(
                 "an earlier write failed to reach disk; reopen the database",
             ));
         }
-        let Some(subject) = self.symbol(name) else {
+        let mut subjects: Vec<Symbol> = names.iter().filter_map(|n| self.symbol(n)).collect();
+        subjects.sort_unstable();
+        subjects.dedup();
+        let rows: Vec<(u32, u32)> = {
+            let state = self.inner.state.read();
+            let mut doomed = rustc_hash::FxHashSet::default();
+            for (r, rel) in state.relations.iter().enumerate() {
+                for &subject in &subjects {
+                    doomed.extend(
+                        rel.rows_holding(subject)
+                            .into_iter()
+                            .map(|row| (r as u32, row)),
+                    );
+                }
+            }
+            for &(rel, row) in rows {
+                let relation = state.relation(rel)?;
+                if row < relation.len() && !relation.is_purged(row) {
+                    doomed.insert((rel.0, row));
+                }
+            }
+            let mut rows: Vec<(u32, u32)> = doomed.into_iter().collect();
+            rows.sort_unstable();
+            rows
+        };
+        if subjects.is_empty() && rows.is_empty() {
             return Ok(PurgeRecord {
                 tx: Timestamp(writer.last_tx),
-                subject: Symbol(u32::MAX),
+                subjects: Vec::new(),
                 rows: 0,
                 reason: reason.to_string(),
             });
-        };
-        let rows: Vec<(u32, u32)> = {
-            let state = self.inner.state.read();
-            state
-                .relations
-                .iter()
-                .enumerate()
-                .flat_map(|(r, rel)| {
-                    rel.rows_holding(subject)
-                        .into_iter()
-                        .map(move |row| (r as u32, row))
-                })
-                .collect()
-        };
+        }
         let tx = Timestamp::now().0.max(writer.last_tx + 1);
         let mut derived_guard = None;
         let mut symbols = {
             let table = self.inner.symbols.read();
             table.names_from(writer.persisted_symbols)
         };
-        if let Some(name) =
-            symbols.get_mut(subject.0.wrapping_sub(writer.persisted_symbols) as usize)
-        {
-            *name = crate::symbols::tombstone(subject.0);
+        for subject in &subjects {
+            if let Some(name) =
+                symbols.get_mut(subject.0.wrapping_sub(writer.persisted_symbols) as usize)
+            {
+                *name = crate::symbols::tombstone(subject.0);
+            }
         }
         let entry = LogEntry {
             symbols_from: writer.persisted_symbols,
             symbols,
-            change: Change::Purge {
-                subject: subject.0,
+            change: Change::Erase {
+                subjects: subjects.iter().map(|s| s.0).collect(),
                 rows: rows.clone(),
                 reason: reason.to_string(),
             },
@@ -482,7 +527,8 @@ impl Store {
                 cache.remove(&rows)?;
             }
             let doomed: rustc_hash::FxHashSet<(u32, u32)> = rows.iter().copied().collect();
-            let redact = |old: &mut LogEntry| redact_entry(old, subject.0, &doomed);
+            let names: rustc_hash::FxHashSet<u32> = subjects.iter().map(|s| s.0).collect();
+            let redact = |old: &mut LogEntry| redact_entry(old, &names, &doomed);
             if let Err(e) = log.purge(tx, &entry, redact) {
                 writer.poisoned = !matches!(e, Error::DiskFull { .. });
                 return Err(e);
@@ -490,15 +536,20 @@ impl Store {
         }
         writer.persisted_symbols += entry.symbols.len() as u32;
         writer.last_tx = tx;
-        self.inner.symbols.write().redact(subject);
-        // The purged name now reads differently: order afresh.
+        {
+            let mut table = self.inner.symbols.write();
+            for &subject in &subjects {
+                table.redact(subject);
+            }
+        }
+        // The purged names now read differently: order afresh.
         *self.inner.ranks.lock() = Arc::default();
         let mut state = self.inner.state.write();
         state.apply(tx, &entry.change)?;
         drop(derived_guard);
         Ok(state.purges.last().cloned().unwrap_or(PurgeRecord {
             tx: Timestamp(tx),
-            subject,
+            subjects,
             rows: rows.len(),
             reason: reason.to_string(),
         }))
@@ -639,16 +690,18 @@ impl Store {
 /// log entry; says whether anything changed.
 fn redact_entry(
     entry: &mut LogEntry,
-    subject: u32,
+    subjects: &rustc_hash::FxHashSet<u32>,
     doomed: &rustc_hash::FxHashSet<(u32, u32)>,
 ) -> bool {
     let mut changed = false;
-    if let Some(name) = entry
-        .symbols
-        .get_mut(subject.wrapping_sub(entry.symbols_from) as usize)
-    {
-        *name = crate::symbols::tombstone(subject);
-        changed = true;
+    for &subject in subjects {
+        if let Some(name) = entry
+            .symbols
+            .get_mut(subject.wrapping_sub(entry.symbols_from) as usize)
+        {
+            *name = crate::symbols::tombstone(subject);
+            changed = true;
+        }
     }
     if let Change::Commit { appends, .. } = &mut entry.change {
         for append in appends {

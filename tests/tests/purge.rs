@@ -103,7 +103,7 @@ fn purge_erases_a_subject_everywhere_and_survives_reopen() {
 
     let record = store.purge("alice", "erasure request #7").expect("purge");
     assert_eq!(record.rows, 4, "two works_at rows, two knows rows");
-    assert_eq!(record.subject, alice);
+    assert_eq!(record.subjects, [alice]);
 
     let check = |store: &Store| {
         assert_eq!(store.symbol("alice"), None, "the name is forgotten");
@@ -167,6 +167,77 @@ fn purge_erases_a_subject_everywhere_and_survives_reopen() {
     assert_eq!(rows.len(), 2, "bob's job and the new alice's");
     assert!(!rows.iter().any(|r| mentions(&store, r, "secret")));
     assert_eq!(store.purges().len(), 1);
+}
+
+/// Every file under `dir`, read whole: what is on disk.
+fn bytes_on_disk(dir: &std::path::Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(bytes_on_disk(&path));
+        } else {
+            out.extend(std::fs::read(&path).expect("read"));
+        }
+    }
+    out
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// One erasure of a name and of a single row that no symbol of its own
+/// names: both gone from every read and from the bytes on disk, in one
+/// audit record, while the row's symbols and everything else stay.
+#[test]
+fn an_erasure_of_a_name_and_a_row_is_one_purge_and_leaves_no_bytes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    let f = setup(&store);
+    let alice = store.symbol("alice").expect("alice");
+    let bob = store.symbol("bob").expect("bob");
+    let bobs_job = store
+        .snapshot()
+        .scan(f.works_at)
+        .eq(0, Value::Sym(bob))
+        .collect()
+        .expect("bob")[0]
+        .id;
+    assert!(holds(&bytes_on_disk(dir.path()), "alice's secret"));
+    let record = store
+        .erase(
+            &["alice", "nobody by this name"],
+            &[(f.works_at, bobs_job), (f.works_at, 9_999)],
+            "erasure request #8",
+        )
+        .expect("erase");
+    assert_eq!(record.subjects, [alice]);
+    assert_eq!(record.rows, 5, "alice's four rows and bob's job");
+    assert_eq!(store.purges().len(), 1);
+    let check = |store: &Store| {
+        assert!(everything(store, &f).is_empty());
+        assert_eq!(store.symbol("bob"), Some(bob), "bob's name stays");
+        assert!(store.symbol("acme").is_some());
+        let disk = bytes_on_disk(dir.path());
+        for gone in ["alice", "secret", "moved"] {
+            assert!(!holds(&disk, gone), "{gone:?} is still on disk");
+        }
+        assert!(holds(&disk, "initech"), "symbols not erased stay");
+    };
+    check(&store);
+    // An erasure of what is already gone logs nothing.
+    let again = store
+        .erase(&["alice"], &[(f.works_at, bobs_job)], "again")
+        .expect("erase again");
+    assert_eq!(again.rows, 0);
+    assert_eq!(store.purges().len(), 1);
+    drop(store);
+    let store = Store::open(dir.path()).expect("reopen");
+    check(&store);
+    assert_eq!(store.purges()[0].subjects, [alice]);
 }
 
 #[test]

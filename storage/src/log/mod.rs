@@ -107,6 +107,15 @@ pub(crate) enum Change {
         /// `(relation id, row id)` whose `tx_to` becomes this tx time.
         closes: Vec<(u32, u32)>,
     },
+    /// An erasure of several symbols and single rows at once (appended
+    /// after `Purge`, which older logs still hold and which replays as an
+    /// erasure of one symbol): every row holding a subject and every row
+    /// listed is erased, each subject's name forgotten.
+    Erase {
+        subjects: Vec<u32>,
+        rows: Vec<(u32, u32)>,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
