@@ -49,6 +49,15 @@ pub enum Error {
     /// be used: an unknown option, a wrong type, a bad time or language.
     #[error("bad search options: {0}")]
     BadRequest(String),
+    /// A name given to forget that is part of several people's names
+    /// ("Quentin" with two Quentins): nothing was erased.
+    #[error("{subject:?} could be any of {candidates:?}: say which, by the full name")]
+    AmbiguousSubject {
+        /// The name as given.
+        subject: String,
+        /// The names it is part of.
+        candidates: Vec<String>,
+    },
     /// The consolidation worker stopped (it panicked, a bug).
     #[error("the consolidation worker stopped: {0}")]
     Worker(String),

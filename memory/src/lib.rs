@@ -42,6 +42,7 @@ pub mod ids;
 mod lang;
 mod memory;
 mod message;
+mod names;
 mod options;
 pub mod recall;
 pub mod request;

@@ -295,7 +295,7 @@ impl MemoryServer {
 
     /// Erase a subject.
     #[tool(
-        description = "Erase a subject from memory for good: every message that mentions it, every fact about it and every name it went by, from all reads and all past versions. Other subjects are untouched. Use only when the user asks for something to be forgotten."
+        description = "Erase a subject from memory for good: every message that names it (any case, possessives, a person's first or last name alone when unambiguous), every fact about it and every name it went by, from all reads, all past versions and the bytes on disk. Other subjects are untouched. Use only when the user asks for something to be forgotten."
     )]
     async fn forget(
         &self,
@@ -310,8 +310,8 @@ impl MemoryServer {
         };
         Ok(structured(
             format!(
-                "forgot {subject:?}: {} messages, {} facts, {} names",
-                report.episodes, report.facts, report.aliases
+                "forgot {subject:?}: {} messages, {} facts, {} names; {} facts kept with it cut from their sentence",
+                report.episodes, report.facts, report.aliases, report.rewritten
             ),
             report.to_json(),
         ))

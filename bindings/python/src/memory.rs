@@ -260,8 +260,9 @@ impl Memory {
             .collect()
     }
 
-    /// Erases `subject` with every episode that mentions it, every fact
-    /// about it and its aliases, from every read and every old snapshot.
+    /// Erases `subject` with every message that names it, every fact about
+    /// it and its aliases, from every read, every old snapshot and the
+    /// bytes on disk (see `docs/memory.md`, "Forgetting").
     fn forget(&self, py: Python<'_>, tenant: &str, subject: &str) -> PyResult<Py<PyDict>> {
         let memory = self.get()?;
         let report = py
@@ -270,8 +271,10 @@ impl Memory {
         let out = PyDict::new(py);
         out.set_item("episodes", report.episodes)?;
         out.set_item("facts", report.facts)?;
+        out.set_item("rewritten", report.rewritten)?;
         out.set_item("aliases", report.aliases)?;
         out.set_item("rows", report.rows)?;
+        out.set_item("forms", report.forms)?;
         Ok(out.unbind())
     }
 

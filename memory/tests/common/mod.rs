@@ -22,6 +22,18 @@ pub fn memory() -> Memory {
     Memory::with_engine(engine, options).expect("memory")
 }
 
+/// [`memory`] kept on disk in `dir`, as a user's database is.
+#[allow(dead_code)] // Not every test file keeps its memory on disk.
+pub fn memory_in(dir: &std::path::Path) -> Memory {
+    let store = Store::open(dir).expect("open the store");
+    let engine = Engine::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
+    let options = Options {
+        reranker: None,
+        ..Options::manual()
+    };
+    Memory::with_engine(engine, options).expect("memory")
+}
+
 /// The user says `text` on `date` in `tenant`'s memory; the episode id.
 #[allow(dead_code)] // Not every test file says things as the user.
 pub fn say(memory: &Memory, tenant: &str, date: &str, text: &str) -> String {
