@@ -117,6 +117,57 @@ pub(crate) fn corrections(claims: &[Claim], denied: &[String]) -> Vec<Claim> {
     out
 }
 
+/// A language's claims as consolidation takes them, whatever the
+/// language: a breakup made one claim per partner slot; a one-valued
+/// state over a period that ended ("until 2020") made a past event; a past
+/// job or home without a period ("I used to live in Oslo") made an ending
+/// (it says only that it no longer holds); and the ending each bounded
+/// past period adds ([`ended_by_periods`]).
+pub(crate) fn settled(claims: Vec<Claim>) -> Vec<Claim> {
+    let mut claims = partners_ended(claims);
+    for claim in &mut claims {
+        let until = claim.valid.is_some_and(|w| w.from == Timestamp::MIN);
+        if claim.kind == ClaimKind::Holds && until {
+            claim.kind = ClaimKind::Happened;
+        }
+        let past_without_period = claim.kind == ClaimKind::Happened
+            && matches!(claim.predicate.as_str(), "works_at" | "lives_in")
+            && claim.valid.is_none_or(|w| w.to.is_none());
+        if past_without_period {
+            claim.kind = ClaimKind::Ended;
+        }
+    }
+    let ended = ended_by_periods(&claims);
+    claims.extend(ended);
+    claims
+}
+
+/// The claims a period with an end adds: "I worked at IBM until 2020"
+/// says IBM held up to 2020 (from a start not said) and so ended then; a
+/// one-valued slot that still holds IBM is ended there. Each language's
+/// time reader says "until" ([`crate::when::TimeExpr::UntilYear`]); this is
+/// the same for all of them.
+fn ended_by_periods(claims: &[Claim]) -> Vec<Claim> {
+    claims
+        .iter()
+        .filter(|c| {
+            matches!(c.kind, ClaimKind::Holds | ClaimKind::Happened) && is_functional(&c.predicate)
+        })
+        .filter_map(|c| {
+            let valid = c.valid?;
+            let end = valid.to.filter(|_| valid.from == Timestamp::MIN)?;
+            Some(Claim {
+                kind: ClaimKind::Ended,
+                valid: Some(When {
+                    from: end,
+                    to: None,
+                }),
+                ..c.clone()
+            })
+        })
+        .collect()
+}
+
 /// Family words as predicates: "my sister Mia" is `(speaker, sister,
 /// Mia)` in every language. Order matters to languages that match them in
 /// turn: a longer word before a shorter one it starts with.
@@ -150,6 +201,39 @@ pub(crate) const FAMILY: &[&str] = &[
     "fiance",
     "niece",
     "nephew",
+];
+
+/// The predicate a language's rules give a breakup ("we broke up", "wir
+/// haben uns getrennt", "我们分手了"): whichever partner slot holds (or
+/// the one holding the partner named) ends. [`partners_ended`] makes it
+/// one claim per slot of [`PARTNERS`].
+pub(crate) const ANY_PARTNER: &str = "any_partner";
+
+/// Each [`ANY_PARTNER`] claim as one claim per partner slot.
+fn partners_ended(claims: Vec<Claim>) -> Vec<Claim> {
+    let mut out = Vec::with_capacity(claims.len());
+    for claim in claims {
+        if claim.predicate == ANY_PARTNER {
+            out.extend(PARTNERS.iter().map(|p| Claim {
+                predicate: (*p).to_string(),
+                ..claim.clone()
+            }));
+        } else {
+            out.push(claim);
+        }
+    }
+    out
+}
+
+/// The partner slots a breakup ends, whichever holds.
+pub(crate) const PARTNERS: &[&str] = &[
+    "partner",
+    "wife",
+    "husband",
+    "boyfriend",
+    "girlfriend",
+    "fiance",
+    "fiancee",
 ];
 
 /// Events a message tells, each its own predicate ("I went to" is

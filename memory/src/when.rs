@@ -91,6 +91,16 @@ pub enum TimeExpr {
     },
     /// One year ("in 2019").
     Year(i64),
+    /// Up to the start of a year ("until 2020", "bis 2020", "直到2020年"):
+    /// it held before then, since a time the phrase does not say.
+    UntilYear(i64),
+    /// Up to the start of a month of a year ("until March 2020").
+    UntilMonth {
+        /// Its year.
+        year: i16,
+        /// Its month, 1 to 12.
+        month: i8,
+    },
     /// From the start of a year on ("since 2015").
     SinceYear(i64),
     /// A day of a month, its year the nearest one the tense allows
@@ -212,6 +222,8 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             let y = year(y)?;
             period(Date::new(y, 1, 1).ok()?, Date::new(y + 1, 1, 1).ok()?)
         }
+        TimeExpr::UntilYear(y) => until(Date::new(year(y)?, 1, 1).ok()?),
+        TimeExpr::UntilMonth { year, month } => until(Date::new(year, month, 1).ok()?),
         TimeExpr::DayOfMonth { month: m, day: d } => {
             let this_year = Date::new(day.year(), m, d).ok()?;
             let date = match (future, this_year > day) {
@@ -257,6 +269,14 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
         TimeExpr::NamedMonth(toward, m) => named_month(toward, m, day, future),
     }
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
+}
+
+/// "until 2020": up to that day, from a start not said (the earliest).
+fn until(end: Date) -> Option<When> {
+    Some(When {
+        from: Timestamp::MIN,
+        to: Some(open(end)?.from),
+    })
 }
 
 /// "three weeks ago": the whole unit that many units before `day`.

@@ -224,3 +224,23 @@ fn what_a_chinese_question_asks_by_its_predicate_leads() {
         );
     }
 }
+
+#[test]
+fn endings_in_chinese_end_what_they_name_and_until_bounds_a_job() {
+    let memory = memory();
+    say(&memory, "u1", "2022-01-01", "我的狗叫旺财。");
+    say(&memory, "u1", "2022-03-01", "我在腾讯工作。");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2023-01-01", "has_pet"), ["旺财"]);
+    say(&memory, "u1", "2024-05-10", "我的狗去世了。");
+    say(&memory, "u1", "2024-05-12", "我被裁员了。");
+    memory.consolidate_now().expect("consolidate");
+    assert!(believed(&memory, "u1", "2024-06-01", "has_pet").is_empty());
+    assert!(believed(&memory, "u1", "2024-06-01", "works_at").is_empty());
+    assert_eq!(believed(&memory, "u1", "2024-05-11", "works_at"), ["腾讯"]);
+
+    say(&memory, "u2", "2024-06-15", "我在IBM工作到2020年。");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u2", "2019-06-01", "works_at"), ["IBM"]);
+    assert!(believed(&memory, "u2", "2021-01-01", "works_at").is_empty());
+}

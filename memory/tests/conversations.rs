@@ -178,6 +178,13 @@ fn a_rumour_withdrawn_gives_the_old_job_back_while_the_past_belief_stays_answera
         believed(&memory, "u1", "2024-06-01", "works_at"),
         ["Tencent"]
     );
+    // ...as one version since 2021, not a piece from the rumour's start.
+    let now = memory.facts("u1", None, None).expect("facts");
+    let job = now.iter().find(|f| f.predicate == "works_at").expect("job");
+    assert_eq!(
+        (job.valid.from, job.valid.to),
+        (at("2021-03-01"), Timestamp::MAX)
+    );
     // ...and what was believed before it is still answerable.
     let then: Vec<String> = memory
         .facts("u1", Some(at("2024-06-01")), Some(before_correction))
@@ -806,4 +813,63 @@ fn durations_and_past_states_keep_their_times() {
     assert!(believed(&memory, "u1", "2024-07-01", "works_at").is_empty());
     assert_eq!(believed(&memory, "u1", "2022-06-15", "lives_in"), ["Tokyo"]);
     assert_eq!(believed(&memory, "u1", "2024-07-01", "lives_in"), ["Tokyo"]);
+}
+
+#[test]
+fn a_pet_that_died_a_breakup_and_a_quit_job_end_what_they_name() {
+    let memory = memory();
+    say(&memory, "u1", "2022-01-01", "My dog Rex is the best.");
+    say(&memory, "u1", "2022-02-01", "My boyfriend Tom is a chef.");
+    say(&memory, "u1", "2022-03-01", "I work at Acme.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2023-01-01", "has_pet"), ["Rex"]);
+    assert_eq!(believed(&memory, "u1", "2023-01-01", "boyfriend"), ["Tom"]);
+    say(
+        &memory,
+        "u1",
+        "2024-05-10",
+        "My dog passed away last month.",
+    );
+    say(&memory, "u1", "2024-05-11", "We broke up.");
+    say(&memory, "u1", "2024-05-12", "I quit my job yesterday.");
+    let report = memory.consolidate_now().expect("consolidate");
+    assert_eq!(report.ended, 3, "{report:?}");
+    for predicate in ["has_pet", "boyfriend", "works_at"] {
+        assert!(
+            believed(&memory, "u1", "2024-06-01", predicate).is_empty(),
+            "{predicate}"
+        );
+    }
+    // Each ended when it was said to: the dog last month (April).
+    assert_eq!(believed(&memory, "u1", "2024-03-15", "has_pet"), ["Rex"]);
+    assert!(believed(&memory, "u1", "2024-04-15", "has_pet").is_empty());
+    assert_eq!(believed(&memory, "u1", "2024-05-10", "boyfriend"), ["Tom"]);
+    assert_eq!(believed(&memory, "u1", "2024-05-10", "works_at"), ["Acme"]);
+    // Ended, not erased: the history keeps them.
+    let history = memory.history("u1", "user").expect("history");
+    assert!(history.iter().any(|f| f.object == "Rex"));
+}
+
+#[test]
+fn a_job_held_until_a_date_ends_there_and_the_next_begins() {
+    let memory = memory();
+    say(&memory, "u1", "2018-03-01", "I work at IBM.");
+    say(&memory, "u1", "2024-06-15", "I worked at IBM until 2020.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2019-06-01", "works_at"), ["IBM"]);
+    assert!(believed(&memory, "u1", "2021-01-01", "works_at").is_empty());
+    // Told out of order: the job until a date first, the next one after.
+    say(
+        &memory,
+        "u2",
+        "2024-06-15",
+        "I worked at IBM until March 2020.",
+    );
+    say(&memory, "u2", "2024-06-16", "I joined Google in 2020.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u2", "2019-06-01", "works_at"), ["IBM"]);
+    assert_eq!(
+        believed(&memory, "u2", "2021-01-01", "works_at"),
+        ["Google"]
+    );
 }

@@ -191,3 +191,34 @@ fn a_correction_in_german_withdraws_the_value_it_denies() {
     );
     assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
 }
+
+#[test]
+fn endings_in_german_end_what_they_name_and_until_bounds_a_job() {
+    let memory = memory();
+    say(
+        &memory,
+        "u1",
+        "2022-01-01",
+        "Mein Hund heißt Bello und ist sehr lieb.",
+    );
+    say(&memory, "u1", "2022-02-01", "Mein Freund Tom ist Koch.");
+    say(&memory, "u1", "2022-03-01", "Ich arbeite bei Acme.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2023-01-01", "has_pet"), ["Bello"]);
+    say(&memory, "u1", "2024-05-10", "Mein Hund ist gestorben.");
+    say(&memory, "u1", "2024-05-12", "Ich wurde entlassen.");
+    memory.consolidate_now().expect("consolidate");
+    assert!(believed(&memory, "u1", "2024-06-01", "has_pet").is_empty());
+    assert!(believed(&memory, "u1", "2024-06-01", "works_at").is_empty());
+    assert_eq!(believed(&memory, "u1", "2024-05-11", "works_at"), ["Acme"]);
+
+    say(
+        &memory,
+        "u2",
+        "2024-06-15",
+        "Ich habe bis 2020 bei IBM gearbeitet.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u2", "2019-06-01", "works_at"), ["IBM"]);
+    assert!(believed(&memory, "u2", "2021-01-01", "works_at").is_empty());
+}

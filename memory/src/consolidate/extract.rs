@@ -24,7 +24,7 @@ pub struct RuleExtractor;
 
 impl Extractor for RuleExtractor {
     fn extract(&self, episode: &EpisodeView<'_>) -> Vec<Claim> {
-        episode.lang.reader().claims(episode)
+        crate::claim::settled(episode.lang.reader().claims(episode))
     }
 }
 

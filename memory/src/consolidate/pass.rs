@@ -19,6 +19,7 @@ use super::report::Report;
 use crate::error::Result;
 use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
+use crate::names::NameForms;
 use crate::salience::{self, Level};
 use crate::schema::{Cursor, Elaborates, Episode, Fact, Relations, Retrieved};
 use crate::tenant_lang::TenantLanguages;
@@ -341,10 +342,32 @@ impl Consolidator {
             };
             let functional = is_functional(&claim.predicate) && claim.kind != ClaimKind::Happened;
             let predicate = slot_predicate(&claim.predicate);
-            let slot = if functional {
+            if self.held_already(claim, &subject, predicate)? {
+                report.count(super::conflict::Outcome::Restated);
+                continue;
+            }
+            let mut slot = if functional {
                 Slot::one(&subject, predicate)
             } else {
                 Slot::many(&subject, predicate, &normalize(&claim.object))
+            };
+            // "My dog passed away" ends the pet known as Rex ("my dog
+            // Rex"): an ending of a many-valued slot that holds nothing is
+            // about the one value it describes.
+            let described;
+            let claim = if !functional
+                && claim.kind == ClaimKind::Ended
+                && self.believed(&slot.to_string())?.is_empty()
+                && let Some((found, object)) = self.described(&subject, predicate, &claim.object)?
+            {
+                slot = found;
+                described = Claim {
+                    object,
+                    ..claim.clone()
+                };
+                &described
+            } else {
+                claim
             };
             let state = self.slot_state(slot, &claim.object)?;
             let claimed = Claimed {
@@ -386,6 +409,70 @@ impl Consolidator {
             elaborations,
             slot,
         })
+    }
+
+    /// Whether `claim` is a past period of a one-valued predicate from a
+    /// start not said ("I worked at IBM until 2020") whose value the slot
+    /// already holds over it ("I work at IBM", said in 2018): the ending
+    /// that comes with it bounds that value; a second, many-valued
+    /// version of it would say the same twice.
+    fn held_already(&self, claim: &Claim, subject: &str, predicate: &str) -> Result<bool> {
+        let Some(valid) = claim.valid else {
+            return Ok(false);
+        };
+        if claim.kind != ClaimKind::Happened
+            || valid.from != Timestamp::MIN
+            || !is_functional(&claim.predicate)
+        {
+            return Ok(false);
+        }
+        let end = valid.to.unwrap_or(Timestamp::MAX);
+        let object = normalize(&claim.object);
+        Ok(self
+            .believed(&Slot::one(subject, predicate).to_string())?
+            .iter()
+            .any(|v| normalize(&v.fact.object) == object && v.row.valid.from < end))
+    }
+
+    /// The one slot of `subject`'s `predicate` that holds now and whose
+    /// value or sentence names `word` ("dog" in "My dog Rex"), with its
+    /// value; `None` when none or several do.
+    fn described(
+        &self,
+        subject: &str,
+        predicate: &str,
+        word: &str,
+    ) -> Result<Option<(Slot, String)>> {
+        let store = self.session.store();
+        let (Some(subject), Some(predicate)) = (store.symbol(subject), store.symbol(predicate))
+        else {
+            return Ok(None);
+        };
+        let words = NameForms::new([word]);
+        let rows = store
+            .snapshot()
+            .scan(self.rel.fact)
+            .eq(Fact::SUBJECT, Value::Sym(subject))
+            .eq(Fact::PREDICATE, Value::Sym(predicate))
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        let mut found: Option<(Slot, String)> = None;
+        for row in rows {
+            let fact = Fact::from_values(store, &row.values)?;
+            if row.valid.to != Timestamp::MAX
+                || !(words.occur_in(&fact.object) || words.occur_in(&fact.text))
+            {
+                continue;
+            }
+            let Some(slot) = Slot::parse(&fact.slot) else {
+                continue;
+            };
+            match &found {
+                Some((other, _)) if *other != slot => return Ok(None),
+                _ => found = Some((slot, fact.object)),
+            }
+        }
+        Ok(found)
     }
 
     /// The versions of `slot` believed now, over all valid time.

@@ -137,8 +137,9 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
         confidence: rule.confidence,
     };
     let Some(object) = object else {
-        // "我辞职了": ends whatever job there was.
-        if rule.kind == ClaimKind::Ended && predicate == "works_at" {
+        // "我辞职了": ends whatever job there was ("我们分手了": whichever
+        // partner).
+        if rule.kind == ClaimKind::Ended && matches!(rule.predicate, Predicate::Fixed(_)) {
             return vec![claim(String::new(), ClaimKind::Ended)];
         }
         return Vec::new();

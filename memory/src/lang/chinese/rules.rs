@@ -202,6 +202,13 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(r"{S}{A}(?:辞职|离职)", Fixed("works_at"), Ended, work, 0.6),
         rule(
+            r"{S}{A}(?:被解雇|被开除|被裁员|被炒鱿鱼|退休)",
+            Fixed("works_at"),
+            Ended,
+            None,
+            0.6,
+        ),
+        rule(
             r"{S}{A}(?:离开了|离开|辞去了)(?:在)?{O}",
             Fixed("works_at"),
             Ended,
@@ -283,6 +290,28 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.8,
+        ),
+        // Endings: a partner, a pet.
+        rule(
+            r"{S}(?:和|跟)(?P<o>\p{Han}{1,4}?|[A-Z][a-z]+){A}(?:分手|离婚|分开)",
+            Fixed(crate::claim::ANY_PARTNER),
+            Ended,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:分手|离婚|分开)了",
+            Fixed(crate::claim::ANY_PARTNER),
+            Ended,
+            None,
+            0.7,
+        ),
+        rule(
+            r"我(?:们)?的?(?P<o>{PETS})(?:已经)?(?:去世|死|走|病死|跑丢|丢)了",
+            Fixed("has_pet"),
+            Ended,
+            None,
+            0.7,
         ),
         // Pets and possessions.
         rule(

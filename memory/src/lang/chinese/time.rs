@@ -18,6 +18,8 @@ const N: &str = r"\d{1,4}|[零一二两三四五六七八九十几]{1,3}";
 enum Rule {
     YearMonthDay,
     IsoDate,
+    UntilYearMonth,
+    UntilYear,
     SinceYearMonth,
     YearMonth,
     SinceYear,
@@ -46,6 +48,11 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
     vec![
         p(r"(\d{4})年({N})月({N})[日号]", Rule::YearMonthDay),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
+        p(
+            r"(?:直到|一直到|到)(\d{4})年({N})月(?:为止)?",
+            Rule::UntilYearMonth,
+        ),
+        p(r"(?:直到|一直到|到)(\d{4})年(?:为止)?", Rule::UntilYear),
         p(
             r"(?:从|自)(\d{4})年({N})月(?:起|开始|以来)?",
             Rule::SinceYearMonth,
@@ -115,6 +122,11 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
             month: month(2)?,
             day: day(3)?,
         },
+        Rule::UntilYearMonth => TimeExpr::UntilMonth {
+            year: year(1)?,
+            month: month(2)?,
+        },
+        Rule::UntilYear => TimeExpr::UntilYear(num(1)?),
         Rule::SinceYearMonth => TimeExpr::SinceMonth {
             year: year(1)?,
             month: month(2)?,

@@ -17,7 +17,11 @@ use crate::when;
 /// The claims `episode` makes.
 pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
     let mut claims = Vec::new();
-    for sentence in sentences(episode.text) {
+    for said in sentences(episode.text) {
+        // Rules read the sentence with its carried subjects; claims quote
+        // it as said.
+        let carried = subject_carried(said);
+        let sentence = carried.as_str();
         let future = looks_ahead(sentence);
         let found = when::find(&English, sentence, episode.at, future);
         let first = claims.len();
@@ -34,6 +38,9 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                     continue;
                 }
                 let mut found_claims = claims_of(rule, &caps, sentence, found);
+                for claim in &mut found_claims {
+                    claim.text = said.trim().to_string();
+                }
                 if !found_claims.is_empty() {
                     taken.push((whole.start(), whole.end()));
                     claims.append(&mut found_claims);
@@ -48,6 +55,30 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         claims.append(&mut corrected);
     }
     claims
+}
+
+/// "I left Tencent and joined Moonshot": a clause after "and", "but" or
+/// "then" that starts with a verb has the sentence's first subject.
+fn subject_carried(sentence: &str) -> String {
+    static ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?P<c>and|but|then|and then|and just|and recently) (?P<v>joined|moved|started|left|quit|got|became|work|worked|live|lived|love|loved|like|liked|adopted|bought|switched|retired|broke up|went|took|signed up|finished|graduated)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static FIRST_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:I|[Ww]e|[Hh]e|[Ss]he)\b").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let Some(subject) = FIRST_SUBJECT.find(sentence) else {
+        return sentence.to_string();
+    };
+    let subject = match subject.as_str() {
+        "I" => "I".to_string(),
+        other => other.to_lowercase(),
+    };
+    ELLIPSIS
+        // A `;` ends the first clause's object there ("Tencent", not
+        // "Tencent and joined Moonshot").
+        .replace_all(sentence, format!("$c; {subject} $v").as_str())
+        .into_owned()
 }
 
 /// A value a sentence denies: "..., not Tencent", "not in Munich".
@@ -70,9 +101,13 @@ fn claims_of(
     let Some(object) = object else {
         // "I quit my job": ends whatever job there was.
         if rule.kind == ClaimKind::Ended {
+            let predicate = match rule.predicate {
+                Predicate::Fixed(p) => p,
+                _ => "works_at",
+            };
             return vec![claim(
                 rule,
-                "works_at",
+                predicate,
                 subject,
                 String::new(),
                 sentence,
@@ -84,17 +119,6 @@ fn claims_of(
     let predicate = predicate_of(rule, caps);
     if predicate.is_empty() {
         return Vec::new();
-    }
-    // A past job or home without a period ("I used to live in Oslo") says
-    // only that it no longer holds.
-    let past_without_period = rule.kind == ClaimKind::Happened
-        && matches!(predicate.as_str(), "works_at" | "lives_in")
-        && found.is_none_or(|f| f.when.to.is_none());
-    if past_without_period {
-        return vec![Claim {
-            kind: ClaimKind::Ended,
-            ..claim(rule, &predicate, subject, object, sentence, found)
-        }];
     }
     let mut out = vec![claim(
         rule,
@@ -230,7 +254,8 @@ mod tests {
             at,
             lang: Lang::English,
         };
-        super::claims(&episode)
+        // As consolidation takes them: settled whatever the language.
+        claim::settled(super::claims(&episode))
             .into_iter()
             .map(|c| {
                 let who = match c.subject {
@@ -238,10 +263,14 @@ mod tests {
                     Subject::Named(n) => n,
                     Subject::Pronoun(p) => p,
                 };
-                let when = c
-                    .valid
-                    .and_then(|w| when::date_of(w.from))
-                    .map_or(String::new(), |d| format!(" @{d}"));
+                let when = match c.valid {
+                    Some(w) if w.from == Timestamp::MIN => {
+                        w.to.and_then(when::date_of)
+                            .map_or(String::new(), |d| format!(" @..{d}"))
+                    }
+                    Some(w) => when::date_of(w.from).map_or(String::new(), |d| format!(" @{d}")),
+                    None => String::new(),
+                };
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
@@ -288,6 +317,44 @@ mod tests {
             ["Happened I works_at IBM @2021-01-01"]
         );
         assert_eq!(claims("I used to live in Oslo."), ["Ended I lives_in Oslo"]);
+        // A period with an end: held until then, and ended there.
+        assert_eq!(
+            claims("I worked at IBM until March 2020."),
+            [
+                "Happened I works_at IBM @..2020-03-01",
+                "Ended I works_at IBM @2020-03-01"
+            ]
+        );
+        assert_eq!(
+            claims("I left Tencent and joined Moonshot last week."),
+            [
+                "Ended I works_at Tencent @2023-05-08",
+                "Holds I works_at Moonshot @2023-05-08"
+            ]
+        );
+    }
+
+    #[test]
+    fn endings_name_what_they_end() {
+        assert_eq!(claims("I got laid off."), ["Ended I works_at "]);
+        assert_eq!(
+            claims("I quit yesterday."),
+            ["Ended I works_at  @2023-05-16"]
+        );
+        assert_eq!(
+            claims("My dog passed away last month."),
+            ["Ended I has_pet dog @2023-04-01"]
+        );
+        assert_eq!(claims("My cat Luna died."), ["Ended I has_pet Luna"]);
+        let breakup = claims("I broke up with Tom.");
+        assert_eq!(breakup.len(), claim::PARTNERS.len());
+        assert!(
+            breakup.contains(&"Ended I boyfriend Tom".to_string()),
+            "{breakup:?}"
+        );
+        assert_eq!(claims("We broke up.").len(), claim::PARTNERS.len());
+        // Not endings: a job quit in a question, a plan.
+        assert!(claims("Did you quit smoking?").is_empty());
     }
 
     #[test]

@@ -88,6 +88,20 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
+            r"{S} (?i:got |was |were |have been |'ve been )(?i:fired|laid off|let go|made redundant)\b",
+            Fixed("works_at"),
+            Ended,
+            None,
+            0.6,
+        ),
+        rule(
+            r"{S} (?i:retired|quit)(?: (?i:my|his|her|the) (?:job|work)| (?:my |his |her )?job)?(?:[.!,;]|$| (?i:last|this|yesterday|today|in|on|after|because|and))",
+            Fixed("works_at"),
+            Ended,
+            None,
+            0.6,
+        ),
+        rule(
             r"{S} (?i:quit|left|resigned from) (?i:my job at |my job with |the job at |working at |working for |my position at )?{O}",
             Fixed("works_at"),
             Ended,
@@ -172,6 +186,35 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Fixed("from"),
             Holds,
             Some("place"),
+            0.6,
+        ),
+        // Endings: a partner, a pet.
+        rule(
+            r"{S} (?i:broke up|split up|separated|got divorced|divorced|are no longer together|'re no longer together)(?: (?i:with|from) {NAME})?",
+            Fixed(claim::ANY_PARTNER),
+            Ended,
+            None,
+            0.7,
+        ),
+        rule(
+            r"(?i:my) (?i:{PETS}),? {NAME},? (?i:has |had )?(?i:passed away|died|was put down|had to be put down|ran away|went missing)",
+            Fixed("has_pet"),
+            Ended,
+            Some("animal"),
+            0.7,
+        ),
+        rule(
+            r"(?i:my|our) (?P<o>(?i:{PETS})) (?i:has |had )?(?i:passed away|died|was put down|had to be put down|ran away|went missing)",
+            Fixed("has_pet"),
+            Ended,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:lost|had to put down|no longer have|don't have|do not have) (?i:my|our|an?) (?P<o>(?i:{PETS}))",
+            Fixed("has_pet"),
+            Ended,
+            None,
             0.6,
         ),
         // Names, identity, family.

@@ -62,6 +62,11 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
             r"(?:on )?(?:the )?(\d{1,2})(?:st|nd|rd|th)? (?:of )?({M}),? (\d{4})",
             Rule::DayMonthYear,
         ),
+        p(
+            r"(?:until|till|up until|up to) ({M}) (\d{4})",
+            Rule::UntilMonthYear,
+        ),
+        p(r"(?:until|till|up until|up to) (\d{4})", Rule::UntilYear),
         p(r"(?:since|from) ({M}) (\d{4})", Rule::SinceMonthYear),
         p(r"(?:in )?({M}),? (\d{4})", Rule::MonthYear),
         p(r"(?:since|from) (\d{4})", Rule::SinceYear),
@@ -100,6 +105,8 @@ enum Rule {
     IsoDate,
     MonthDayYear,
     DayMonthYear,
+    UntilMonthYear,
+    UntilYear,
     SinceMonthYear,
     MonthYear,
     SinceYear,
@@ -138,6 +145,11 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
             month: month(group(2))?,
             day: num(1)? as i8,
         },
+        Rule::UntilMonthYear => TimeExpr::UntilMonth {
+            year: num(2)? as i16,
+            month: month(group(1))?,
+        },
+        Rule::UntilYear => TimeExpr::UntilYear(num(1)?),
         Rule::SinceMonthYear => TimeExpr::SinceMonth {
             year: num(2)? as i16,
             month: month(group(1))?,

@@ -239,8 +239,9 @@ fn claims_of(
         confidence: rule.confidence,
     };
     let Some(object) = caps.name("o").and_then(|m| clean(m.as_str())) else {
-        // "Ich habe gekündigt": ends whatever job there was.
-        if rule.kind == ClaimKind::Ended && predicate == "works_at" {
+        // "Ich habe gekündigt": ends whatever job there was ("Wir haben
+        // uns getrennt": whichever partner).
+        if rule.kind == ClaimKind::Ended && matches!(rule.predicate, Predicate::Fixed(_)) {
             return vec![claim(String::new(), ClaimKind::Ended)];
         }
         return Vec::new();

@@ -154,11 +154,34 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
+            r"{S} (?i:wurde|wurden|bin|ist|sind){A} (?i:entlassen|gefeuert|gekündigt worden|in Rente gegangen|in den Ruhestand gegangen)\b",
+            Fixed("works_at"),
+            Ended,
+            None,
+            0.6,
+        ),
+        rule(
             r"{S} (?i:habe|hat|haben){A} (?i:gekündigt)\b",
             Fixed("works_at"),
             Ended,
             work,
             0.6,
+        ),
+        // A past job: over the period the sentence names ("bis 2020"),
+        // or, with no period, one that has ended.
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:bei|für) {OW} (?i:gearbeitet)\b",
+            Fixed("works_at"),
+            Happened,
+            work,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:arbeitete|arbeiteten){A} (?i:bei|für) {O}",
+            Fixed("works_at"),
+            Happened,
+            work,
+            0.7,
         ),
         rule(
             r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:seit \S+ )?(?i:bei|für) {O}",
@@ -266,6 +289,28 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.8,
+        ),
+        // Endings: a partner, a pet.
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:mich|sich|uns)(?: (?i:von) {NAME})? (?i:getrennt|scheiden lassen)",
+            Fixed(crate::claim::ANY_PARTNER),
+            Ended,
+            None,
+            0.7,
+        ),
+        rule(
+            r"(?i:mein|meine|unser|unsere) (?:{PETS}),? {NAME},? (?i:ist|sind) (?i:gestorben|tot|verstorben|weggelaufen|eingeschläfert worden)",
+            Fixed("has_pet"),
+            Ended,
+            Some("animal"),
+            0.7,
+        ),
+        rule(
+            r"(?i:mein|meine|unser|unsere) (?P<o>{PETS}) (?i:ist|sind) (?i:gestorben|tot|verstorben|weggelaufen|eingeschläfert worden)",
+            Fixed("has_pet"),
+            Ended,
+            None,
+            0.7,
         ),
         // Pets and possessions.
         rule(
