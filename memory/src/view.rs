@@ -161,7 +161,22 @@ pub(crate) fn facts(
         scan = scan.known_at(t);
     }
     let rows = scan.collect().map_err(chronolog_engine::Error::from)?;
-    rows.iter().map(|row| version(store, row, &[])).collect()
+    rows.iter()
+        .map(|row| {
+            // A version that replaced another is read beside its slot's
+            // rows: what it replaced, or the row it continues.
+            let slot_rows = match (row.supersedes, &row.values[Fact::SLOT]) {
+                (Some(_), Value::Sym(slot)) => snapshot
+                    .scan(Relations::of(store)?.fact)
+                    .history()
+                    .eq(Fact::SLOT, Value::Sym(*slot))
+                    .collect()
+                    .map_err(chronolog_engine::Error::from)?,
+                _ => Vec::new(),
+            };
+            version(store, row, &slot_rows)
+        })
+        .collect()
 }
 
 /// Every fact version of `tenant` believed now, whatever its valid time:
@@ -192,7 +207,25 @@ pub(crate) fn version(
     slot_rows: &[RowVersion],
 ) -> Result<FactVersion> {
     let fact = Fact::from_values(store, &row.values)?;
-    let supersedes = match row.supersedes {
+    // What a withdrawn value gave back is a continuation row of the value
+    // it cut (same values, superseding it, starting where it was cut):
+    // one version, from the first row's start, replacing what it replaced.
+    // History holds a row once per change of its valid time (a cut): the
+    // latest is what it holds now.
+    let latest = |id| {
+        slot_rows
+            .iter()
+            .filter(|r| r.id == id)
+            .max_by_key(|r| r.tx.from)
+    };
+    let (mut from, mut replaced, mut at) = (row.valid.from, row.supersedes, row.id);
+    while let Some(earlier) = replaced.and_then(latest) {
+        if earlier.id >= at || earlier.values != row.values || earlier.valid.to != from {
+            break;
+        }
+        (from, replaced, at) = (earlier.valid.from, earlier.supersedes, earlier.id);
+    }
+    let supersedes = match replaced {
         Some(id) => slot_rows
             .iter()
             .find(|r| r.id == id)
@@ -207,7 +240,10 @@ pub(crate) fn version(
         predicate: fact.predicate,
         text: fact.text,
         confidence: fact.confidence,
-        valid: row.valid,
+        valid: Interval {
+            from,
+            to: row.valid.to,
+        },
         known: row.tx,
         supersedes,
         source: row
