@@ -203,18 +203,15 @@ pub(super) fn fact_item(
         .supersedes
         .as_ref()
         .map_or(String::new(), |s| format!("; replaced {s}"));
-    let when = if past {
-        format!(
-            " (past: from {} until {until}{replaced})",
-            short_time(fact.valid.from)
-        )
-    } else if asks_when {
-        format!(
-            " (from {} until {until}{replaced})",
-            short_time(fact.valid.from)
-        )
-    } else {
-        format!(" ({} .. {until}{replaced})", short_time(fact.valid.from))
+    // A start not said ("I worked at IBM until 2020") is left out.
+    let from = (fact.valid.from != Timestamp::MIN).then(|| short_time(fact.valid.from));
+    let when = match (&from, past || asks_when) {
+        (Some(from), true) if past => format!(" (past: from {from} until {until}{replaced})"),
+        (None, true) if past => format!(" (past: until {until}{replaced})"),
+        (Some(from), true) => format!(" (from {from} until {until}{replaced})"),
+        (None, true) => format!(" (until {until}{replaced})"),
+        (Some(from), false) => format!(" ({from} .. {until}{replaced})"),
+        (None, false) => format!(" (until {until}{replaced})"),
     };
     let source = fact.source.clone().unwrap_or_default();
     Item {
