@@ -270,3 +270,37 @@ fn a_damaged_cache_is_an_error_never_a_panic() {
     }
     eprintln!("damaged cache: {refused} of 40 trials refused, the rest opened");
 }
+
+/// A database whose log and cache were both deleted is refused, not
+/// opened empty: its lock file says a database was there. Removing the
+/// lock file, as the message says, starts an empty one; an empty lock file
+/// (a creation a crash cut short) opens as a new database.
+#[test]
+fn a_database_without_its_log_and_cache_is_refused_not_opened_empty() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let store = Store::open(dir.path()).expect("open");
+        chronolog_tests::create_knows(&store);
+    }
+    std::fs::remove_file(dir.path().join("log")).expect("remove log");
+    if dir.path().join("cache").exists() {
+        std::fs::remove_dir_all(dir.path().join("cache")).expect("remove cache");
+    }
+    let Err(err) = Store::open(dir.path()) else {
+        panic!("a used directory without its log opened");
+    };
+    let message = err.to_string();
+    assert!(
+        message.contains("missing") && message.contains("`lock`"),
+        "{message}"
+    );
+    assert!(!dir.path().join("log").exists(), "the refusal wrote nothing");
+    std::fs::remove_file(dir.path().join("lock")).expect("remove lock");
+    let store = Store::open(dir.path()).expect("an empty database");
+    assert!(store.relations().is_empty());
+    drop(store);
+
+    let fresh = tempfile::tempdir().expect("tempdir");
+    std::fs::File::create(fresh.path().join("lock")).expect("empty lock");
+    assert!(Store::open(fresh.path()).is_ok());
+}

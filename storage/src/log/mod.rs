@@ -315,7 +315,21 @@ impl Log {
             // as a half-created file.
             ensure_space(dir, 0, options.min_free_bytes)?;
         }
-        let lock = lock(dir)?;
+        let mut lock = lock(dir)?;
+        // The lock file is marked once a log exists beside it: a marked
+        // lock file without a log is a database whose log was deleted, not
+        // a new one (an empty one is a creation a crash cut short).
+        let used = lock
+            .metadata()
+            .map_err(Error::io("reading the lock file"))?
+            .len()
+            > 0;
+        if used && !read_only && !log_path.exists() && !head_path.exists() {
+            return Err(Error::corrupt(format!(
+                "the log (the file `log`) is missing from `{}`, which held a database (its `lock` file says so): restore the log from a backup, or remove `lock` to start an empty database there",
+                dir.display()
+            )));
+        }
         let separate_head = head_path.exists()
             && header_of(&log_path).is_none_or(|(format, _)| format == SEPARATE_HEAD_FORMAT);
         let (file, layout, head) = if separate_head {
@@ -405,6 +419,12 @@ impl Log {
             if matches!(layout, Layout::SeparateHead) {
                 tail = Log::migrate(dir, tail, frames_at)?;
             }
+        }
+        if !used && !read_only {
+            use std::io::Write;
+            lock.write_all(b"chronolog database\n")
+                .and_then(|()| lock.sync_all())
+                .map_err(Error::io("marking the lock file"))?;
         }
         let log = Log {
             dir: dir.to_path_buf(),
