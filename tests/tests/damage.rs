@@ -294,7 +294,10 @@ fn a_database_without_its_log_and_cache_is_refused_not_opened_empty() {
         message.contains("missing") && message.contains("`lock`"),
         "{message}"
     );
-    assert!(!dir.path().join("log").exists(), "the refusal wrote nothing");
+    assert!(
+        !dir.path().join("log").exists(),
+        "the refusal wrote nothing"
+    );
     std::fs::remove_file(dir.path().join("lock")).expect("remove lock");
     let store = Store::open(dir.path()).expect("an empty database");
     assert!(store.relations().is_empty());
