@@ -30,7 +30,7 @@
 //! let then = memory.facts("acme", Some(at("2022-01-01")), None)?;
 //! assert_eq!(then[0].object, "Tencent");
 //! let now = memory.facts("acme", None, None)?;
-//! assert_eq!((now[0].object.as_str(), now[0].supersedes.as_deref()), ("Moonshot", None));
+//! assert_eq!((now[0].object.as_str(), now[0].supersedes.as_deref()), ("Moonshot", Some("Tencent")));
 //! # Ok::<(), chronolog_memory::Error>(())
 //! ```
 
