@@ -24,6 +24,7 @@ mod paraphrase;
 mod pass;
 pub(crate) mod passage;
 mod report;
+mod slots;
 
 pub use conflict::{Adjudicator, Decision, KeepBoth};
 pub(crate) use conversation::last_messages;

@@ -6,22 +6,22 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chronolog_engine::{Interval, Session, Store, Timestamp, Value};
+use chronolog_engine::{Interval, Session, Store, Value};
 
 use super::apply::{Written, apply};
-use super::conflict::{Adjudicator, Claimed, SlotState, Version, decide};
+use super::conflict::{Adjudicator, Claimed, decide};
 use super::conversation::{self, State};
 use super::entities::{self, Entities, Resolved};
 use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
 use super::paraphrase::Paraphrases;
 use super::passage::{self, Said};
 use super::report::Report;
+use super::slots::Slots;
 use crate::error::Result;
 use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
-use crate::names::NameForms;
 use crate::salience::{self, Level};
-use crate::schema::{Cursor, Elaborates, Episode, Fact, Relations, Retrieved};
+use crate::schema::{Cursor, Episode, Relations, Retrieved};
 use crate::tenant_lang::TenantLanguages;
 use crate::tuning::Tuning;
 
@@ -313,6 +313,14 @@ impl Consolidator {
         Ok(())
     }
 
+    /// What the store believes now about claims' slots.
+    fn slots(&self) -> Slots<'_> {
+        Slots {
+            store: self.session.store(),
+            rel: self.rel,
+        }
+    }
+
     /// What each claim does to its slot, decided against what the store
     /// believes now. A restatement reinforces its slot; two in one
     /// episode build on each other.
@@ -342,7 +350,7 @@ impl Consolidator {
             };
             let functional = is_functional(&claim.predicate) && claim.kind != ClaimKind::Happened;
             let predicate = slot_predicate(&claim.predicate);
-            if self.held_already(claim, &subject, predicate)? {
+            if self.slots().held_already(claim, &subject, predicate)? {
                 report.count(super::conflict::Outcome::Restated);
                 continue;
             }
@@ -357,8 +365,9 @@ impl Consolidator {
             let described;
             let claim = if !functional
                 && claim.kind == ClaimKind::Ended
-                && self.believed(&slot.to_string())?.is_empty()
-                && let Some((found, object)) = self.described(&subject, predicate, &claim.object)?
+                && self.slots().believed(&slot.to_string())?.is_empty()
+                && let Some((found, object)) =
+                    self.slots().described(&subject, predicate, &claim.object)?
             {
                 slot = found;
                 described = Claim {
@@ -369,7 +378,7 @@ impl Consolidator {
             } else {
                 claim
             };
-            let state = self.slot_state(slot, &claim.object)?;
+            let state = self.slots().state(slot, &claim.object)?;
             let claimed = Claimed {
                 claim,
                 subject: &subject,
@@ -383,120 +392,6 @@ impl Consolidator {
             plans.extend(decided);
         }
         Ok(plans)
-    }
-
-    /// What the store believes now about `slot` and its elaborations.
-    fn slot_state(&self, slot: Slot, object: &str) -> Result<SlotState> {
-        let base = slot.to_string();
-        let elaboration = slot.elaborated_by(&normalize(object)).to_string();
-        let mut elaborations = Vec::new();
-        let store = self.session.store();
-        if let Some(sym) = store.symbol(&base) {
-            let links = store
-                .snapshot()
-                .scan(self.rel.elaborates)
-                .eq(Elaborates::BASE, Value::Sym(sym))
-                .collect()
-                .map_err(chronolog_engine::Error::from)?;
-            for link in links {
-                let link = Elaborates::from_values(store, &link.values)?;
-                elaborations.extend(self.believed(&link.slot)?);
-            }
-        }
-        Ok(SlotState {
-            versions: self.believed(&base)?,
-            elaboration: self.believed(&elaboration)?,
-            elaborations,
-            slot,
-        })
-    }
-
-    /// Whether `claim` is a past period of a one-valued predicate from a
-    /// start not said ("I worked at IBM until 2020") whose value the slot
-    /// already holds over it ("I work at IBM", said in 2018): the ending
-    /// that comes with it bounds that value; a second, many-valued
-    /// version of it would say the same twice.
-    fn held_already(&self, claim: &Claim, subject: &str, predicate: &str) -> Result<bool> {
-        let Some(valid) = claim.valid else {
-            return Ok(false);
-        };
-        if claim.kind != ClaimKind::Happened
-            || valid.from != Timestamp::MIN
-            || !is_functional(&claim.predicate)
-        {
-            return Ok(false);
-        }
-        let end = valid.to.unwrap_or(Timestamp::MAX);
-        let object = normalize(&claim.object);
-        Ok(self
-            .believed(&Slot::one(subject, predicate).to_string())?
-            .iter()
-            .any(|v| normalize(&v.fact.object) == object && v.row.valid.from < end))
-    }
-
-    /// The one slot of `subject`'s `predicate` that holds now and whose
-    /// value or sentence names `word` ("dog" in "My dog Rex"), with its
-    /// value; `None` when none or several do.
-    fn described(
-        &self,
-        subject: &str,
-        predicate: &str,
-        word: &str,
-    ) -> Result<Option<(Slot, String)>> {
-        let store = self.session.store();
-        let (Some(subject), Some(predicate)) = (store.symbol(subject), store.symbol(predicate))
-        else {
-            return Ok(None);
-        };
-        let words = NameForms::new([word]);
-        let rows = store
-            .snapshot()
-            .scan(self.rel.fact)
-            .eq(Fact::SUBJECT, Value::Sym(subject))
-            .eq(Fact::PREDICATE, Value::Sym(predicate))
-            .collect()
-            .map_err(chronolog_engine::Error::from)?;
-        let mut found: Option<(Slot, String)> = None;
-        for row in rows {
-            let fact = Fact::from_values(store, &row.values)?;
-            if row.valid.to != Timestamp::MAX
-                || !(words.occur_in(&fact.object) || words.occur_in(&fact.text))
-            {
-                continue;
-            }
-            let Some(slot) = Slot::parse(&fact.slot) else {
-                continue;
-            };
-            match &found {
-                Some((other, _)) if *other != slot => return Ok(None),
-                _ => found = Some((slot, fact.object)),
-            }
-        }
-        Ok(found)
-    }
-
-    /// The versions of `slot` believed now, over all valid time.
-    fn believed(&self, slot: &str) -> Result<Vec<Version>> {
-        let store = self.session.store();
-        let Some(sym) = store.symbol(slot) else {
-            return Ok(Vec::new());
-        };
-        let rows = store
-            .snapshot()
-            .scan(self.rel.fact)
-            .history()
-            .eq(Fact::SLOT, Value::Sym(sym))
-            .collect()
-            .map_err(chronolog_engine::Error::from)?;
-        rows.into_iter()
-            .filter(|row| row.tx.to == Timestamp::MAX)
-            .map(|row| {
-                Ok(Version {
-                    fact: Fact::from_values(store, &row.values)?,
-                    row,
-                })
-            })
-            .collect()
     }
 }
 
