@@ -792,6 +792,29 @@ fn a_correction_withdraws_the_value_it_denies() {
     assert!(believed(&memory, "u1", "2024-01-15", "works_at").is_empty());
 }
 
+/// One message says a job, a new one, and takes the new one back (issue
+/// 35 item 4, as a memory hears it): the first runs on, never cut.
+#[test]
+fn a_job_taken_back_in_the_message_that_said_it_leaves_the_old_one_whole() {
+    let memory = memory();
+    say(
+        &memory,
+        "u1",
+        "2024-09-01",
+        "I have worked at Tencent since 2021. I joined Moonshot in June 2024. \
+         Actually I never joined Moonshot, that was a rumour.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "u1", "2025-01-01", "works_at"),
+        ["Tencent"]
+    );
+    assert_eq!(
+        believed(&memory, "u1", "2022-01-01", "works_at"),
+        ["Tencent"]
+    );
+}
+
 #[test]
 fn durations_and_past_states_keep_their_times() {
     let memory = memory();

@@ -215,6 +215,19 @@ fn setup(store: &Store) -> (RelationId, RelationId) {
 }
 
 /// Runs the batches; returns each commit's tx time with the model's belief.
+/// The fact an operation is about: (functional?, k, v).
+fn fact(op: &Op) -> (bool, i64, i64) {
+    match *op {
+        Op::Assert {
+            functional, k, v, ..
+        }
+        | Op::Retract {
+            functional, k, v, ..
+        }
+        | Op::Correct { functional, k, v } => (functional, k, v),
+    }
+}
+
 fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Vec<(i64, Belief)> {
     let mut belief = Belief::new();
     let mut commits = Vec::new();
@@ -223,15 +236,7 @@ fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Ve
         let batch_start = belief.clone();
         let mut txn = store.begin();
         for op in batch {
-            let (functional, k, v) = match *op {
-                Op::Assert {
-                    functional, k, v, ..
-                }
-                | Op::Retract {
-                    functional, k, v, ..
-                }
-                | Op::Correct { functional, k, v } => (functional, k, v),
-            };
+            let (functional, k, v) = fact(op);
             let rel = if functional { rels.0 } else { rels.1 };
             let values = vec![Value::Int(k), Value::Int(v)];
             let iv = |from: i64, to: i64| {
@@ -243,11 +248,21 @@ fn run(store: &Store, rels: (RelationId, RelationId), batches: &[Vec<Op>]) -> Ve
                 Op::Correct { .. } => txn.correct(rel, values),
             }
             .expect("valid op");
-            let past = Past {
-                commits: &beliefs,
-                batch_start: &batch_start,
-            };
-            model_apply(&mut belief, &past, op);
+        }
+        // "Never said" reaches back within the batch: an assert a later
+        // correction of the same fact withdraws is as if not written.
+        let past = Past {
+            commits: &beliefs,
+            batch_start: &batch_start,
+        };
+        for (at, op) in batch.iter().enumerate() {
+            let corrected_later = matches!(op, Op::Assert { .. })
+                && batch[at + 1..]
+                    .iter()
+                    .any(|later| matches!(later, Op::Correct { .. }) && fact(later) == fact(op));
+            if !corrected_later {
+                model_apply(&mut belief, &past, op);
+            }
         }
         let info = txn.commit().expect("commit");
         commits.push((info.tx.0, belief.clone()));

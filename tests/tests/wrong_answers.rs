@@ -494,6 +494,41 @@ fn correct_makes_the_row_it_cut_short_whole_again() {
     assert_eq!(answer(&mut db, "?- history w(alice, C).").len(), versions);
 }
 
+/// Issue 35 item 4: a correction withdraws what its own batch said of the
+/// fact before it, so the job that assert would have cut runs on whole.
+#[test]
+fn a_correction_in_the_batch_of_its_assert_leaves_what_it_would_have_cut_whole() {
+    let mut db = Session::in_memory();
+    db.run(":create w(p: sym key, c: sym).").expect("schema");
+    db.run(
+        "w(bob, tencent) valid 2021-03-01.
+         w(bob, moonshot) valid 2024-06-01.
+         correct w(bob, moonshot).",
+    )
+    .expect("batch");
+    assert_eq!(
+        column(answer(&mut db, "?- w(bob, C) as_of 2025-01-01.")),
+        ["tencent"]
+    );
+    let rows = answer(&mut db, "?- history w(bob, C).");
+    assert_eq!(rows.len(), 1, "one row, never cut: {rows:?}");
+    assert_eq!(
+        (
+            rows[0][0].as_str(),
+            rows[0][1].as_str(),
+            rows[0][2].as_str()
+        ),
+        ("tencent", "2021-03-01", "inf")
+    );
+    // An assert after the correction in the same batch is said.
+    db.run("correct w(bob, openai). w(bob, openai) valid 2025-01-01.")
+        .expect("batch");
+    assert_eq!(
+        column(answer(&mut db, "?- w(bob, C) as_of 2025-06-01.")),
+        ["openai"]
+    );
+}
+
 #[test]
 fn an_undated_fact_holds_from_its_transaction_never_rewriting_the_past() {
     let mut db = Session::in_memory();

@@ -250,7 +250,7 @@ impl<'s> WriteTxn<'s> {
     /// Makes every operation durable and visible, atomically, under one new
     /// transaction time.
     pub fn commit(mut self) -> Result<CommitInfo> {
-        let ops = std::mem::take(&mut self.ops);
+        let ops = plan::without_corrected(std::mem::take(&mut self.ops));
         let tx = self.store.next_tx(&self.writer);
         let plan = {
             let state = self.store.inner.state.read();

@@ -410,6 +410,53 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// The operations without the assertions a later `correct` of the same
+/// fact in the same transaction withdraws: "X was never said" covers what
+/// this transaction said of X before, so an assert and its correction in
+/// one batch plan as if the assert had never been written (the facts the
+/// assert would have cut stay whole, whether stored or pending).
+pub(super) fn without_corrected(ops: Vec<Op>) -> Vec<Op> {
+    let whole = |values: &[Value]| -> u64 {
+        let columns: Vec<usize> = (0..values.len()).collect();
+        slot_hash(&columns, values)
+    };
+    // Each correction's place, by the hash of the fact it withdraws.
+    let mut corrections: FxHashMap<(u32, u64), Vec<usize>> = FxHashMap::default();
+    for (at, op) in ops.iter().enumerate() {
+        if let Op::Correct { rel, values } = op {
+            corrections
+                .entry((rel.0, whole(values)))
+                .or_default()
+                .push(at);
+        }
+    }
+    if corrections.is_empty() {
+        return ops;
+    }
+    let withdrawn_later = |at: usize, rel: RelationId, values: &[Value]| {
+        corrections
+            .get(&(rel.0, whole(values)))
+            .is_some_and(|places| {
+                places.iter().any(|&c| {
+                    c > at
+                        && matches!(&ops[c], Op::Correct { values: v, .. } if v.as_slice() == values)
+                })
+            })
+    };
+    let keep: Vec<bool> = ops
+        .iter()
+        .enumerate()
+        .map(|(at, op)| match op {
+            Op::Assert { rel, values, .. } => !withdrawn_later(at, *rel, values),
+            _ => true,
+        })
+        .collect();
+    ops.into_iter()
+        .zip(keep)
+        .filter_map(|(op, keep)| keep.then_some(op))
+        .collect()
+}
+
 /// Hash of the slot columns' values; equal slots hash equally.
 fn slot_hash(slot: &[usize], values: &[Value]) -> u64 {
     use std::hash::{Hash, Hasher};
