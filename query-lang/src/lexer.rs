@@ -113,11 +113,13 @@ fn number(i: &str) -> IResult<&str, &str> {
     .parse(i)
 }
 
-/// Parses an ISO date or datetime into UTC microseconds. `9999-12-31`
-/// (the sentinel many systems write for "no end") is the end of time.
+/// Parses an ISO date or datetime into UTC microseconds. `9999-12-31` is
+/// that date; a `valid` clause reads it as the open end.
 pub fn parse_time(text: &str) -> Option<i64> {
-    if text.starts_with("9999-12-31") {
-        return Some(i64::MAX);
+    // jiff ends a little before 9999-12-31: a time in the year 9999 is
+    // read in 9998 (the same calendar) and moved a year on.
+    if let Some(rest) = text.strip_prefix("9999-") {
+        return parse_time(&format!("9998-{rest}")).map(|us| us + 365 * 86_400_000_000);
     }
     if let Ok(ts) = text.parse::<jiff::Timestamp>() {
         return Some(ts.as_microsecond());
@@ -365,7 +367,11 @@ mod tests {
                 "{bad}: {err:?}"
             );
         }
-        assert_eq!(parse_time("9999-12-31"), Some(i64::MAX));
-        assert_eq!(one("9999-12-31").expect("lex"), Tok::Time(i64::MAX));
+        // The date written: only a `valid` end reads it as open.
+        assert_eq!(parse_time("9999-12-31"), Some(253_402_214_400_000_000));
+        assert_eq!(
+            one("9999-12-31").expect("lex"),
+            Tok::Time(253_402_214_400_000_000)
+        );
     }
 }

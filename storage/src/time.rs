@@ -37,18 +37,32 @@ impl Timestamp {
         self.0
     }
 
+    /// The first instant of 9999-12-31, the date many systems write for
+    /// "no end" (see [`Timestamp::as_valid_end`]).
+    pub const NO_END_DATE: Timestamp = Timestamp(253_402_214_400_000_000);
+
     /// Parses an ISO-8601 date (`2021-03-01`, midnight UTC) or datetime
-    /// (`2021-03-01T09:30:00Z`, `2021-03-01 09:30`, offsets allowed);
-    /// `9999-12-31` is the end of time ([`Timestamp::MAX`]).
+    /// (`2021-03-01T09:30:00Z`, `2021-03-01 09:30`, offsets allowed), or
+    /// the open ends as this crate prints them (`inf`, `-inf`), so what was
+    /// printed reads back. A date is the date written, 9999-12-31 too: a
+    /// valid interval's end reads it as open ([`Timestamp::as_valid_end`]).
     pub fn parse(text: &str) -> Result<Timestamp> {
         let text = text.trim();
-        // The sentinel many systems write for "no end".
-        if text.starts_with("9999-12-31") {
-            return Ok(Timestamp::MAX);
+        match text {
+            "inf" => return Ok(Timestamp::MAX),
+            "-inf" => return Ok(Timestamp::MIN),
+            _ => {}
         }
         let bad = || Error::BadTime {
             text: text.to_string(),
         };
+        // jiff ends a little before 9999-12-31: a time in the year 9999
+        // is read in 9998 (the same calendar) and moved a year on.
+        if let Some(rest) = text.strip_prefix("9999-") {
+            return Timestamp::parse(&format!("9998-{rest}"))
+                .map(|t| Timestamp(t.0 + YEAR_9998_MICROS))
+                .map_err(|_| bad());
+        }
         // jiff reads offsets up to ±25:59, and a civil date-time with an
         // offset as if it had none; no place on Earth is past ±14:00.
         match utc_offset_minutes(text) {
@@ -78,6 +92,23 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// This instant as the end of a valid interval: 9999-12-31 or later
+    /// (the "no end" of slowly changing dimensions) is the open end, so a
+    /// row written `.. 9999-12-31` holds until further notice. Only a valid
+    /// end reads it so; a `time` value keeps the date it was given.
+    pub fn as_valid_end(self) -> Timestamp {
+        if self >= Timestamp::NO_END_DATE {
+            Timestamp::MAX
+        } else {
+            self
+        }
+    }
+}
+
+/// Microseconds in the year 9998 (not a leap year, as 9999 is not).
+const YEAR_9998_MICROS: i64 = 365 * 86_400_000_000;
+
 /// The UTC offset a date-time ends with (`+05:30`, `-0800`, `+14`), in
 /// minutes; `None` when it ends with none (or with `Z`).
 fn utc_offset_minutes(text: &str) -> Option<i32> {
@@ -102,6 +133,14 @@ impl fmt::Display for Timestamp {
         match *self {
             Timestamp::MIN => f.write_str("-inf"),
             Timestamp::MAX => f.write_str("inf"),
+            // Past jiff's end: shown from the same instant a year before.
+            Timestamp(us) if us >= Timestamp::NO_END_DATE.0 => {
+                let year_before = Timestamp(us - YEAR_9998_MICROS).to_string();
+                match year_before.strip_prefix("9998-") {
+                    Some(rest) => write!(f, "9999-{rest}"),
+                    None => write!(f, "@{us}us"),
+                }
+            }
             Timestamp(us) => match jiff::Timestamp::from_microsecond(us) {
                 Ok(ts) if us % 86_400_000_000 == 0 => {
                     write!(f, "{}", jiff::tz::TimeZone::UTC.to_datetime(ts).date())
@@ -191,6 +230,25 @@ impl fmt::Debug for Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_year_9999_reads_and_prints_as_written_and_ends_validity_open() {
+        let end = Timestamp::parse("9999-12-31").expect("the no-end date");
+        assert_eq!(end, Timestamp::NO_END_DATE);
+        assert_eq!(end.to_string(), "9999-12-31");
+        let noon = Timestamp::parse("9999-12-31T12:00:00Z").expect("noon");
+        assert_eq!(noon.0, end.0 + 43_200_000_000);
+        assert_eq!(noon.to_string(), "9999-12-31T12:00:00Z");
+        let june = Timestamp::parse("9999-06-01").expect("june");
+        assert_eq!(june.to_string(), "9999-06-01");
+        assert!(Timestamp::parse("9999-02-29").is_err());
+        assert_eq!(end.as_valid_end(), Timestamp::MAX);
+        assert_eq!(noon.as_valid_end(), Timestamp::MAX);
+        assert_eq!(june.as_valid_end(), june);
+        // What is printed for the open ends reads back.
+        assert_eq!(Timestamp::parse("inf").ok(), Some(Timestamp::MAX));
+        assert_eq!(Timestamp::parse("-inf").ok(), Some(Timestamp::MIN));
+    }
 
     #[test]
     fn parses_dates_and_datetimes_as_utc_micros() {

@@ -158,7 +158,10 @@ fn row(
     let valid = match (from, to) {
         (None, None) => None,
         (Some(from), None) => Some(Interval::starting(from)),
-        (from, Some(to)) => Some(Interval::new(from.unwrap_or(Timestamp::MIN), to)?),
+        (from, Some(to)) => Some(Interval::new(
+            from.unwrap_or(Timestamp::MIN),
+            to.as_valid_end(),
+        )?),
     };
     Ok((values, valid))
 }

@@ -75,7 +75,7 @@ impl Session {
             Some(ValidClause::Always(_)) => Some(Interval::ALWAYS),
             Some(ValidClause::Range(from, None)) => Some(Interval::starting(time(from)?)),
             Some(ValidClause::Range(from, Some(to))) => Some(
-                Interval::new(time(from)?, time(to)?)
+                Interval::new(time(from)?, time(to)?.as_valid_end())
                     .map_err(|e| Error::from(e).at(from.span().to(to.span())))?,
             ),
         };
