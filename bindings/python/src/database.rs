@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::values::{self, Table};
-use crate::{closed, engine_error};
+use crate::{closed, engine_error, script_error};
 
 type Shared = Arc<Mutex<Option<Session>>>;
 
@@ -78,17 +78,19 @@ impl Database {
         params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let params = values::params_json(params)?;
-        let table = with_session(py, &self.shared, |session| {
+        let ran = with_session(py, &self.shared, |session| {
             let params = values::read_params(session, params.as_deref())
                 .map_err(|e| engine_error(&e, script))?;
-            let outputs = session
-                .run_with(script, &params, &Limits::default())
-                .map_err(|e| engine_error(&e, script))?;
-            Ok(outputs.iter().rev().find_map(|o| match o {
-                Output::Rows(rows) => Some(Table::of(session, rows)),
-                _ => None,
-            }))
+            let ran = session.run_script(script, &params, &Limits::default());
+            Ok(match ran.error {
+                Some(e) => Err((e, ran.outputs.len())),
+                None => Ok(ran.outputs.iter().rev().find_map(|o| match o {
+                    Output::Rows(rows) => Some(Table::of(session, rows)),
+                    _ => None,
+                })),
+            })
         })?;
+        let table = ran.map_err(|(e, done)| script_error(py, &e, script, done))?;
         match table {
             Some(table) => table.to_python(py),
             None => Table {

@@ -41,6 +41,35 @@ pub(crate) fn engine_error(e: &chronolog_engine::Error, source: &str) -> PyErr {
     }
 }
 
+/// The error a script stopped at, after `done` of its steps ran: a step is
+/// a statement or a run of facts (one transaction), and the ones before
+/// the error stay done (a created relation, a committed batch). The
+/// message says so, and the exception's `done` holds the count, so a
+/// caller knows what was written.
+pub(crate) fn script_error(
+    py: Python<'_>,
+    e: &chronolog_engine::Error,
+    source: &str,
+    done: usize,
+) -> PyErr {
+    let mut message = e.render(source);
+    if done > 0 {
+        message.push_str(&format!(
+            "\nthe {done} step(s) before it ran and stay done (a step: a statement, or a run of facts committed as one transaction)"
+        ));
+    }
+    let err = match e {
+        chronolog_engine::Error::Parse(_) | chronolog_engine::Error::Compile(_) => {
+            QueryError::new_err(message)
+        }
+        _ => Error::new_err(message),
+    };
+    // An attribute the exception's own class allows: cannot fail but on
+    // memory exhaustion, where the message still says it.
+    let _ = err.value(py).setattr("done", done);
+    err
+}
+
 /// A memory error as a Python exception.
 pub(crate) fn memory_error(e: &chronolog_memory::Error) -> PyErr {
     Error::new_err(e.to_string())

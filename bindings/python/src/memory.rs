@@ -290,25 +290,29 @@ impl Memory {
     ) -> PyResult<Py<PyAny>> {
         let params = values::params_json(params)?;
         let memory = self.get()?;
-        let table = py.detach(|| -> PyResult<Table> {
+        type Ran = Result<Table, (chronolog_engine::Error, usize)>;
+        let ran = py.detach(|| -> PyResult<Ran> {
             let mut session = memory.engine().session();
             let params = values::read_params(&mut session, params.as_deref())
                 .map_err(|e| engine_error(&e, script))?;
-            let outputs = session
-                .run_with(script, &params, &Limits::default())
-                .map_err(|e| engine_error(&e, script))?;
-            Ok(outputs
-                .iter()
-                .rev()
-                .find_map(|o| match o {
-                    Output::Rows(rows) => Some(Table::of(&session, rows)),
-                    _ => None,
-                })
-                .unwrap_or(Table {
-                    columns: Vec::new(),
-                    rows: Vec::new(),
-                }))
+            let ran = session.run_script(script, &params, &Limits::default());
+            Ok(match ran.error {
+                Some(e) => Err((e, ran.outputs.len())),
+                None => Ok(ran
+                    .outputs
+                    .iter()
+                    .rev()
+                    .find_map(|o| match o {
+                        Output::Rows(rows) => Some(Table::of(&session, rows)),
+                        _ => None,
+                    })
+                    .unwrap_or(Table {
+                        columns: Vec::new(),
+                        rows: Vec::new(),
+                    })),
+            })
         })?;
+        let table = ran.map_err(|(e, done)| crate::script_error(py, &e, script, done))?;
         table.to_python(py)
     }
 

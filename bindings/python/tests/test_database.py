@@ -83,6 +83,20 @@ def test_language_errors_show_line_column_and_a_caret(db):
     assert len(db.run("?- works_at(P, C).")) == 2
 
 
+def test_a_script_that_fails_midway_says_what_it_wrote(db):
+    # Issue 35 item 11: the first batch commits, the second is refused.
+    with pytest.raises(chronolog.Error) as caught:
+        db.run(":create w(p: sym key, c: sym).\nw(bob, acme).\n?- w(P, C).\nw(bob, 42).")
+    assert caught.value.done == 3, str(caught.value)
+    message = str(caught.value)
+    assert "4:" in message and "stay done" in message, message
+    # What it says is what is there: the first batch, not the second.
+    assert db.run("?- w(P, C).") == [{"P": "bob", "C": "acme"}]
+    with pytest.raises(chronolog.QueryError) as caught:
+        db.run("?- nope(X).")
+    assert caught.value.done == 0
+
+
 def test_bad_parameters_are_type_errors(db):
     with pytest.raises(TypeError, match=r"\$t"):
         db.run("?- works_at(P, C) as_of $t.", {"t": object()})

@@ -21,7 +21,11 @@ Param = Union[str, int, float, bool, None, "Sym", datetime.datetime, datetime.da
 Path = Union[str, "os.PathLike[str]"]
 
 class Error(Exception):
-    """Anything Chronolog could not do; the message says why."""
+    """Anything Chronolog could not do; the message says why. Raised by
+    ``run`` or ``query`` after some steps of the script ran (a step: a
+    statement, or a run of facts committed as one transaction), ``done``
+    says how many: they stay done."""
+    done: int
 
 class QueryError(Error):
     """A script or query that does not parse or compile; the message
