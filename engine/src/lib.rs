@@ -46,11 +46,14 @@ pub use chronolog_ql::plan::{
 };
 /// The language's errors, inside [`Error::Parse`] and [`Error::Compile`].
 pub use chronolog_ql::{CompileError, CompileErrorKind, ParseError, ParseErrorKind};
+/// What storage refused with, inside [`Error::Storage`]: a caller tells a
+/// disk failure from a limit or a bad write by it.
+pub use chronolog_storage::Error as StorageError;
 /// The storage types the engine's API takes and returns, so a program (the
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{
-    ColumnDef, ColumnType, CommitInfo, Durability, Interval, Options, RelationId, Replaced, RowId,
-    RowVersion, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
+    ColumnDef, ColumnType, CommitInfo, Durability, Interval, MAX_SYMBOL_LEN, Options, RelationId,
+    Replaced, RowId, RowVersion, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
 };
 pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};

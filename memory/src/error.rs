@@ -16,16 +16,18 @@ pub enum Error {
         "bad tenant name {0:?}: use 1 to 128 bytes of letters (any script), digits, `_`, `-`, `.` or `@`"
     )]
     BadTenant(String),
-    /// A message without a role (who said it).
-    #[error("a message needs a role (who said it)")]
-    NoRole,
-    /// A message with nothing said (empty or only spaces): nothing to
-    /// remember, and an episode of it would match every search alike.
-    #[error("a message needs text: it is empty")]
-    EmptyText,
-    /// A session name that cannot be used (empty or over 256 bytes).
-    #[error("bad session name {0:?}")]
-    BadSession(String),
+    /// A message that cannot be remembered: no role, no text (empty or
+    /// only spaces: an episode of it would match every search alike), a
+    /// role over 4,096 bytes, text over [`crate::MAX_MESSAGE_BYTES`], a
+    /// session name empty or over 256 bytes, or a time no one said
+    /// anything at. Nothing of the call was written.
+    #[error("bad message `{field}`: {reason}")]
+    BadMessage {
+        /// The message's field at fault: `role`, `text`, `session`, `at`.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A line of a JSON-lines file that is not a message.
     #[error("line {line}: {message}")]
     BadLine {

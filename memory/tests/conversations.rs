@@ -510,9 +510,32 @@ fn bad_input_changes_nothing() {
     for blank in ["", "  \n\t"] {
         let refused = memory.add("ok", Message::new("user", blank));
         assert!(
-            matches!(refused, Err(chronolog_memory::Error::EmptyText)),
+            matches!(
+                refused,
+                Err(chronolog_memory::Error::BadMessage { field: "text", .. })
+            ),
             "{refused:?}"
         );
+    }
+    // Each limit names the field at fault (issue 35 item 5).
+    let field_of = |refused: chronolog_memory::Result<String>| match refused {
+        Err(chronolog_memory::Error::BadMessage { field, .. }) => field,
+        other => panic!("expected a bad message, got {other:?}"),
+    };
+    let long_role = "r".repeat(chronolog_memory::MAX_MESSAGE_BYTES.min(5_000));
+    assert_eq!(
+        field_of(memory.add("ok", Message::new(&long_role, "x"))),
+        "role"
+    );
+    let long_text = "word ".repeat(chronolog_memory::MAX_MESSAGE_BYTES / 5 + 1);
+    assert_eq!(
+        field_of(memory.add("ok", Message::new("user", &long_text))),
+        "text"
+    );
+    for never in ["9999-12-31", "9999-12-31T12:00:00Z", "inf"] {
+        let message =
+            Message::new("user", "x").at(chronolog_engine::Timestamp::parse(never).expect("t"));
+        assert_eq!(field_of(memory.add("ok", message)), "at", "{never}");
     }
     let mut session = memory.engine().session();
     let out = session

@@ -117,6 +117,19 @@ impl Schema {
     }
 
     pub(crate) fn validate(&self) -> Result<()> {
+        // A name past the limit is a limit, and its message shows the
+        // name's start, not a megabyte of it.
+        for name in std::iter::once(&self.name).chain(self.columns.iter().map(|c| &c.name)) {
+            if name.len() > MAX_NAME_LEN {
+                let start: String = name.chars().take(32).collect();
+                return Err(Error::LimitReached {
+                    what: format!(
+                        "relation and column names are at most {MAX_NAME_LEN} bytes; `{start}…` has {}",
+                        name.len()
+                    ),
+                });
+            }
+        }
         let bad = |reason: String| Error::InvalidSchema {
             relation: self.name.clone(),
             reason,
@@ -193,8 +206,11 @@ fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic())
         && chars.all(|c| c.is_alphanumeric() || c == '_')
-        && s.len() <= 128
+        && s.len() <= MAX_NAME_LEN
 }
+
+/// The longest relation or column name, in bytes.
+const MAX_NAME_LEN: usize = 128;
 
 #[cfg(test)]
 mod tests {

@@ -46,6 +46,11 @@ typedef enum ChronologStatus {
   // handle's timeout (`chronolog_set_timeout`), or past its memory
   // budget; it wrote nothing.
   CHRONOLOG_STATUS_STOPPED = 8,
+  // A value over a documented limit: a symbol, relation or column name
+  // or a message's role over 4,096 bytes, a message's text over
+  // 256 KiB, a transaction too large to log, a relation full. It wrote
+  // nothing; the message names the limit.
+  CHRONOLOG_STATUS_LIMIT = 9,
 } ChronologStatus;
 
 // A database handle: a number, never dereferenced, so a stale or made-up

@@ -75,6 +75,11 @@ pub enum ChronologStatus {
     /// handle's timeout (`chronolog_set_timeout`), or past its memory
     /// budget; it wrote nothing.
     Stopped = 8,
+    /// A value over a documented limit: a symbol, relation or column name
+    /// or a message's role over 4,096 bytes, a message's text over
+    /// 256 KiB, a transaction too large to log, a relation full. It wrote
+    /// nothing; the message names the limit.
+    Limit = 9,
 }
 
 /// Why a call failed.
@@ -93,8 +98,24 @@ impl Failure {
 
     /// An engine error, shown against the text it is about.
     fn engine(e: Error, source: &str) -> Failure {
+        use chronolog_engine::StorageError as Stored;
         let status = match e.kind() {
-            Error::Storage { .. } => ChronologStatus::StorageError,
+            // Only the disk and the directory are storage failures; a
+            // limit is the input's size, the rest what the script said.
+            Error::Storage {
+                source: Stored::LimitReached { .. },
+                ..
+            } => ChronologStatus::Limit,
+            Error::Storage {
+                source:
+                    Stored::Io { .. }
+                    | Stored::DiskFull { .. }
+                    | Stored::Corrupt { .. }
+                    | Stored::Damaged { .. }
+                    | Stored::Locked { .. }
+                    | Stored::ReadOnly,
+                ..
+            } => ChronologStatus::StorageError,
             Error::Cancelled | Error::LimitExceeded(_) => ChronologStatus::Stopped,
             Error::Internal(_) => ChronologStatus::InternalError,
             _ => ChronologStatus::QueryError,

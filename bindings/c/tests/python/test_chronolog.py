@@ -9,7 +9,7 @@ import sys
 import threading
 
 (OK, NULL_POINTER, INVALID_UTF8, INVALID_HANDLE, QUERY_ERROR, INVALID_ARGUMENT, STORAGE_ERROR,
- INTERNAL_ERROR, STOPPED) = range(9)
+ INTERNAL_ERROR, STOPPED, LIMIT) = range(10)
 
 
 class Chronolog:
@@ -100,6 +100,22 @@ def check_memory(c, path):
     assert status == OK
     assert c.memory_call("add", mem, "a/b", "user", "x", None, None)[0] == INVALID_ARGUMENT
     assert c.memory_call("add", mem, "alice", None, "x", None, None)[0] == NULL_POINTER
+    # A limit or a bad field is the caller's argument, named (issue 35 item 5).
+    for args, field in [(("r" * 5000, "x", None), "role"),
+                        (("user", "x" * (256 * 1024 + 1), None), "text"),
+                        (("user", "x", "9999-12-31"), "at")]:
+        status, message = c.memory_call("add", mem, "alice", *args, None)
+        assert status == INVALID_ARGUMENT and f"`{field}`" in message, (status, message)
+    # A budget is a whole number of tokens, 0 up (0 holds nothing; a huge
+    # one all that was found); anything else is refused, naming it.
+    for budget in [0, 18446744073709551615]:
+        status, context = c.memory_call("search", mem, "alice", "Where do I work?",
+                                        json.dumps({"budget": budget}))
+        assert status == OK and context["budget"] == budget, (budget, status, context)
+    assert c.memory_call("search", mem, "alice", "Where do I work?", None)[1]["abstain"] is False
+    for budget in [-1, 1.5, "10"]:
+        status, message = c.memory_call("search", mem, "alice", "q", json.dumps({"budget": budget}))
+        assert status == INVALID_ARGUMENT and "budget" in message, (budget, status, message)
     status, report = c.memory_call("consolidate", mem)
     # The background worker may have done some already; after this call
     # every episode is consolidated.
@@ -197,6 +213,14 @@ def main(lib_path, db_dir):
     # Errors come back as statuses with the language's message.
     status, message = c.execute(db, "?- nope(X).")
     assert status == QUERY_ERROR and "unknown relation `nope`" in message, (status, message)
+    # A value over a limit is LIMIT, not a storage failure (issue 35 item 5).
+    status, message = c.execute(db, "works_at(alice, '" + "x" * 5000 + "').")
+    assert status == LIMIT and "4096" in message, (status, message[:200])
+    status, message = c.execute(db, ":create " + "r" * 1_000_000 + "(x: int).")
+    assert status == LIMIT, (status, message[:200])
+    # A type error is the script's, not the disk's.
+    status, message = c.execute(db, "works_at(alice, 42).")
+    assert status == QUERY_ERROR, (status, message[:200])
     assert "^" in message, message
     status, message = c.execute(db, "?- works_at(X, Y).", {"p": {"sym": 3}})
     assert status == INVALID_ARGUMENT, (status, message)
