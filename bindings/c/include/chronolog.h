@@ -83,8 +83,12 @@ enum ChronologStatus chronolog_open(const char *path, ChronologDb *out_db);
 // `out_json` points to writable storage for one pointer.
 enum ChronologStatus chronolog_embedder(ChronologDb db, char **out_json);
 
-// Closes a database. Calls already running on it from other threads
-// finish first. Closing twice is `INVALID_HANDLE`.
+// Closes a database: stops every call running or waiting on it (each
+// returns `CHRONOLOG_STATUS_STOPPED`, having written nothing, as after
+// `chronolog_cancel`) and returns once they have, the directory's lock
+// released, so it can be opened again at once. A call that has not
+// returned after 10 seconds is a bug: `INTERNAL_ERROR`, and the database
+// closes when that call returns. Closing twice is `INVALID_HANDLE`.
 enum ChronologStatus chronolog_close(ChronologDb db);
 
 // Runs a script (statements, facts, rules, queries, as in the REPL) and

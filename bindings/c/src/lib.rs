@@ -417,18 +417,54 @@ pub unsafe extern "C" fn chronolog_embedder(
     })
 }
 
-/// Closes a database. Calls already running on it from other threads
-/// finish first. Closing twice is `INVALID_HANDLE`.
+/// Closes a database: stops every call running or waiting on it (each
+/// returns `CHRONOLOG_STATUS_STOPPED`, having written nothing, as after
+/// `chronolog_cancel`) and returns once they have, the directory's lock
+/// released, so it can be opened again at once. A call that has not
+/// returned after 10 seconds is a bug: `INTERNAL_ERROR`, and the database
+/// closes when that call returns. Closing twice is `INVALID_HANDLE`.
 #[unsafe(no_mangle)]
 pub extern "C" fn chronolog_close(db: ChronologDb) -> ChronologStatus {
-    boundary(|| match lock(&DATABASES).remove(&db) {
-        Some(_) => Ok(()),
-        None => Err(Failure::new(
-            ChronologStatus::InvalidHandle,
-            format!("database handle {db} is unknown or already closed"),
-        )),
+    boundary(|| {
+        let Some(handle) = lock(&DATABASES).remove(&db) else {
+            return Err(Failure::new(
+                ChronologStatus::InvalidHandle,
+                format!("database handle {db} is unknown or already closed"),
+            ));
+        };
+        // No new call finds the handle now; stop the ones that did. Each
+        // holds a clone of it until it returns.
+        let deadline = std::time::Instant::now() + CLOSE_WAIT;
+        let mut handle = handle;
+        loop {
+            for flag in lock(&handle.running).iter() {
+                flag.store(true, Ordering::Relaxed);
+            }
+            match Arc::try_unwrap(handle) {
+                Ok(last) => {
+                    drop(last);
+                    return Ok(());
+                }
+                Err(shared) if std::time::Instant::now() < deadline => {
+                    handle = shared;
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(_) => {
+                    return Err(Failure::new(
+                        ChronologStatus::InternalError,
+                        format!(
+                            "a call on database handle {db} has not stopped after {} s; the database closes when it returns",
+                            CLOSE_WAIT.as_secs()
+                        ),
+                    ));
+                }
+            }
+        }
     })
 }
+
+/// How long `chronolog_close` waits for the calls it stopped.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs a script (statements, facts, rules, queries, as in the REPL) and
 /// writes a JSON array to `out_json`, one object per statement: `{"rows":

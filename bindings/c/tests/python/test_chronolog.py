@@ -302,6 +302,20 @@ def main(lib_path, db_dir):
     assert out == [{"rows": {"columns": ["Y"], "rows": [["tencent"]]}}], out
     assert c.lib.chronolog_cancel(424242) == INVALID_HANDLE
 
+    # Close stops what runs on the handle and returns once it has, the
+    # directory free again (issue 35 item 2).
+    thread = threading.Thread(target=run_away)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive(), "the runaway query should still be running"
+    assert c.lib.chronolog_close(db) == OK, c.error()
+    thread.join(5)
+    assert not thread.is_alive(), "close returned while the query still ran"
+    assert result["status"] == STOPPED, result
+    db = c.open(db_dir)
+    status, out = c.execute(db, "?- works_at(alice, Y) as_of 2022-01-01.")
+    assert out == [{"rows": {"columns": ["Y"], "rows": [["tencent"]]}}], out
+
     # Double free and double close are errors, not crashes.
     out = ctypes.c_void_p()
     assert c.lib.chronolog_execute(db, b"?- works_at(X, Y).", None, ctypes.byref(out)) == OK
