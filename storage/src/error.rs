@@ -155,8 +155,8 @@ pub enum Error {
         /// The last commit that was acknowledged.
         acknowledged: String,
     },
-    /// A write to a database opened read-only for recovery.
-    #[error("the database was opened read-only for recovery; writes are refused")]
+    /// A write to a database opened read-only (to read, or for recovery).
+    #[error("the database was opened read-only; writes are refused")]
     ReadOnly,
 }
 

@@ -95,7 +95,13 @@ pub struct Options {
     /// instead of refusing it with [`Error::Damaged`]; no file is touched
     /// and every write is refused. [`Store::damage`] says what is missing.
     pub recover: bool,
-    /// Writes (and opening for writing) are refused with
+    /// Open for reading only: no file is created, changed or locked for
+    /// writing (the directory may be on a read-only mount), the lock is
+    /// shared with other readers, and every write is refused with
+    /// [`Error::ReadOnly`]. A damaged log is still refused (that is
+    /// `recover`); a torn, unacknowledged last commit is read past.
+    pub read_only: bool,
+    /// Writes (and creating a database) are refused with
     /// [`Error::DiskFull`] while the disk has less free space than this, so
     /// a full disk stops the database cleanly before any file is half
     /// written.
@@ -110,6 +116,7 @@ impl Default for Options {
         Options {
             durability: Durability::default(),
             recover: false,
+            read_only: false,
             min_free_bytes: DEFAULT_MIN_FREE_BYTES,
         }
     }
@@ -245,6 +252,7 @@ impl Store {
         let log_options = LogOptions {
             durability: options.durability,
             recover: options.recover,
+            read_only: options.read_only || options.recover,
             min_free_bytes: options.min_free_bytes,
         };
         let log = Log::open(path, log_options, |tx, entry| {
@@ -266,7 +274,8 @@ impl Store {
             }
             state.apply(tx, &entry.change)
         })?;
-        let cache = if options.recover {
+        // The derived cache is written as it is used: not when reading only.
+        let cache = if options.recover || options.read_only {
             None
         } else {
             Some(DerivedCache::open(&path.join("cache"))?)
@@ -312,7 +321,8 @@ impl Store {
         self.inner.log.as_ref().and_then(Log::damage)
     }
 
-    /// Whether writes are refused: the store was opened for recovery.
+    /// Whether writes are refused: the store was opened read-only (to
+    /// read, or for recovery).
     pub fn is_read_only(&self) -> bool {
         self.inner.log.as_ref().is_some_and(Log::read_only)
     }

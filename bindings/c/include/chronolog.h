@@ -75,6 +75,17 @@ extern "C" {
 // storage for one handle.
 enum ChronologStatus chronolog_open(const char *path, ChronologDb *out_db);
 
+// Opens the existing database in directory `path` to read it only:
+// nothing in the directory is created or changed (it may be on a
+// read-only mount), other readers may open it beside this one, writers
+// wait until the readers close, and a script that writes fails with
+// `STORAGE_ERROR` ("opened read-only"), having written nothing.
+//
+// # Safety
+// `path` is a NUL-terminated string; `out_db` points to writable storage
+// for one handle.
+enum ChronologStatus chronolog_open_read_only(const char *path, ChronologDb *out_db);
+
 // Writes `{"embedder": NAME, "stand_in": BOOL}` to `out_json`: which
 // sentence embedder `db` embeds text with (`all-MiniLM-L6-v2`, or the
 // hashing stand-in, `hashing-384`, when the model is not installed).

@@ -333,47 +333,83 @@ pub unsafe extern "C" fn chronolog_open(
     path: *const c_char,
     out_db: *mut ChronologDb,
 ) -> ChronologStatus {
-    boundary(|| {
-        if out_db.is_null() {
-            return Err(Failure::new(
-                ChronologStatus::NullPointer,
-                "`out_db` is null",
-            ));
-        }
-        // SAFETY: non-null and writable by the caller's contract.
-        unsafe { *out_db = 0 };
-        // SAFETY: the caller's contract.
-        let path = unsafe { optional_text_arg(path, "path") }?;
-        let store = match path {
-            None => Store::in_memory(),
-            Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    Failure::new(
-                        ChronologStatus::StorageError,
-                        format!("cannot create {dir}: {e}"),
-                    )
-                })?;
-                Store::open(dir).map_err(|e| {
-                    Failure::new(
-                        ChronologStatus::StorageError,
-                        format!("cannot open {dir}: {e}"),
-                    )
-                })?
-            }
-        };
-        warn_once_if_stand_in();
-        let db = Session::with_embedder(store, chronolog_engine::default_embedder());
-        let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        let entry = Handle {
-            db: Mutex::new(db),
-            running: Mutex::default(),
-            timeout_ms: AtomicU64::new(0),
-        };
-        lock(&DATABASES).insert(handle, Arc::new(entry));
-        // SAFETY: checked above.
-        unsafe { *out_db = handle };
-        Ok(())
+    // SAFETY: forwarded contract.
+    boundary(|| unsafe { open_database(path, out_db, false) })
+}
+
+/// Opens the existing database in directory `path` to read it only:
+/// nothing in the directory is created or changed (it may be on a
+/// read-only mount), other readers may open it beside this one, writers
+/// wait until the readers close, and a script that writes fails with
+/// `STORAGE_ERROR` ("opened read-only"), having written nothing.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `out_db` points to writable storage
+/// for one handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_open_read_only(
+    path: *const c_char,
+    out_db: *mut ChronologDb,
+) -> ChronologStatus {
+    // SAFETY: forwarded contract.
+    boundary(|| unsafe {
+        text_arg(path, "path")?;
+        open_database(path, out_db, true)
     })
+}
+
+/// `chronolog_open`, or its read-only twin.
+///
+/// # Safety
+/// As `chronolog_open`.
+unsafe fn open_database(path: *const c_char, out_db: *mut ChronologDb, read_only: bool) -> Outcome {
+    if out_db.is_null() {
+        return Err(Failure::new(
+            ChronologStatus::NullPointer,
+            "`out_db` is null",
+        ));
+    }
+    // SAFETY: non-null and writable by the caller's contract.
+    unsafe { *out_db = 0 };
+    // SAFETY: the caller's contract.
+    let path = unsafe { optional_text_arg(path, "path") }?;
+    let cannot = |dir: &str, e: &dyn std::fmt::Display| {
+        Failure::new(
+            ChronologStatus::StorageError,
+            format!("cannot open {dir}: {e}"),
+        )
+    };
+    let store = match path {
+        None => Store::in_memory(),
+        Some(dir) if read_only => {
+            let options = chronolog_engine::Options {
+                read_only: true,
+                ..chronolog_engine::Options::default()
+            };
+            Store::open_with(dir, options).map_err(|e| cannot(dir, &e))?
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Failure::new(
+                    ChronologStatus::StorageError,
+                    format!("cannot create {dir}: {e}"),
+                )
+            })?;
+            Store::open(dir).map_err(|e| cannot(dir, &e))?
+        }
+    };
+    warn_once_if_stand_in();
+    let db = Session::with_embedder(store, chronolog_engine::default_embedder());
+    let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+    let entry = Handle {
+        db: Mutex::new(db),
+        running: Mutex::default(),
+        timeout_ms: AtomicU64::new(0),
+    };
+    lock(&DATABASES).insert(handle, Arc::new(entry));
+    // SAFETY: checked above.
+    unsafe { *out_db = handle };
+    Ok(())
 }
 
 /// Says on standard error, once per process, that text will be embedded

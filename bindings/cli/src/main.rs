@@ -60,6 +60,11 @@ struct Cli {
     /// to query and export what remains; no file is changed.
     #[arg(long)]
     recover: bool,
+    /// Open the database to read it only: no file is created or changed
+    /// (it may be on a read-only mount), other readers may open it at the
+    /// same time, and writes are refused.
+    #[arg(long, conflicts_with = "recover")]
+    read_only: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -272,6 +277,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         store
+    } else if cli.read_only {
+        let options = chronolog_engine::Options {
+            read_only: true,
+            ..chronolog_engine::Options::default()
+        };
+        chronolog_engine::Store::open_with(&dir, options)
+            .with_context(|| format!("cannot read the database at {}", dir.display()))?
     } else {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;

@@ -62,6 +62,49 @@ fn execute_writes_to_the_database_directory_and_a_later_run_reads_it() {
 }
 
 #[test]
+fn read_only_reads_and_refuses_writes_without_touching_a_file() {
+    let home = tempfile::tempdir().expect("temp");
+    let db = home.path().join("db");
+    let out = chronolog(home.path())
+        .arg(&db)
+        .args(["-e", SETUP])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let files = |dir: &Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut all: Vec<_> = std::fs::read_dir(dir)
+            .expect("list")
+            .flatten()
+            .filter(|e| e.path().is_file())
+            .map(|e| (e.path(), std::fs::read(e.path()).expect("read")))
+            .collect();
+        all.sort();
+        all
+    };
+    let before = files(&db);
+    let read = chronolog(home.path())
+        .arg(&db)
+        .args([
+            "--read-only",
+            "-e",
+            "?- works_at(alice, Y) as_of 2022-01-01.",
+        ])
+        .output()
+        .expect("run");
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    assert!(text(&read.stdout).contains("tencent"));
+    let write = chronolog(home.path())
+        .arg(&db)
+        .args(["--read-only", "-e", "works_at(bob, acme)."])
+        .output()
+        .expect("run");
+    assert!(!write.status.success());
+    let said = text(&write.stdout) + &text(&write.stderr);
+    assert!(said.contains("read-only"), "{said}");
+    assert_eq!(files(&db), before, "a read-only run changed a file");
+}
+
+#[test]
 fn without_a_directory_the_default_database_lives_in_chronolog_home() {
     let home = tempfile::tempdir().expect("temp");
     let out = chronolog(home.path())

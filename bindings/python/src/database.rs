@@ -42,11 +42,34 @@ pub struct Database {
 #[pymethods]
 impl Database {
     #[new]
-    #[pyo3(signature = (path=None, embedder="minilm"))]
-    fn new(py: Python<'_>, path: Option<PathBuf>, embedder: &str) -> PyResult<Database> {
+    #[pyo3(signature = (path=None, embedder="minilm", read_only=false))]
+    fn new(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        embedder: &str,
+        read_only: bool,
+    ) -> PyResult<Database> {
         let embedder = crate::memory::embedder(py, embedder)?;
         let session = py.detach(|| -> PyResult<Session> {
             let store = match &path {
+                // Reading only: nothing created or changed, writes refused.
+                Some(dir) if read_only => {
+                    let options = chronolog_engine::Options {
+                        read_only: true,
+                        ..chronolog_engine::Options::default()
+                    };
+                    Store::open_with(dir, options).map_err(|e| {
+                        crate::Error::new_err(format!(
+                            "cannot read the database at {}: {e}",
+                            dir.display()
+                        ))
+                    })?
+                }
+                None if read_only => {
+                    return Err(crate::Error::new_err(
+                        "read_only needs the path of an existing database",
+                    ));
+                }
                 Some(dir) => {
                     std::fs::create_dir_all(dir).map_err(|e| {
                         crate::Error::new_err(format!("cannot create {}: {e}", dir.display()))

@@ -97,6 +97,25 @@ def test_a_script_that_fails_midway_says_what_it_wrote(db):
     assert caught.value.done == 0
 
 
+def test_a_read_only_database_reads_beside_another_and_writes_nothing(tmp_path):
+    path = tmp_path / "db"
+    with chronolog.Database(path, embedder="hashing") as writer:
+        writer.run(":create w(p: sym key, c: sym).\nw(bob, acme) valid 2021-01-01.")
+    files = {p: p.read_bytes() for p in path.rglob("*") if p.is_file()}
+    first = chronolog.Database(path, embedder="hashing", read_only=True)
+    second = chronolog.Database(path, embedder="hashing", read_only=True)
+    for db in (first, second):
+        assert db.run("?- w(P, C).") == [{"P": "bob", "C": "acme"}]
+        with pytest.raises(chronolog.Error, match="read-only"):
+            db.run("w(carol, initech).")
+        db.close()
+    assert {p: p.read_bytes() for p in path.rglob("*") if p.is_file()} == files
+    with pytest.raises(chronolog.Error, match="nothing to read"):
+        chronolog.Database(tmp_path / "none", embedder="hashing", read_only=True)
+    with pytest.raises(chronolog.Error, match="path"):
+        chronolog.Database(None, read_only=True)
+
+
 def test_bad_parameters_are_type_errors(db):
     with pytest.raises(TypeError, match=r"\$t"):
         db.run("?- works_at(P, C) as_of $t.", {"t": object()})

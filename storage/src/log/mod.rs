@@ -150,6 +150,9 @@ pub(crate) struct LogOptions {
     /// Open what reads back, read-only, even if it is shorter than what was
     /// acknowledged; touch no file.
     pub recover: bool,
+    /// Open for reading only (implied by `recover`): touch no file, share
+    /// the lock with other readers.
+    pub read_only: bool,
     /// Writes are refused while the disk has less free space than this.
     pub min_free_bytes: u64,
 }
@@ -162,8 +165,9 @@ pub(crate) struct Log {
     min_free_bytes: u64,
     /// What a recovery open found missing, if anything.
     damage: Option<String>,
-    /// Held for the log's life: the directory's lock.
-    _lock: File,
+    /// Held for the log's life: the directory's lock (shared when reading
+    /// only; none when reading a directory without a lock file).
+    _lock: Option<File>,
 }
 
 /// The writable end of the log.
@@ -198,9 +202,28 @@ fn lock(dir: &Path) -> Result<File> {
         .truncate(false)
         .open(dir.join("lock"))
         .map_err(Error::io("opening the lock file"))?;
+    wait_for_lock(dir, file, File::try_lock)
+}
+
+/// A reader's lock: the lock file opened for reading and locked shared, so
+/// readers open side by side and no writer opens meanwhile. A directory
+/// without a lock file (and nothing may be created there) is read unlocked.
+fn shared_lock(dir: &Path) -> Result<Option<File>> {
+    match File::open(dir.join("lock")) {
+        Ok(file) => wait_for_lock(dir, file, File::try_lock_shared).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("opening the lock file")(e)),
+    }
+}
+
+fn wait_for_lock(
+    dir: &Path,
+    file: File,
+    try_lock: fn(&File) -> std::result::Result<(), std::fs::TryLockError>,
+) -> Result<File> {
     let started = std::time::Instant::now();
     loop {
-        match file.try_lock() {
+        match try_lock(&file) {
             Ok(()) => return Ok(file),
             Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
@@ -300,30 +323,43 @@ impl Log {
         options: LogOptions,
         mut replay: impl FnMut(i64, LogEntry) -> Result<()>,
     ) -> Result<Log> {
-        let read_only = options.recover;
+        let read_only = options.read_only || options.recover;
         let (log_path, head_path) = (dir.join("log"), dir.join("head"));
+        let exists = log_path.exists() || head_path.exists();
         if read_only {
-            if !log_path.exists() && !head_path.exists() {
+            if !exists {
                 return Err(Error::corrupt(format!(
-                    "nothing to recover: `{}` holds no log",
+                    "nothing to {}: `{}` holds no log",
+                    if options.recover { "recover" } else { "read" },
                     dir.display()
                 )));
             }
         } else {
             std::fs::create_dir_all(dir).map_err(Error::io("creating the database directory"))?;
-            // Before anything is written: a full disk must not get as far
-            // as a half-created file.
-            ensure_space(dir, 0, options.min_free_bytes)?;
+            // Before a database is created: a full disk must not get as far
+            // as a half-created file. An existing one opens on a full disk
+            // (to be read); its writes are refused one by one.
+            if !exists {
+                ensure_space(dir, 0, options.min_free_bytes)?;
+            }
         }
-        let mut lock = lock(dir)?;
+        let mut lock = if read_only {
+            shared_lock(dir)?
+        } else {
+            Some(lock(dir)?)
+        };
         // The lock file is marked once a log exists beside it: a marked
         // lock file without a log is a database whose log was deleted, not
         // a new one (an empty one is a creation a crash cut short).
-        let used = lock
-            .metadata()
-            .map_err(Error::io("reading the lock file"))?
-            .len()
-            > 0;
+        let used = match &lock {
+            Some(file) => {
+                file.metadata()
+                    .map_err(Error::io("reading the lock file"))?
+                    .len()
+                    > 0
+            }
+            None => false,
+        };
         if used && !read_only && !log_path.exists() && !head_path.exists() {
             return Err(Error::corrupt(format!(
                 "the log (the file `log`) is missing from `{}`, which held a database (its `lock` file says so): restore the log from a backup, or remove `lock` to start an empty database there",
@@ -380,7 +416,7 @@ impl Log {
             };
             let readable = describe(read.frames, read.last_tx);
             let acknowledged = describe(head.frames, head.last_tx);
-            if !read_only {
+            if !options.recover {
                 return Err(Error::Damaged {
                     reason,
                     readable,
@@ -420,7 +456,7 @@ impl Log {
                 tail = Log::migrate(dir, tail, frames_at)?;
             }
         }
-        if !used && !read_only {
+        if let (false, false, Some(lock)) = (used, read_only, lock.as_mut()) {
             use std::io::Write;
             lock.write_all(b"chronolog database\n")
                 .and_then(|()| lock.sync_all())
@@ -816,6 +852,7 @@ mod tests {
         let options = LogOptions {
             durability: Durability::Sync,
             recover,
+            read_only: recover,
             min_free_bytes: 0,
         };
         let mut seen = Vec::new();

@@ -19,6 +19,7 @@ class Chronolog:
         lib = ctypes.CDLL(lib_path)
         c_str, out_str = ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)
         lib.chronolog_open.argtypes = [c_str, ctypes.POINTER(ctypes.c_uint64)]
+        lib.chronolog_open_read_only.argtypes = [c_str, ctypes.POINTER(ctypes.c_uint64)]
         lib.chronolog_close.argtypes = [ctypes.c_uint64]
         lib.chronolog_execute.argtypes = [ctypes.c_uint64, c_str, c_str, out_str]
         lib.chronolog_free_string.argtypes = [ctypes.c_void_p]
@@ -36,7 +37,7 @@ class Chronolog:
         lib.chronolog_memory_history.argtypes = [handle, c_str, c_str, out_str]
         lib.chronolog_memory_forget.argtypes = [handle, c_str, c_str, out_str]
         lib.chronolog_memory_execute.argtypes = [handle, c_str, c_str, out_str]
-        for name in ("open", "close", "execute", "free_string", "cancel", "set_timeout",
+        for name in ("open", "open_read_only", "close", "execute", "free_string", "cancel", "set_timeout",
                      "embedder", "memory_open", "memory_close", "memory_add", "memory_consolidate",
                      "memory_search", "memory_history", "memory_forget", "memory_execute"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
@@ -324,6 +325,25 @@ def main(lib_path, db_dir):
     assert c.lib.chronolog_close(db) == OK
     assert c.lib.chronolog_close(db) == INVALID_HANDLE
     assert c.lib.chronolog_close(424242) == INVALID_HANDLE
+
+    # Read-only handles read side by side and write nothing (issue 35 item 6).
+    readers = []
+    for _ in range(2):
+        handle = ctypes.c_uint64(0)
+        status = c.lib.chronolog_open_read_only(db_dir.encode(), ctypes.byref(handle))
+        assert status == OK, c.error()
+        readers.append(handle.value)
+    for reader in readers:
+        status, out = c.execute(reader, "?- works_at(alice, Y) as_of 2022-01-01.")
+        assert out == [{"rows": {"columns": ["Y"], "rows": [["tencent"]]}}], out
+        status, message = c.execute(reader, "works_at(carol, acme).")
+        assert status == STORAGE_ERROR and "read-only" in message, (status, message)
+    handle = ctypes.c_uint64(0)
+    assert c.lib.chronolog_open_read_only(None, ctypes.byref(handle)) == NULL_POINTER
+    status = c.lib.chronolog_open_read_only((db_dir + "-none").encode(), ctypes.byref(handle))
+    assert status == STORAGE_ERROR and handle.value == 0, (status, c.error())
+    for reader in readers:
+        assert c.lib.chronolog_close(reader) == OK
 
     in_memory = c.open(None)
     status, out = c.execute(in_memory, ":relations.")
