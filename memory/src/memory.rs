@@ -112,7 +112,7 @@ impl Memory {
                 .spawn(move || {
                     worker::work(
                         &rx,
-                        || for_worker.consolidator.lock().run(),
+                        || for_worker.consolidator.lock().run(&crate::Stop::default()),
                         &for_worker.failure,
                     )
                 })
@@ -197,7 +197,15 @@ impl Memory {
     /// the text and vector indexes cover what it wrote. Running it again
     /// with nothing new does nothing.
     pub fn consolidate_now(&self) -> Result<Report> {
-        let result = self.shared.consolidator.lock().run();
+        self.consolidate_until(&crate::Stop::default())
+    }
+
+    /// [`Memory::consolidate_now`] that gives up when `stop` says so,
+    /// between messages: what it finished stays consolidated and the
+    /// next pass goes on from there. It waits for a pass already running
+    /// (the worker's) before it starts.
+    pub fn consolidate_until(&self, stop: &crate::Stop) -> Result<Report> {
+        let result = self.shared.consolidator.lock().run(stop);
         if result.is_ok() {
             *self.shared.failure.lock() = None;
         }
@@ -392,7 +400,7 @@ impl Memory {
         // what is not consolidated yet is first: its mentions of the
         // subject are what find its messages.
         let mut consolidator = self.shared.consolidator.lock();
-        consolidator.run()?;
+        consolidator.run(&crate::Stop::default())?;
         let report = forget::forget(&self.shared.engine, tenant, subject)?;
         self.shared.caches.readers.wrote();
         consolidator.reload()?;

@@ -146,6 +146,12 @@ tuning! {
     /// 10 / 20: R@5 0.563 / 0.663 / 0.691, search p50 6 / 460 / 825 ms on
     /// the 2-core VM (all five conversations at 30: R@5 0.617 -> 0.718).
     rerank_depth: usize = 20,
+    /// The gate abstains when the best message the reranker read scores
+    /// below this (its logit: above 0 it judges the message an answer)
+    /// and no fact the question asks about by its predicate holds.
+    /// Calibrated on both dev sets: docs/evaluation.md, "The evidence
+    /// gate".
+    evidence_floor: f64 = -100.0,
     /// The most facts a context leads with.
     max_facts: usize = 8,
     /// One leading fact per this many tokens of budget (2 at 500, 8 at

@@ -985,3 +985,73 @@ fn a_search_reads_the_message_added_just_before_it() {
         }
     }
 }
+
+/// A search or a consolidation stopped by its caller (issue 35 item 9)
+/// returns the engine's `Cancelled` or time limit; a stopped pass keeps the
+/// messages it finished and the next goes on from there.
+#[test]
+fn a_stopped_search_or_consolidation_says_so_and_loses_nothing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let memory = memory();
+    for day in 1..=9 {
+        say(
+            &memory,
+            "u1",
+            &format!("2024-06-0{day}"),
+            &format!("On day {day} I went hiking near Lake Tahoe."),
+        );
+    }
+    let flag = Arc::new(AtomicBool::new(true));
+    let stopped = chronolog_memory::Stop {
+        cancel: Some(flag.clone()),
+        deadline: None,
+    };
+    let refused = memory.consolidate_until(&stopped);
+    assert!(
+        matches!(
+            refused,
+            Err(chronolog_memory::Error::Engine(
+                chronolog_engine::Error::Cancelled
+            ))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(memory.status().expect("status").consolidated, 0);
+    let options = SearchOptions {
+        stop: stopped.clone(),
+        ..SearchOptions::default()
+    };
+    let refused = memory.search("u1", "Where did I go hiking?", &options);
+    assert!(
+        matches!(
+            refused,
+            Err(chronolog_memory::Error::Engine(
+                chronolog_engine::Error::Cancelled
+            ))
+        ),
+        "{refused:?}"
+    );
+    let late = SearchOptions {
+        stop: chronolog_memory::Stop {
+            cancel: None,
+            deadline: Some(std::time::Instant::now()),
+        },
+        ..SearchOptions::default()
+    };
+    assert!(matches!(
+        memory.search("u1", "Where did I go hiking?", &late),
+        Err(chronolog_memory::Error::Engine(
+            chronolog_engine::Error::LimitExceeded(_)
+        ))
+    ));
+    // Let go, the same calls do their work, all of it.
+    flag.store(false, Ordering::Relaxed);
+    let report = memory.consolidate_until(&stopped).expect("consolidate");
+    assert_eq!(report.episodes, 9);
+    let found = ask_with(&memory, "u1", "Where did I go hiking?", options);
+    assert!(
+        !found.abstain && found.to_text().contains("Tahoe"),
+        "{found:?}"
+    );
+}

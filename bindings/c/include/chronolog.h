@@ -157,10 +157,26 @@ const char *chronolog_version(void);
 // writable storage for one handle.
 enum ChronologStatus chronolog_memory_open(const char *path, ChronologMemory *out_memory);
 
-// Closes a memory: its worker finishes the pass it is in, and the store's
-// files are released once calls running on it from other threads end.
-// Closing twice is `INVALID_HANDLE`.
+// Closes a memory: stops the searches and consolidations running on it
+// (each returns `CHRONOLOG_STATUS_STOPPED`; a stopped consolidation keeps
+// the messages it finished), lets its worker finish the message it is
+// on, and returns once the store's files are released. A call that has
+// not returned after 10 seconds is a bug: `INTERNAL_ERROR`, and the
+// memory closes when it returns. Closing twice is `INVALID_HANDLE`.
 enum ChronologStatus chronolog_memory_close(ChronologMemory memory);
+
+// Stops every search and consolidation running on `memory` when this is
+// called: each returns `CHRONOLOG_STATUS_STOPPED` within milliseconds (a
+// consolidation between two messages, keeping the ones it finished; a
+// search writes nothing). Safe from any thread; calls started afterwards
+// are not affected.
+enum ChronologStatus chronolog_memory_cancel(ChronologMemory memory);
+
+// Bounds how long each later search and consolidation on `memory` may
+// run, in milliseconds (0: no bound, the default); one past it returns
+// `CHRONOLOG_STATUS_STOPPED` (a consolidation keeps the messages it
+// finished, and the next goes on from there).
+enum ChronologStatus chronolog_memory_set_timeout(ChronologMemory memory, uint64_t milliseconds);
 
 // Appends one message to `tenant`'s memory, verbatim, and writes its
 // episode id (`tenant/e<n>`) to `out_id`. `role` is who said it (`user`,

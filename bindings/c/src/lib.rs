@@ -140,7 +140,7 @@ struct Handle {
     /// The stop flag of every `chronolog_execute` running or waiting for
     /// the database now: `chronolog_cancel` sets them all, without waiting
     /// for the database's lock.
-    running: Mutex<Vec<Arc<AtomicBool>>>,
+    running: RunningCalls,
     /// Milliseconds a call may run, 0 for no limit.
     timeout_ms: AtomicU64,
 }
@@ -178,23 +178,82 @@ impl<'h> Runner<'h> {
     }
 }
 
-/// A call's registration in [`Handle::running`], removed when it ends.
-struct Running<'h> {
-    handle: &'h Handle,
-    flag: Arc<AtomicBool>,
+/// The stop flags of the calls running on a handle (a database's or a
+/// memory's): cancel and close set them all.
+pub(crate) type RunningCalls = Mutex<Vec<Arc<AtomicBool>>>;
+
+/// A call's registration in a handle's [`RunningCalls`], removed when it
+/// ends.
+pub(crate) struct Running<'h> {
+    calls: &'h RunningCalls,
+    pub(crate) flag: Arc<AtomicBool>,
 }
 
 impl<'h> Running<'h> {
-    fn start(handle: &'h Handle) -> Running<'h> {
+    pub(crate) fn start(calls: &'h RunningCalls) -> Running<'h> {
         let flag = Arc::new(AtomicBool::new(false));
-        lock(&handle.running).push(flag.clone());
-        Running { handle, flag }
+        lock(calls).push(flag.clone());
+        Running { calls, flag }
     }
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        lock(&self.handle.running).retain(|f| !Arc::ptr_eq(f, &self.flag));
+        lock(self.calls).retain(|f| !Arc::ptr_eq(f, &self.flag));
+    }
+}
+
+/// Stops every call in `calls`.
+pub(crate) fn stop_all(calls: &RunningCalls) {
+    for flag in lock(calls).iter() {
+        flag.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The instant a call started now with a timeout of `milliseconds` (0:
+/// none) must stop at.
+pub(crate) fn deadline(milliseconds: u64) -> Option<std::time::Instant> {
+    (milliseconds > 0)
+        .then(|| std::time::Instant::now() + std::time::Duration::from_millis(milliseconds))
+}
+
+/// Removes `handle` from `registry` and waits, stopping them, for the
+/// calls that hold it to return: `Ok` once it was the last holder and is
+/// dropped, `INTERNAL_ERROR` past [`CLOSE_WAIT`] (it goes when they do).
+pub(crate) fn close_handle<T>(
+    registry: &Mutex<HashMap<u64, Arc<T>>>,
+    handle: u64,
+    kind: &str,
+    calls: impl Fn(&T) -> &RunningCalls,
+) -> Outcome {
+    let Some(mut shared) = lock(registry).remove(&handle) else {
+        return Err(Failure::new(
+            ChronologStatus::InvalidHandle,
+            format!("{kind} handle {handle} is unknown or already closed"),
+        ));
+    };
+    let deadline = std::time::Instant::now() + CLOSE_WAIT;
+    loop {
+        stop_all(calls(&shared));
+        match Arc::try_unwrap(shared) {
+            Ok(last) => {
+                drop(last);
+                return Ok(());
+            }
+            Err(still) if std::time::Instant::now() < deadline => {
+                shared = still;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(_) => {
+                return Err(Failure::new(
+                    ChronologStatus::InternalError,
+                    format!(
+                        "a call on {kind} handle {handle} has not stopped after {} s; it closes when that call returns",
+                        CLOSE_WAIT.as_secs()
+                    ),
+                ));
+            }
+        }
     }
 }
 static STRINGS: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(Mutex::default);
@@ -461,45 +520,10 @@ pub unsafe extern "C" fn chronolog_embedder(
 /// closes when that call returns. Closing twice is `INVALID_HANDLE`.
 #[unsafe(no_mangle)]
 pub extern "C" fn chronolog_close(db: ChronologDb) -> ChronologStatus {
-    boundary(|| {
-        let Some(handle) = lock(&DATABASES).remove(&db) else {
-            return Err(Failure::new(
-                ChronologStatus::InvalidHandle,
-                format!("database handle {db} is unknown or already closed"),
-            ));
-        };
-        // No new call finds the handle now; stop the ones that did. Each
-        // holds a clone of it until it returns.
-        let deadline = std::time::Instant::now() + CLOSE_WAIT;
-        let mut handle = handle;
-        loop {
-            for flag in lock(&handle.running).iter() {
-                flag.store(true, Ordering::Relaxed);
-            }
-            match Arc::try_unwrap(handle) {
-                Ok(last) => {
-                    drop(last);
-                    return Ok(());
-                }
-                Err(shared) if std::time::Instant::now() < deadline => {
-                    handle = shared;
-                    std::thread::sleep(std::time::Duration::from_millis(2));
-                }
-                Err(_) => {
-                    return Err(Failure::new(
-                        ChronologStatus::InternalError,
-                        format!(
-                            "a call on database handle {db} has not stopped after {} s; the database closes when it returns",
-                            CLOSE_WAIT.as_secs()
-                        ),
-                    ));
-                }
-            }
-        }
-    })
+    boundary(|| close_handle(&DATABASES, db, "database", |h: &Handle| &h.running))
 }
 
-/// How long `chronolog_close` waits for the calls it stopped.
+/// How long a close waits for the calls it stopped.
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs a script (statements, facts, rules, queries, as in the REPL) and
@@ -530,12 +554,11 @@ pub unsafe extern "C" fn chronolog_execute(
         let handle = database(db)?;
         // Registered before waiting for the lock, so a cancel also stops a
         // call queued behind a long one.
-        let running = Running::start(&handle);
+        let running = Running::start(&handle.running);
         let timeout = handle.timeout_ms.load(Ordering::Relaxed);
         let limits = Limits {
             cancel: Some(running.flag.clone()),
-            deadline: (timeout > 0)
-                .then(|| std::time::Instant::now() + std::time::Duration::from_millis(timeout)),
+            deadline: deadline(timeout),
             ..Limits::default()
         };
         let mut runner = Runner::for_script(&handle, script);
@@ -591,10 +614,7 @@ fn run_script_json(
 #[unsafe(no_mangle)]
 pub extern "C" fn chronolog_cancel(db: ChronologDb) -> ChronologStatus {
     boundary(|| {
-        let handle = database(db)?;
-        for flag in lock(&handle.running).iter() {
-            flag.store(true, Ordering::Relaxed);
-        }
+        stop_all(&database(db)?.running);
         Ok(())
     })
 }

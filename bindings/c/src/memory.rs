@@ -9,26 +9,53 @@
 
 use std::collections::HashMap;
 use std::ffi::c_char;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use chronolog_engine::{Engine, Limits, Store};
-use chronolog_memory::{Memory, Message, Options, SearchRequest};
+use chronolog_memory::{Memory, Message, Options, SearchOptions, SearchRequest, Stop};
 use serde_json::{Value as Json, json};
 
 use crate::{
-    ChronologStatus, Failure, boundary, clear_out, give_string, lock, optional_text_arg,
-    run_script_json, text_arg, time_arg, warn_once_if_stand_in,
+    ChronologStatus, Failure, Running, RunningCalls, boundary, clear_out, give_string, lock,
+    optional_text_arg, run_script_json, text_arg, time_arg, warn_once_if_stand_in,
 };
 
 /// A memory handle: a number, never dereferenced, like [`crate::ChronologDb`].
 /// 0 is never a valid handle.
 pub type ChronologMemory = u64;
 
-static MEMORIES: LazyLock<Mutex<HashMap<ChronologMemory, Arc<Memory>>>> =
+/// One open memory and what stops its calls, as a database handle has.
+struct MemoryHandle {
+    memory: Memory,
+    /// The stop flags of the searches and consolidations running on it.
+    running: RunningCalls,
+    /// Milliseconds a search or consolidation may run, 0 for no limit.
+    timeout_ms: AtomicU64,
+}
+
+impl MemoryHandle {
+    /// The stop of a call registered as `running`: its flag and the
+    /// handle's timeout from now.
+    fn stop(&self, running: &Running<'_>) -> Stop {
+        Stop {
+            cancel: Some(running.flag.clone()),
+            deadline: crate::deadline(self.timeout_ms.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl std::ops::Deref for MemoryHandle {
+    type Target = Memory;
+    fn deref(&self) -> &Memory {
+        &self.memory
+    }
+}
+
+static MEMORIES: LazyLock<Mutex<HashMap<ChronologMemory, Arc<MemoryHandle>>>> =
     LazyLock::new(Mutex::default);
 
-fn memory_of(handle: ChronologMemory) -> Result<Arc<Memory>, Failure> {
+fn memory_of(handle: ChronologMemory) -> Result<Arc<MemoryHandle>, Failure> {
     lock(&MEMORIES).get(&handle).cloned().ok_or_else(|| {
         Failure::new(
             ChronologStatus::InvalidHandle,
@@ -94,24 +121,56 @@ pub unsafe extern "C" fn chronolog_memory_open(
         let engine = Engine::with_embedder(store, chronolog_engine::default_embedder());
         let memory = Memory::with_engine(engine, Options::default()).map_err(Failure::memory)?;
         let handle = crate::NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        lock(&MEMORIES).insert(handle, Arc::new(memory));
+        let entry = MemoryHandle {
+            memory,
+            running: RunningCalls::default(),
+            timeout_ms: AtomicU64::new(0),
+        };
+        lock(&MEMORIES).insert(handle, Arc::new(entry));
         // SAFETY: checked above.
         unsafe { *out_memory = handle };
         Ok(())
     })
 }
 
-/// Closes a memory: its worker finishes the pass it is in, and the store's
-/// files are released once calls running on it from other threads end.
-/// Closing twice is `INVALID_HANDLE`.
+/// Closes a memory: stops the searches and consolidations running on it
+/// (each returns `CHRONOLOG_STATUS_STOPPED`; a stopped consolidation keeps
+/// the messages it finished), lets its worker finish the message it is
+/// on, and returns once the store's files are released. A call that has
+/// not returned after 10 seconds is a bug: `INTERNAL_ERROR`, and the
+/// memory closes when it returns. Closing twice is `INVALID_HANDLE`.
 #[unsafe(no_mangle)]
 pub extern "C" fn chronolog_memory_close(memory: ChronologMemory) -> ChronologStatus {
-    boundary(|| match lock(&MEMORIES).remove(&memory) {
-        Some(_) => Ok(()),
-        None => Err(Failure::new(
-            ChronologStatus::InvalidHandle,
-            format!("memory handle {memory} is unknown or already closed"),
-        )),
+    boundary(|| crate::close_handle(&MEMORIES, memory, "memory", |h: &MemoryHandle| &h.running))
+}
+
+/// Stops every search and consolidation running on `memory` when this is
+/// called: each returns `CHRONOLOG_STATUS_STOPPED` within milliseconds (a
+/// consolidation between two messages, keeping the ones it finished; a
+/// search writes nothing). Safe from any thread; calls started afterwards
+/// are not affected.
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_memory_cancel(memory: ChronologMemory) -> ChronologStatus {
+    boundary(|| {
+        crate::stop_all(&memory_of(memory)?.running);
+        Ok(())
+    })
+}
+
+/// Bounds how long each later search and consolidation on `memory` may
+/// run, in milliseconds (0: no bound, the default); one past it returns
+/// `CHRONOLOG_STATUS_STOPPED` (a consolidation keeps the messages it
+/// finished, and the next goes on from there).
+#[unsafe(no_mangle)]
+pub extern "C" fn chronolog_memory_set_timeout(
+    memory: ChronologMemory,
+    milliseconds: u64,
+) -> ChronologStatus {
+    boundary(|| {
+        memory_of(memory)?
+            .timeout_ms
+            .store(milliseconds, Ordering::Relaxed);
+        Ok(())
     })
 }
 
@@ -172,8 +231,10 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
     boundary(|| {
         // SAFETY: the caller's contract.
         unsafe { clear_out(out_json, "out_json") }?;
-        let report = memory_of(memory)?
-            .consolidate_now()
+        let handle = memory_of(memory)?;
+        let running = Running::start(&handle.running);
+        let report = handle
+            .consolidate_until(&handle.stop(&running))
             .map_err(Failure::memory)?;
         let json = json!({
             "episodes": report.episodes,
@@ -226,7 +287,11 @@ pub unsafe extern "C" fn chronolog_memory_search(
             Some(text) => SearchRequest::from_json(text).map_err(Failure::memory)?,
             None => SearchRequest::default(),
         };
-        let options = request.options(memory.tuning()).map_err(Failure::memory)?;
+        let running = Running::start(&memory.running);
+        let options = SearchOptions {
+            stop: memory.stop(&running),
+            ..request.options(memory.tuning()).map_err(Failure::memory)?
+        };
         let context = memory
             .search(tenant, question, &options)
             .map_err(Failure::memory)?;

@@ -117,12 +117,17 @@ impl Consolidator {
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
-    pub(crate) fn run(&mut self) -> Result<Report> {
+    /// `stop` is checked before each episode (each is its own
+    /// transaction): a stopped pass keeps what it finished, and the next
+    /// goes on from there.
+    pub(crate) fn run(&mut self, stop: &crate::Stop) -> Result<Report> {
         let mut report = Report::default();
+        stop.check()?;
         self.reinforce(&mut report)?;
         let cursor = self.cursor()?;
         let (pending, end) = self.episodes_after(cursor, self.next_row)?;
         for episode in &pending {
+            stop.check()?;
             self.episode(episode, &mut report)?;
         }
         // Every row before `end` is consolidated: the next pass starts there.

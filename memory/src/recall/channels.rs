@@ -61,6 +61,7 @@ pub(crate) fn run(
         known: at.known_at.unwrap_or_else(Timestamp::now),
         k: depth.clamp(1, 1_000) as i64,
         channels: &options.channels,
+        limits: options.stop.limits(),
         tuning,
         words: Value::str(&question.text),
         vector,
@@ -105,6 +106,8 @@ struct Runner<'a> {
     /// How many candidates each channel returns.
     k: i64,
     channels: &'a [Channel],
+    /// The search's stop, for every query it runs.
+    limits: Limits,
     tuning: &'a Tuning,
     /// The question's words, as a parameter.
     words: Value,
@@ -156,9 +159,7 @@ impl Runner<'_> {
     /// memory ran it.
     fn rows(&mut self, text: &str, params: &HashMap<String, Value>) -> Result<Vec<Vec<Val>>> {
         let prepared = self.caches.prepared(&self.session, text)?;
-        let rows = self
-            .session
-            .execute(&prepared, params, &Limits::default())?;
+        let rows = self.session.execute(&prepared, params, &self.limits)?;
         Ok(rows.to_vecs())
     }
 

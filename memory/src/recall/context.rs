@@ -72,6 +72,12 @@ pub struct Context {
     /// once (a fact counts as its source episodes): the ranking recall is
     /// measured on, whatever the budget let into `items`.
     pub ranked_episodes: Vec<String>,
+    /// How well the strongest evidence answers the question: the
+    /// reranker's score of the best message it read (a logit; above 0 it
+    /// judges the message an answer). `None` when no reranker read this
+    /// question (none installed, another language, depth below 2). An
+    /// agent may ask again, or say it does not know, on a low one.
+    pub evidence: Option<f32>,
 }
 
 /// Tokens of `text` in cl100k_base (the tokenizer of GPT-4-class models),
@@ -125,7 +131,7 @@ impl Context {
 
 impl Context {
     /// The context as JSON: `{"abstain", "reason", "tokens", "budget",
-    /// "as_of", "items": [{"kind", "id", "text", "speaker", "at",
+    /// "as_of", "evidence", "items": [{"kind", "id", "text", "speaker", "at",
     /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`;
     /// times in ISO 8601, `null` for an open end.
     pub fn to_json(&self) -> serde_json::Value {
@@ -142,6 +148,8 @@ impl Context {
             "budget": self.budget,
             "as_of": self.as_of.to_string(),
             "as_of_because": self.as_of_because,
+            // Two decimals: a logit's last digits differ between CPUs.
+            "evidence": self.evidence.map(|e| (f64::from(e) * 100.0).round() / 100.0),
             "text": self.to_text(),
             "channels": self.channels.iter().map(|(c, n)| serde_json::json!({"channel": c, "candidates": n})).collect::<Vec<_>>(),
             "items": self.items.iter().map(|i| serde_json::json!({

@@ -77,6 +77,10 @@ pub struct SearchOptions {
     /// reorders (0: no reranking, for a caller that wants the fastest
     /// answer; without a reranker, nothing is reordered).
     pub rerank_depth: usize,
+    /// When to give up: a cancel flag and a deadline, checked between
+    /// the search's stages and inside each query it runs. The default
+    /// never stops.
+    pub stop: crate::Stop,
 }
 
 impl Default for SearchOptions {
@@ -99,6 +103,7 @@ impl SearchOptions {
             abstain: true,
             lang: None,
             rerank_depth: tuning.rerank_depth,
+            stop: crate::Stop::default(),
         }
     }
 }

@@ -26,6 +26,8 @@ pub(crate) struct Retrieval<'e> {
     pub(super) understood: Question,
     pub(super) at: Instants,
     abstain: bool,
+    /// The search's stop, checked again for each budget.
+    stop: crate::Stop,
     pub(super) rankings: Vec<Ranked>,
     pub(super) fused: Vec<(String, f64)>,
     verdict: Option<String>,
@@ -33,6 +35,8 @@ pub(crate) struct Retrieval<'e> {
     gathered: Gathered,
     /// What the reranker read, in its order, and its name.
     pub(super) reread: Option<(String, Vec<Reread>)>,
+    /// The reranker's score of the best message it read.
+    evidence: Option<f32>,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
@@ -53,6 +57,7 @@ pub(crate) fn retrieve<'e>(
         reranker,
         ..
     } = reader;
+    options.stop.check()?;
     let now = options.now.unwrap_or_else(Timestamp::now);
     let understood = understand::understand(engine, tenant, question, lang, now)?;
     let at = Instants {
@@ -76,6 +81,7 @@ pub(crate) fn retrieve<'e>(
             options,
         )?);
     }
+    options.stop.check()?;
     let mut fused = fuse::fuse(&rankings, tuning);
     let asked = asked_facts(engine, tenant, &understood, at)?;
     let verdict = abstain::judge(&understood, &rankings, &fused, !asked.is_empty());
@@ -101,6 +107,7 @@ pub(crate) fn retrieve<'e>(
         at,
         tuning,
     )?;
+    options.stop.check()?;
     // A reranker reads only its own language; another keeps fused order.
     let reread = match reranker {
         Some(reranker)
@@ -112,6 +119,12 @@ pub(crate) fn retrieve<'e>(
         }
         _ => None,
     };
+    let evidence = reread
+        .as_ref()
+        .and_then(|(_, order)| order.first())
+        .map(|best| best.score);
+    options.stop.check()?;
+    let verdict = verdict.or_else(|| weak_evidence(evidence, &asked, tuning.evidence_floor));
     Ok(Retrieval {
         reader,
         tenant: tenant.to_string(),
@@ -119,13 +132,29 @@ pub(crate) fn retrieve<'e>(
         understood,
         at,
         abstain: options.abstain,
+        stop: options.stop.clone(),
         rankings,
         fused,
         verdict,
         channel_counts,
         gathered,
         reread,
+        evidence,
         owners: None,
+    })
+}
+
+/// `Some(reason)` when the reranker read the best candidates and judged
+/// none an answer: the words the question shares with this memory ("year"
+/// in "How much do I earn per year?", "Tom" in "When is Tom's
+/// birthday?") are then no evidence. A fact the question asks about by
+/// its predicate is evidence of its own, whatever the messages say.
+fn weak_evidence(evidence: Option<f32>, asked: &[String], floor: f64) -> Option<String> {
+    let best = f64::from(evidence?);
+    (asked.is_empty() && best < floor).then(|| {
+        format!(
+            "nothing found answers the question (the best message read scores {best:.1}, below {floor:.1})"
+        )
     })
 }
 
@@ -200,6 +229,7 @@ impl Retrieval<'_> {
     /// The context within `budget` tokens, or the gate's abstention: what
     /// a search at that budget returns.
     pub(crate) fn context_at(&mut self, budget: usize) -> Result<Context> {
+        self.stop.check()?;
         let (mut context, smallest_left_out) = fit::fit(
             self.reader.engine,
             &self.tenant,
@@ -210,6 +240,7 @@ impl Retrieval<'_> {
             self.reader.tuning,
         )?;
         context.channels = self.channel_counts.clone();
+        context.evidence = self.evidence;
         // A budget that holds nothing of what was found is a budget
         // problem, not an empty memory.
         if let (true, None, Some(needed)) =

@@ -37,9 +37,12 @@ class Chronolog:
         lib.chronolog_memory_history.argtypes = [handle, c_str, c_str, out_str]
         lib.chronolog_memory_forget.argtypes = [handle, c_str, c_str, out_str]
         lib.chronolog_memory_execute.argtypes = [handle, c_str, c_str, out_str]
+        lib.chronolog_memory_cancel.argtypes = [handle]
+        lib.chronolog_memory_set_timeout.argtypes = [handle, ctypes.c_uint64]
         for name in ("open", "open_read_only", "close", "execute", "free_string", "cancel", "set_timeout",
                      "embedder", "memory_open", "memory_close", "memory_add", "memory_consolidate",
-                     "memory_search", "memory_history", "memory_forget", "memory_execute"):
+                     "memory_search", "memory_history", "memory_forget", "memory_execute",
+                     "memory_cancel", "memory_set_timeout"):
             getattr(lib, "chronolog_" + name).restype = ctypes.c_int32
         self.lib = lib
 
@@ -176,11 +179,30 @@ def check_memory(c, path):
     assert c.memory_call("search", mem, "alice", "q", None)[0] == INVALID_HANDLE
 
     mem = c.memory_open(path)
+    # A timeout stops a search (issue 35 item 9; a consolidation's stop
+    # between messages is tested in the memory crate, as the background
+    # worker may have consolidated these already).
+    for i in range(300):
+        status, _ = c.memory_call("add", mem, "slow", "user",
+                                  f"On day {i} I walked {i} miles along the river with Bo.",
+                                  None, None)
+        assert status == OK
+    assert c.lib.chronolog_memory_set_timeout(mem, 1) == OK
+    status, message = c.memory_call("search", mem, "slow", "How far did I walk with Bo?", None)
+    assert status == STOPPED and "time limit" in message, (status, message)
+    assert c.lib.chronolog_memory_set_timeout(mem, 0) == OK
+    status, report = c.memory_call("consolidate", mem)
+    assert status == OK, (status, report)
+    status, context = c.memory_call("search", mem, "slow", "How far did I walk with Bo?", None)
+    assert status == OK and not context["abstain"], context
+    assert c.lib.chronolog_memory_cancel(mem) == OK
+    assert c.lib.chronolog_memory_cancel(424242) == INVALID_HANDLE
     status, context = c.memory_call("search", mem, "alice", "Moonshot Tencent", None)
     assert "alice/e2" in json.dumps(context) and "Shenzhen" not in json.dumps(context), context
     status, out = c.memory_call("add", mem, "t", "user", "one more", None, None)
-    # Episode numbers run across the memory (3 messages, 40 notes, this).
-    assert out == "t/e44", out
+    # Episode numbers run across the memory (3 messages, 40 notes, 300
+    # walks, this).
+    assert out == "t/e344", out
     assert c.lib.chronolog_memory_close(mem) == OK
 
 
