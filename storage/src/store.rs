@@ -278,7 +278,18 @@ impl Store {
         let cache = if options.recover || options.read_only {
             None
         } else {
-            Some(DerivedCache::open(&path.join("cache"))?)
+            match DerivedCache::open(&path.join("cache")) {
+                Ok(cache) => Some(cache),
+                // The cache holds what can be computed again: on a disk too
+                // full to open it, the database opens without it (to be
+                // read; its writes meet the free-space check).
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::StorageFull =>
+                {
+                    None
+                }
+                Err(e) => return Err(e),
+            }
         };
         Ok(Store::from_parts(
             Some(log),

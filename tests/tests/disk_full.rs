@@ -1,8 +1,9 @@
-//! A full disk loses no acknowledged write and corrupts nothing. The test
-//! mounts a small tmpfs of its own, fills it through the database until a
-//! commit is refused, fills the rest with a file, checks that opening while
-//! full is refused without touching a file, frees the space, and reopens
-//! with every acknowledged commit. Where the machine forbids mounting (not
+//! A full disk loses no acknowledged write and corrupts nothing. The first
+//! test mounts a small tmpfs of its own, fills it through the database
+//! until a commit is refused by the free-space reserve, fills the rest
+//! with a file, checks that the database still opens to be read without
+//! changing its log (writes refused), frees the space, and reopens with
+//! every acknowledged commit. Where the machine forbids mounting (not
 //! root, no CAP_SYS_ADMIN) it says so and skips.
 
 use std::path::{Path, PathBuf};
@@ -130,16 +131,19 @@ fn a_full_disk_refuses_writes_and_loses_nothing() {
         let _ = f.sync_all();
     }
     drop(store);
+    // A full disk is still readable (issue 35 item 6): the database opens,
+    // answers, refuses writes, and its log is not touched.
     let before = std::fs::read(path.join("log"));
-    let full = Store::open_with(&path, options())
-        .err()
-        .expect("open on a full disk refused");
-    assert!(matches!(full, Error::DiskFull { .. }), "{full}");
+    let full = Store::open_with(&path, options()).expect("open on a full disk, to read");
+    assert_eq!(present(&full), (1..=acknowledged).collect::<Vec<_>>());
+    let refused = commit(&full, acknowledged + 1).expect_err("full");
+    assert!(matches!(refused, Error::DiskFull { .. }), "{refused}");
+    drop(full);
     let after = std::fs::read(path.join("log"));
     assert_eq!(
         before.expect("log"),
         after.expect("log"),
-        "a refused open changed the log"
+        "an open on a full disk changed the log"
     );
 
     std::fs::remove_file(&filler).expect("free the space");
