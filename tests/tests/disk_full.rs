@@ -1,5 +1,5 @@
-//! A full disk loses no acknowledged write and corrupts nothing. The first
-//! test mounts a small tmpfs of its own, fills it through the database
+//! A full disk loses no acknowledged write and corrupts nothing. The test
+//! mounts a small tmpfs of its own, fills it through the database
 //! until a commit is refused by the free-space reserve, fills the rest
 //! with a file, checks that the database still opens to be read without
 //! changing its log (writes refused), frees the space, and reopens with
