@@ -4,7 +4,9 @@
 //! with a file, checks that the database still opens to be read without
 //! changing its log (writes refused), frees the space, and reopens with
 //! every acknowledged commit. Where the machine forbids mounting (not
-//! root, no CAP_SYS_ADMIN) it says so and skips.
+//! root, no CAP_SYS_ADMIN) it says so and skips. A second test makes a
+//! write fail partway below the free-space check (a file-size limit), as
+//! a short write on a full disk does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -154,4 +156,51 @@ fn a_full_disk_refuses_writes_and_loses_nothing() {
     drop(store);
     let store = Store::open_with(&path, options()).expect("reopen");
     assert_eq!(present(&store), (1..=acknowledged + 1).collect::<Vec<_>>());
+}
+
+/// A write that fails partway, below the free-space check (issue 35 item
+/// 10): the writer runs with a file-size limit (`ulimit -f`, SIGXFSZ
+/// ignored), so the log's growth fails with EFBIG at a byte offset of the
+/// test's choosing, as a short write on a full disk would. The failed
+/// commit is not acknowledged, the handle is poisoned (a retry is refused,
+/// never pretended), and every acknowledged commit reads back.
+#[test]
+fn a_short_write_poisons_the_handle_and_loses_no_acknowledged_commit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    for limit_kib in [1_536u64, 2_600] {
+        let script = format!("trap '' XFSZ; ulimit -f {limit_kib}; exec \"$0\" \"$1\"",);
+        let out = Command::new("bash")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_crash-writer")])
+            .arg(&db)
+            .output()
+            .expect("run the writer");
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        let acked: Vec<i64> = said
+            .lines()
+            .filter_map(|l| l.strip_prefix("ack ")?.parse().ok())
+            .collect();
+        let failed = said
+            .lines()
+            .find(|l| l.starts_with("failed "))
+            .expect("a failed commit");
+        assert!(
+            failed.contains("File too large") || failed.contains("file too large"),
+            "{failed}"
+        );
+        assert!(
+            said.lines()
+                .any(|l| l.starts_with("retry refused:") && l.contains("reopen")),
+            "a retry on the failed handle was not refused: {said}"
+        );
+        assert!(acked.len() > 3, "{said}");
+        // Reopened without the limit: every acknowledged batch, whole.
+        let store = Store::open(&db).expect("reopen");
+        let max = chronolog_tests::check_batches(&store).expect("consistent");
+        assert!(
+            max >= *acked.last().expect("acks"),
+            "an acknowledged commit was lost: {max} < {acked:?}"
+        );
+    }
 }

@@ -3,6 +3,11 @@
 //! Each batch N writes `batch(N, size)` and `size` rows of `item(N, i)`, and
 //! replaces `batch(0, N)` (a functional slot) so every commit also closes a
 //! row. The parent kills it with SIGKILL and checks what survived.
+//!
+//! Should a commit fail (the disk test limits the file size it may write),
+//! it prints `failed N: <error>`, tries the same batch once more on the
+//! same handle, prints `retry ok` or `retry refused: <error>`, and exits
+//! with status 1.
 
 use chronolog_storage::{Store, Value};
 use std::io::Write;
@@ -25,7 +30,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         + 1;
     let mut stdout = std::io::stdout().lock();
     for n in start.. {
-        chronolog_tests::write_batch(&store, batch, item, n)?;
+        if let Err(e) = chronolog_tests::write_batch(&store, batch, item, n) {
+            writeln!(stdout, "failed {n}: {e}")?;
+            match chronolog_tests::write_batch(&store, batch, item, n) {
+                Ok(()) => writeln!(stdout, "retry ok")?,
+                Err(e) => writeln!(stdout, "retry refused: {e}")?,
+            }
+            stdout.flush()?;
+            std::process::exit(1);
+        }
         writeln!(stdout, "ack {n}")?;
         stdout.flush()?;
     }
