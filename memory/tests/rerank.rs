@@ -109,3 +109,91 @@ fn a_question_in_another_language_is_not_reranked_by_an_english_model() {
         .expect("search");
     assert_eq!(reranked.ranked_episodes, fused.ranked_episodes);
 }
+
+/// The everyday conversation of `conversations/everyday.conv`, said to a
+/// memory with the reranker.
+fn everyday(reranker: Arc<dyn chronolog_engine::Reranker>) -> Memory {
+    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
+    let memory = Memory::with_engine(
+        engine,
+        Options {
+            reranker: Some(reranker),
+            ..Options::manual()
+        },
+    )
+    .expect("memory");
+    for (date, text) in [
+        ("2024-06-15", "Two years ago I worked at IBM."),
+        ("2024-06-15", "I have lived in Tokyo for three years."),
+        ("2024-06-16", "I worked at Oracle until March 2023."),
+        ("2024-06-17", "I joined Sony in 2023."),
+        (
+            "2024-06-18",
+            "My dog Rex is the best and my boyfriend Tom is a chef.",
+        ),
+        ("2024-06-19", "My friend Tom likes old westerns."),
+        ("2024-07-01", "Actually I live in Osaka, not Tokyo."),
+        ("2024-08-10", "My dog passed away last week."),
+        ("2024-08-20", "We broke up."),
+        ("2024-09-02", "I got laid off yesterday."),
+    ] {
+        say_as(&memory, "sam", "user", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+/// Issue 30: words a question shares with memory are no evidence when
+/// the reranker judges nothing found an answer; what memory holds is
+/// answered, paraphrased or not, and the reranker's judgement that a
+/// message answers outweighs a paraphrase's missing words.
+#[test]
+fn the_gate_abstains_when_the_reranker_finds_no_answer() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let memory = everyday(reranker);
+    let ask = |q: &str| {
+        memory
+            .search("sam", q, &SearchOptions::default())
+            .expect("search")
+    };
+    for q in [
+        "How much do I earn per year?",
+        "When is Tom's birthday?",
+        "What is my blood type?",
+        "Which university did I study at?",
+    ] {
+        let context = ask(q);
+        assert!(
+            context.abstain && context.items.is_empty(),
+            "{q}: {:?} {}",
+            context.evidence_score,
+            context.to_text()
+        );
+    }
+    let earn = ask("How much do I earn per year?");
+    assert!(
+        earn.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("nothing found answers the question")),
+        "{:?}",
+        earn.reason
+    );
+    for (q, said) in [
+        ("Where do I live?", "Osaka"),
+        ("Which city am I living in now?", "Osaka"),
+        ("What does Tom like?", "westerns"),
+        ("What happened to my dog?", "passed away"),
+        ("Where did I work in 2022?", "IBM"),
+    ] {
+        let context = ask(q);
+        assert!(
+            !context.abstain && context.to_text().contains(said),
+            "{q}: {:?} {:?}",
+            context.evidence_score,
+            context.reason
+        );
+        assert!(context.evidence_score.is_some_and(|e| e > -9.0));
+    }
+}

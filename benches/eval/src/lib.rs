@@ -386,7 +386,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     "conversation": conv.id, "question": qa.question, "category": qa.category,
                     "evidence": qa.evidence, "retrieved": ranked.iter().take(20).map(|(d, _)| d).collect::<Vec<_>>(),
                     "items": main.items.iter().map(|i| &i.id).collect::<Vec<_>>(),
-                    "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason, "evidence": main.evidence, "unanswerable": qa.unanswerable,
+                    "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason, "evidence_score": main.evidence_score, "unanswerable": qa.unanswerable,
                     "recall_at_5": row.0, "covered_at_2000": row.1, "unnested_items": unnested,
                 }));
                 if let Some(out) = export.as_mut() {

@@ -77,7 +77,7 @@ pub struct Context {
     /// judges the message an answer). `None` when no reranker read this
     /// question (none installed, another language, depth below 2). An
     /// agent may ask again, or say it does not know, on a low one.
-    pub evidence: Option<f32>,
+    pub evidence_score: Option<f32>,
 }
 
 /// Tokens of `text` in cl100k_base (the tokenizer of GPT-4-class models),
@@ -131,7 +131,7 @@ impl Context {
 
 impl Context {
     /// The context as JSON: `{"abstain", "reason", "tokens", "budget",
-    /// "as_of", "evidence", "items": [{"kind", "id", "text", "speaker", "at",
+    /// "as_of", "evidence_score", "items": [{"kind", "id", "text", "speaker", "at",
     /// "valid_from", "valid_to", "supersedes", "sources", "score"}]}`;
     /// times in ISO 8601, `null` for an open end.
     pub fn to_json(&self) -> serde_json::Value {
@@ -149,7 +149,7 @@ impl Context {
             "as_of": self.as_of.to_string(),
             "as_of_because": self.as_of_because,
             // Two decimals: a logit's last digits differ between CPUs.
-            "evidence": self.evidence.map(|e| (f64::from(e) * 100.0).round() / 100.0),
+            "evidence_score": self.evidence_score.map(|e| (f64::from(e) * 100.0).round() / 100.0),
             "text": self.to_text(),
             "channels": self.channels.iter().map(|(c, n)| serde_json::json!({"channel": c, "candidates": n})).collect::<Vec<_>>(),
             "items": self.items.iter().map(|i| serde_json::json!({

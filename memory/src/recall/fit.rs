@@ -360,7 +360,7 @@ impl Fitter<'_> {
             items,
             channels: Vec::new(),
             ranked_episodes: self.gathered.ranked_episodes.clone(),
-            evidence: None,
+            evidence_score: None,
         };
         if !recount {
             context.tokens = self.used;

@@ -37,6 +37,8 @@ pub(crate) struct Retrieval<'e> {
     pub(super) reread: Option<(String, Vec<Reread>)>,
     /// The reranker's score of the best message it read.
     evidence: Option<f32>,
+    /// Whether that score says the message answers: the word gates defer.
+    answered: bool,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
@@ -84,7 +86,8 @@ pub(crate) fn retrieve<'e>(
     options.stop.check()?;
     let mut fused = fuse::fuse(&rankings, tuning);
     let asked = asked_facts(engine, tenant, &understood, at)?;
-    let verdict = abstain::judge(&understood, &rankings, &fused, !asked.is_empty());
+    // What the channels found, before the facts asked about join it.
+    let found = fused.len();
     // A fact the question asks about by its predicate is a candidate,
     // after everything the channels found.
     let last = fused.last().map_or(0.0, |(_, score)| *score);
@@ -124,7 +127,17 @@ pub(crate) fn retrieve<'e>(
         .and_then(|(_, order)| order.first())
         .map(|best| best.score);
     options.stop.check()?;
-    let verdict = verdict.or_else(|| weak_evidence(evidence, &asked, tuning.evidence_floor));
+    // The reranker's judgement that the best message answers stands in
+    // for shared words ("Which city am I living in now?" beside "I live
+    // in Osaka"); its judgement that none does outweighs them.
+    let answered = evidence.is_some_and(|e| f64::from(e) >= tuning.evidence_answers);
+    let verdict = abstain::judge(
+        &understood,
+        &rankings,
+        &fused[..found],
+        !asked.is_empty() || answered,
+    )
+    .or_else(|| weak_evidence(evidence, &asked, tuning.evidence_floor));
     Ok(Retrieval {
         reader,
         tenant: tenant.to_string(),
@@ -140,6 +153,7 @@ pub(crate) fn retrieve<'e>(
         gathered,
         reread,
         evidence,
+        answered,
         owners: None,
     })
 }
@@ -240,7 +254,7 @@ impl Retrieval<'_> {
             self.reader.tuning,
         )?;
         context.channels = self.channel_counts.clone();
-        context.evidence = self.evidence;
+        context.evidence_score = self.evidence;
         // A budget that holds nothing of what was found is a budget
         // problem, not an empty memory.
         if let (true, None, Some(needed)) =
@@ -259,11 +273,11 @@ impl Retrieval<'_> {
             .items
             .iter()
             .any(|i| i.kind == super::ItemKind::Fact && self.asked.contains(&i.id));
-        let verdict = match self
-            .verdict
-            .clone()
-            .or_else(|| abstain::uncovered(&self.understood, &texts, asked_shown))
-        {
+        let verdict = match self.verdict.clone().or_else(|| {
+            (!self.answered)
+                .then(|| abstain::uncovered(&self.understood, &texts, asked_shown))
+                .flatten()
+        }) {
             Some(reason) => Some(reason),
             None => match &self.owners {
                 Some(known) => known.clone(),
