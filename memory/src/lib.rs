@@ -60,7 +60,7 @@ pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
 pub use forget::ForgetReport;
 pub use lang::Lang;
-pub use memory::{MAX_MESSAGE_BYTES, Memory};
+pub use memory::{MAX_MESSAGE_BYTES, Memory, check_tenant};
 pub use message::Message;
 pub use options::Options;
 pub use recall::context::count_tokens;

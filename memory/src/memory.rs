@@ -389,6 +389,28 @@ impl Memory {
         view::timeline(&self.shared.engine, tenant)
     }
 
+    /// Whether `tenant` has ever stored a message here (a forgotten
+    /// message still counts until the forget erased it): a server tells
+    /// an unknown tenant from an empty answer with it.
+    pub fn has_tenant(&self, tenant: &str) -> Result<bool> {
+        check_tenant(tenant)?;
+        let store = self.shared.engine.store();
+        let Some(symbol) = store.symbol(tenant) else {
+            return Ok(false);
+        };
+        let rows = store
+            .snapshot()
+            .scan(self.shared.episode)
+            .history()
+            .eq(
+                schema::Episode::TENANT,
+                chronolog_engine::Value::Sym(symbol),
+            )
+            .bitmap()
+            .map_err(chronolog_engine::Error::from)?;
+        Ok(!rows.is_empty())
+    }
+
     /// The right to be forgotten: erases `subject` (a name or alias in
     /// `tenant`'s memory) with every episode that mentions it, every fact
     /// about it, its aliases, and their index entries and embeddings, from
@@ -470,7 +492,11 @@ fn check_message(m: &Message) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn check_tenant(tenant: &str) -> Result<()> {
+/// Checks a tenant name: 1 to 128 letters, digits and `_ - . @` (a
+/// tenant is a namespace in ids and keys, so it holds no separators that
+/// would make two names one). Servers check the names they are given
+/// before they store a key for one.
+pub fn check_tenant(tenant: &str) -> Result<()> {
     let ok = !tenant.is_empty()
         && tenant.len() <= 128
         && tenant

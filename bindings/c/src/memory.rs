@@ -236,19 +236,7 @@ pub unsafe extern "C" fn chronolog_memory_consolidate(
         let report = handle
             .consolidate_until(&handle.stop(&running))
             .map_err(Failure::memory)?;
-        let json = json!({
-            "episodes": report.episodes,
-            "claims": report.claims,
-            "facts": report.facts,
-            "restated": report.restated,
-            "ended": report.ended,
-            "withdrawn": report.withdrawn,
-            "contested": report.contested,
-            "paraphrased": report.paraphrased,
-            "elaborated": report.elaborated,
-            "dropped": report.dropped,
-            "reinforced": report.reinforced,
-        });
+        let json = report.to_json();
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_json, json.to_string()) }
     })

@@ -7,7 +7,6 @@ mod eval;
 mod import;
 mod input;
 mod interactive;
-mod mcp;
 mod output;
 mod recall;
 mod remember;
@@ -116,6 +115,40 @@ enum Command {
         #[arg(long, default_value = "model")]
         embedder: String,
     },
+    /// Serve the memory to many agents at once: an HTTP/JSON API under
+    /// /v1 and MCP over streamable HTTP at /mcp, each call checked by a
+    /// bearer key (`chronolog keys DB add`). Stops on SIGINT or SIGTERM
+    /// after the requests in flight finish.
+    Serve {
+        /// The database directory (created on first use).
+        db: PathBuf,
+        /// The address to listen on (port 0: any free port; the address
+        /// is printed to standard error).
+        #[arg(long, default_value = "127.0.0.1:7700")]
+        listen: std::net::SocketAddr,
+        /// Serve without keys, every caller an admin: for one user on a
+        /// machine of their own (loopback only).
+        #[arg(long)]
+        insecure_no_auth: bool,
+        /// Listen on a non-loopback address without TLS (behind a proxy
+        /// that terminates it).
+        #[arg(long)]
+        insecure_network: bool,
+        /// Seconds one call may run before it is stopped.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// The sentence embedder: model or hashing (keep the one a
+        /// database was built with).
+        #[arg(long, default_value = "model")]
+        embedder: String,
+    },
+    /// Make, list and revoke the bearer keys `chronolog serve` checks.
+    Keys {
+        /// The database directory.
+        db: PathBuf,
+        #[command(subcommand)]
+        action: KeysAction,
+    },
     /// Consolidate every episode not consolidated yet into facts.
     Consolidate {
         /// The database directory.
@@ -164,6 +197,32 @@ enum Command {
     },
 }
 
+#[derive(Subcommand, Debug)]
+enum KeysAction {
+    /// Make a key and print it (alone on the last line, for scripts): it
+    /// is shown this once and stored only hashed.
+    Add {
+        /// The tenant the key reaches (and nothing else).
+        #[arg(long, required_unless_present = "admin", conflicts_with = "admin")]
+        tenant: Option<String>,
+        /// A key for every tenant and for Datalog queries.
+        #[arg(long)]
+        admin: bool,
+        /// The key may read only: remember, forget and consolidate are
+        /// refused.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// List the keys (ids and scopes, never the secrets).
+    List,
+    /// Revoke a key by its id (or the whole key): refused from the
+    /// server's next request on.
+    Revoke {
+        /// The key's id, as `list` shows it.
+        id: String,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -178,9 +237,43 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     let interactive =
         std::io::stdin().is_terminal() && cli.execute.is_empty() && cli.files.is_empty();
+    // The server and MCP handle their signals themselves.
+    let command = match cli.command {
+        Some(Command::Serve {
+            db,
+            listen,
+            insecure_no_auth,
+            insecure_network,
+            timeout,
+            embedder,
+        }) => {
+            chronolog_server::serve::init_logs();
+            let options = chronolog_server::ServeOptions {
+                listen,
+                insecure_no_auth,
+                insecure_network,
+                request_timeout: std::time::Duration::from_secs(timeout.max(1)),
+                ..chronolog_server::ServeOptions::default()
+            };
+            let memory = chronolog_server::open_memory(&db, &embedder)?;
+            chronolog_server::serve_blocking(&db, memory, &options)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Keys { db, action }) => return keys(&db, action),
+        Some(Command::Mcp {
+            db,
+            tenant,
+            embedder,
+        }) => {
+            let memory = chronolog_server::open_memory(&db, &embedder)?;
+            chronolog_server::mcp::serve_stdio(Arc::new(memory), tenant)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        other => other,
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     install_interrupt_handler(cancel.clone(), interactive)?;
-    match cli.command {
+    match command {
         Some(Command::Demo { no_repl }) => return demo(no_repl || !interactive, cancel),
         Some(Command::Remember {
             db,
@@ -243,20 +336,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Eval { args }) => return eval::run(&args),
-        Some(Command::Mcp {
-            db,
-            tenant,
-            embedder,
-        }) => {
-            mcp::serve(&db, tenant, &embedder)?;
-            return Ok(ExitCode::SUCCESS);
-        }
         Some(Command::Consolidate { db }) => {
             let memory = open_memory(&db)?;
             println!("{}", remember::describe(&memory.consolidate_now()?));
             return Ok(ExitCode::SUCCESS);
         }
-        None => {}
+        // Served above.
+        Some(Command::Serve { .. } | Command::Keys { .. } | Command::Mcp { .. }) | None => {}
     }
     let dir = match &cli.db {
         Some(dir) => dir.clone(),
@@ -340,6 +426,60 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// The memory stored at `dir` (created on first use), consolidated only
 /// when asked.
+/// `chronolog keys DB add|list|revoke`.
+fn keys(db: &std::path::Path, action: KeysAction) -> Result<ExitCode> {
+    use chronolog_server::{KeyStore, Scope};
+    let keys = KeyStore::at(db);
+    let describe = |scope: &Scope, read_only: bool| {
+        let scope = match scope {
+            Scope::Admin => "admin (every tenant, Datalog)".to_string(),
+            Scope::Tenant(t) => format!("tenant {t}"),
+        };
+        let access = if read_only { "read-only" } else { "read-write" };
+        format!("{scope}, {access}")
+    };
+    match action {
+        KeysAction::Add {
+            tenant,
+            admin,
+            read_only,
+        } => {
+            let scope = match (tenant, admin) {
+                (Some(tenant), false) => Scope::Tenant(tenant),
+                _ => Scope::Admin,
+            };
+            let (info, key) = keys.add(scope, read_only)?;
+            println!(
+                "key {} for {}; it is shown only now:",
+                info.id,
+                describe(&info.scope, info.read_only)
+            );
+            println!("{key}");
+        }
+        KeysAction::List => {
+            let list = keys.list()?;
+            if list.is_empty() {
+                println!("no keys");
+            }
+            for info in list {
+                println!(
+                    "{}  {}  (made {})",
+                    info.id,
+                    describe(&info.scope, info.read_only),
+                    info.created
+                );
+            }
+        }
+        KeysAction::Revoke { id } => {
+            if !keys.revoke(&id)? {
+                anyhow::bail!("no key {id:?} (`chronolog keys DB list` shows them)");
+            }
+            println!("revoked {id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn open_memory(dir: &std::path::Path) -> Result<chronolog_memory::Memory> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let store = chronolog_engine::Store::open(dir)

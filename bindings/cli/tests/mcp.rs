@@ -1,5 +1,7 @@
-//! `chronolog mcp` tested with a real MCP client: the official Python SDK
-//! (`tests/python/test_mcp.py`, run under pytest). The Python comes from
+//! `chronolog mcp` and `chronolog serve` tested with a real MCP client: the
+//! official Python SDK (`tests/python/test_mcp.py` over standard input and
+//! output, `tests/python/test_serve.py` over streamable HTTP, run under
+//! pytest). The Python comes from
 //! `$CHRONOLOG_PYTHON`, else the workspace's `.venv` that
 //! `scripts/install-python-deps.sh` makes; without one holding `mcp` and
 //! `pytest` the test says so and passes, unless `CHRONOLOG_REQUIRE_PYTHON`
@@ -36,10 +38,11 @@ fn python() -> Option<PathBuf> {
 #[test]
 fn the_official_python_mcp_client_drives_the_server() {
     let Some(python) = python() else { return };
-    let tests = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/test_mcp.py");
+    let tests = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python");
     let out = Command::new(python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(&tests)
+        .arg(tests.join("test_mcp.py"))
+        .arg(tests.join("test_serve.py"))
         .env("CHRONOLOG_BIN", env!("CARGO_BIN_EXE_chronolog"))
         .output()
         .expect("run pytest");
@@ -49,5 +52,5 @@ fn the_official_python_mcp_client_drives_the_server() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "pytest failed:\n{report}");
-    assert!(report.contains("4 passed"), "{report}");
+    assert!(report.contains("8 passed"), "{report}");
 }

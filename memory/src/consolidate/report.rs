@@ -50,6 +50,26 @@ impl std::ops::AddAssign<&Report> for Report {
 }
 
 impl Report {
+    /// The report as JSON (`{"episodes", "claims", "facts", "restated",
+    /// "ended", "withdrawn", "contested", "paraphrased", "elaborated",
+    /// "dropped", "reinforced"}`), as the bindings and the server hand it
+    /// out.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "episodes": self.episodes,
+            "claims": self.claims,
+            "facts": self.facts,
+            "restated": self.restated,
+            "ended": self.ended,
+            "withdrawn": self.withdrawn,
+            "contested": self.contested,
+            "paraphrased": self.paraphrased,
+            "elaborated": self.elaborated,
+            "dropped": self.dropped,
+            "reinforced": self.reinforced,
+        })
+    }
+
     /// Counts what one claim came to.
     pub(super) fn count(&mut self, outcome: Outcome) {
         match outcome {

@@ -1,8 +1,10 @@
-//! `chronolog mcp DB`: the agent memory as a Model Context Protocol server
-//! on standard input and output, for MCP clients (Claude Desktop, Cursor,
-//! an agent framework). Tools: `remember`, `recall`, `history`, `forget`,
-//! and a read-only Datalog `query`. Standard output carries the protocol
-//! alone; notices go to standard error.
+//! The agent memory as a Model Context Protocol server, for MCP clients
+//! (Claude Desktop, Cursor, an agent framework): on standard input and
+//! output (`chronolog mcp DB`, where standard output carries the protocol
+//! alone and notices go to standard error) and on the streamable HTTP
+//! transport at `/mcp` of `chronolog serve`, where the caller's bearer key
+//! decides the tenant. Tools: `remember`, `recall`, `history`, `forget`,
+//! and a read-only Datalog `query`.
 //!
 //! A tool's failure (a bad time, an unknown tenant, a query that does not
 //! parse) comes back as a tool result marked as an error, with the message
@@ -11,26 +13,24 @@
 //! a slow search never stalls the protocol, and a panic there becomes an
 //! error result instead of ending the server.
 
-use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result};
-use chronolog_engine::{Limits, Output, Timestamp, json};
-use chronolog_memory::{Memory, Message, SearchRequest};
+use chronolog_engine::Timestamp;
+use chronolog_memory::{Memory, Message, SearchRequest, Stop};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Extensions, Implementation, ServerCapabilities, ServerConfig,
+};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
+use tokio_util::sync::CancellationToken;
 
-/// Rows a `query` answer carries at most; the rest are counted, not sent.
-const MAX_QUERY_ROWS: usize = 500;
-
-/// How long one `query` may run.
-const QUERY_DEADLINE: Duration = Duration::from_secs(10);
+use crate::error::{Error, Result};
+use crate::keys::{Caller, Scope};
+use crate::query;
 
 /// What the server tells the model about itself at initialization.
 const INSTRUCTIONS: &str = "Chronolog is a long-term, bi-temporal memory. Call `remember` with \
@@ -41,47 +41,31 @@ they came from) and the messages themselves, or says that the memory holds nothi
 (`abstain`), in which case say you do not know. Pass `as_of` to ask about an earlier time. \
 `history` shows how what is known about a subject changed; `forget` erases a subject for good.";
 
-/// Runs the server on standard input and output until the client closes
-/// the connection.
-pub fn serve(db: &Path, tenant: Option<String>, embedder: &str) -> Result<()> {
-    let memory = Arc::new(open(db, embedder)?);
-    let server = MemoryServer::new(memory, tenant);
+/// Serves `memory` on standard input and output until the client closes
+/// the connection. With `tenant`, every call is about that tenant and the
+/// Datalog `query` tool (which reads every tenant) is not offered.
+pub fn serve_stdio(memory: Arc<Memory>, tenant: Option<String>) -> Result<()> {
+    let caller = Caller {
+        key: None,
+        scope: tenant.map_or(Scope::Admin, Scope::Tenant),
+        read_only: false,
+    };
+    let server = MemoryServer::new(memory, Some(caller));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")?;
+        .map_err(Error::io("the async runtime"))?;
     runtime.block_on(async move {
         let service = server
             .serve(rmcp::transport::stdio())
             .await
-            .context("the MCP client did not initialize")?;
-        service.waiting().await.context("the MCP server failed")?;
+            .map_err(|e| Error::Refused(format!("the MCP client did not initialize: {e}")))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| Error::Internal(format!("the MCP server failed: {e}")))?;
         Ok(())
     })
-}
-
-/// The memory at `db` with its background consolidation worker, so that
-/// what is remembered becomes facts without a separate step.
-fn open(db: &Path, embedder: &str) -> Result<Memory> {
-    let embedder: Arc<dyn chronolog_engine::Embedder> = match embedder {
-        "model" => {
-            let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
-            if let Some(notice) = notice {
-                eprintln!("chronolog mcp: {notice}");
-            }
-            embedder
-        }
-        "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(384)),
-        other => anyhow::bail!("--embedder is model or hashing, not {other}"),
-    };
-    std::fs::create_dir_all(db).with_context(|| format!("cannot create {}", db.display()))?;
-    let store = chronolog_engine::Store::open(db)
-        .with_context(|| format!("cannot open the database at {}", db.display()))?;
-    let engine = chronolog_engine::Engine::with_embedder(store, embedder);
-    Ok(Memory::with_engine(
-        engine,
-        chronolog_memory::Options::default(),
-    )?)
 }
 
 /// Arguments of `remember`.
@@ -152,26 +136,34 @@ struct QueryArgs {
     params: Option<serde_json::Map<String, Json>>,
 }
 
-/// The server: one memory, optionally one tenant.
+/// The MCP service over one memory. Over standard input and output its
+/// caller is fixed when it is made; over HTTP each call's caller comes
+/// from the request's bearer key (the server's authentication puts it in
+/// the request's extensions).
 #[derive(Clone)]
 pub struct MemoryServer {
     memory: Arc<Memory>,
-    /// When set, every call is about this tenant and `query` (which could
-    /// read any tenant's rows) is not offered.
-    fixed_tenant: Option<String>,
+    /// The caller of every call, over standard input and output.
+    fixed_caller: Option<Caller>,
     tool_router: ToolRouter<MemoryServer>,
 }
 
 #[tool_router]
 impl MemoryServer {
-    fn new(memory: Arc<Memory>, fixed_tenant: Option<String>) -> MemoryServer {
+    /// A service over `memory`; `fixed_caller` for a transport without
+    /// keys (standard input and output), `None` over HTTP.
+    pub fn new(memory: Arc<Memory>, fixed_caller: Option<Caller>) -> MemoryServer {
         let mut tool_router = Self::tool_router();
-        if fixed_tenant.is_some() {
+        if let Some(Caller {
+            scope: Scope::Tenant(_),
+            ..
+        }) = &fixed_caller
+        {
             tool_router.remove_route("query");
         }
         MemoryServer {
             memory,
-            fixed_tenant,
+            fixed_caller,
             tool_router,
         }
     }
@@ -184,8 +176,11 @@ impl MemoryServer {
     async fn remember(
         &self,
         Parameters(args): Parameters<RememberArgs>,
+        extensions: Extensions,
     ) -> Result<CallToolResult, String> {
-        let tenant = self.tenant(args.tenant)?;
+        let caller = self.caller(&extensions)?;
+        writes(&caller)?;
+        let tenant = tenant(&caller, args.tenant)?;
         let mut message = Message::new(args.role, args.text);
         if let Some(at) = args.at {
             message = message.at(time("at", &at)?);
@@ -194,7 +189,9 @@ impl MemoryServer {
             message = message.session(session);
         }
         let id = self
-            .blocking(move |memory| memory.add(&tenant, message).map_err(|e| e.to_string()))
+            .blocking(None, move |memory, _| {
+                memory.add(&tenant, message).map_err(|e| e.to_string())
+            })
             .await?;
         Ok(structured(
             format!("remembered as {id}"),
@@ -209,8 +206,11 @@ impl MemoryServer {
     async fn recall(
         &self,
         Parameters(args): Parameters<RecallArgs>,
+        extensions: Extensions,
+        cancelled: CancellationToken,
     ) -> Result<CallToolResult, String> {
-        let tenant = self.tenant(args.tenant)?;
+        let caller = self.caller(&extensions)?;
+        let tenant = tenant(&caller, args.tenant)?;
         if args.question.trim().is_empty() {
             return Err("`question` is empty".into());
         }
@@ -229,12 +229,13 @@ impl MemoryServer {
             rerank: args.rerank.map(u64::from),
             lang: args.lang,
         };
-        let options = request
+        let mut options = request
             .options(self.memory.tuning())
             .map_err(|e| e.to_string())?;
         let question = args.question;
         let context = self
-            .blocking(move |memory| {
+            .blocking(Some(cancelled), move |memory, stop| {
+                options.stop = stop;
                 memory
                     .search(&tenant, &question, &options)
                     .map_err(|e| e.to_string())
@@ -252,12 +253,14 @@ impl MemoryServer {
     async fn history(
         &self,
         Parameters(args): Parameters<SubjectArgs>,
+        extensions: Extensions,
     ) -> Result<CallToolResult, String> {
-        let tenant = self.tenant(args.tenant)?;
+        let caller = self.caller(&extensions)?;
+        let tenant = tenant(&caller, args.tenant)?;
         let subject = args.subject;
         let versions = {
             let subject = subject.clone();
-            self.blocking(move |memory| {
+            self.blocking(None, move |memory, _| {
                 memory.history(&tenant, &subject).map_err(|e| e.to_string())
             })
             .await?
@@ -300,13 +303,18 @@ impl MemoryServer {
     async fn forget(
         &self,
         Parameters(args): Parameters<SubjectArgs>,
+        extensions: Extensions,
     ) -> Result<CallToolResult, String> {
-        let tenant = self.tenant(args.tenant)?;
+        let caller = self.caller(&extensions)?;
+        writes(&caller)?;
+        let tenant = tenant(&caller, args.tenant)?;
         let subject = args.subject;
         let report = {
             let subject = subject.clone();
-            self.blocking(move |memory| memory.forget(&tenant, &subject).map_err(|e| e.to_string()))
-                .await?
+            self.blocking(None, move |memory, _| {
+                memory.forget(&tenant, &subject).map_err(|e| e.to_string())
+            })
+            .await?
         };
         Ok(structured(
             format!(
@@ -324,33 +332,16 @@ impl MemoryServer {
     async fn query(
         &self,
         Parameters(args): Parameters<QueryArgs>,
+        extensions: Extensions,
+        cancelled: CancellationToken,
     ) -> Result<CallToolResult, String> {
+        let caller = self.caller(&extensions)?;
+        if caller.scope != Scope::Admin {
+            return Err(query::NEEDS_ADMIN.into());
+        }
         let answer = self
-            .blocking(move |memory| {
-                let mut session = memory.engine().session();
-                let fail = |e: chronolog_engine::Error| e.render(&args.query);
-                let prepared = session.prepare(&args.query).map_err(fail)?;
-                let params = match &args.params {
-                    Some(params) => {
-                        json::params(&mut session, &Json::Object(params.clone()).to_string())
-                            .map_err(|e| e.to_string())?
-                    }
-                    None => Default::default(),
-                };
-                let limits = Limits {
-                    deadline: Some(Instant::now() + QUERY_DEADLINE),
-                    ..Limits::default()
-                };
-                let rows = session.execute(&prepared, &params, &limits).map_err(fail)?;
-                let total = rows.len();
-                let mut answer = json::output(&session, &Output::Rows(rows));
-                let shown = answer["rows"]["rows"].as_array_mut().map(|rows| {
-                    rows.truncate(MAX_QUERY_ROWS);
-                    rows.len()
-                });
-                answer["rows"]["total"] = json!(total);
-                answer["rows"]["truncated"] = json!(shown.unwrap_or(0) < total);
-                Ok(answer["rows"].take())
+            .blocking(Some(cancelled), move |memory, stop| {
+                query::run(memory, &args.query, args.params.as_ref(), &stop).map_err(|e| e.message)
             })
             .await?;
         Ok(structured(answer.to_string(), answer))
@@ -358,30 +349,56 @@ impl MemoryServer {
 }
 
 impl MemoryServer {
-    /// The tenant a call is about: the fixed one, or the one it names.
-    fn tenant(&self, given: Option<String>) -> Result<String, String> {
-        match (&self.fixed_tenant, given) {
-            (Some(fixed), None) => Ok(fixed.clone()),
-            (Some(fixed), Some(given)) if &given == fixed => Ok(given),
-            (Some(fixed), Some(given)) => Err(format!(
-                "this server serves tenant {fixed:?} only; leave `tenant` out (it was {given:?})"
-            )),
-            (None, Some(given)) => Ok(given),
-            (None, None) => Err("`tenant` is required: whose memory to use".into()),
+    /// Who makes this call: the fixed caller, else the one the server's
+    /// authentication put in the HTTP request.
+    fn caller(&self, extensions: &Extensions) -> Result<Caller, String> {
+        if let Some(caller) = &self.fixed_caller {
+            return Ok(caller.clone());
         }
+        extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .ok_or_else(|| "no key came with this call".to_string())
     }
 
-    /// Runs `work` on the blocking pool: memory calls do disk and model
-    /// work, and a panic there must not end the server.
+    /// Runs `work` on the blocking pool (memory calls do disk and model
+    /// work, and a panic there must not end the server), with a [`Stop`]
+    /// that the MCP request's cancellation sets.
     async fn blocking<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&Memory) -> Result<T, String> + Send + 'static,
+        cancelled: Option<CancellationToken>,
+        work: impl FnOnce(&Memory, Stop) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
         let memory = self.memory.clone();
-        tokio::task::spawn_blocking(move || work(&memory))
-            .await
-            .map_err(|e| format!("internal error: {e}"))?
+        let (stop_on_drop, stop) = crate::http::StopOnDrop::armed(None);
+        let task = tokio::task::spawn_blocking(move || work(&memory, stop));
+        let result = match cancelled {
+            Some(token) => tokio::select! {
+                result = task => result,
+                () = token.cancelled() => {
+                    stop_on_drop.stop();
+                    return Err("cancelled by the client".into());
+                }
+            },
+            None => task.await,
+        };
+        result.map_err(|e| format!("internal error: {e}"))?
     }
+}
+
+/// The tenant a call is about: the key's, or (for an admin) the one it
+/// names.
+fn tenant(caller: &Caller, given: Option<String>) -> Result<String, String> {
+    crate::http::resolve_tenant(caller, given).map_err(|e| e.message)
+}
+
+/// Refuses a write to a read-only caller.
+fn writes(caller: &Caller) -> Result<(), String> {
+    if caller.read_only {
+        return Err("this key may only read: remember and forget need a key that writes".into());
+    }
+    Ok(())
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -390,7 +407,11 @@ impl ServerHandler for MemoryServer {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("chronolog", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS);
-        if let Some(tenant) = &self.fixed_tenant {
+        if let Some(Caller {
+            scope: Scope::Tenant(tenant),
+            ..
+        }) = &self.fixed_caller
+        {
             info = info.with_instructions(format!(
                 "{INSTRUCTIONS} This server holds the memory of tenant {tenant:?}; leave `tenant` out."
             ));

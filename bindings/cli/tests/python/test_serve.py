@@ -1,0 +1,173 @@
+"""`chronolog serve` driven by real clients: the official MCP Python SDK
+over streamable HTTP at /mcp, and plain HTTP from the standard library.
+
+Run by `cargo test` (bindings/cli/tests/mcp.rs), which sets CHRONOLOG_BIN
+to the `chronolog` binary it built. Each test starts a real server process
+on a fresh database directory, on a free loopback port.
+"""
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import asynccontextmanager, contextmanager
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+BIN = os.environ["CHRONOLOG_BIN"]
+
+
+def add_key(db, *args):
+    """A new key: `chronolog keys DB add ...` prints it alone on its last line."""
+    out = subprocess.run([BIN, "keys", str(db), "add", *args],
+                         check=True, capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+@contextmanager
+def served(db):
+    """A `chronolog serve` process and its URL; its standard error is kept."""
+    proc = subprocess.Popen(
+        [BIN, "serve", str(db), "--listen", "127.0.0.1:0", "--embedder", "hashing"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = []
+    found = threading.Event()
+
+    def drain():
+        for line in proc.stderr:
+            log.append(line)
+            if "listening on" in line:
+                found.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        assert found.wait(60), "".join(log)
+        url = re.search(r"listening on (http://\S+)", "".join(log)).group(1)
+        yield proc, url, log
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def http(url, key, path, body=None):
+    """(status, JSON body) of a plain HTTP call."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data=data, method="GET" if body is None else "POST")
+    request.add_header("Content-Type", "application/json")
+    if key:
+        request.add_header("Authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@asynccontextmanager
+async def mcp_session(url, key):
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+    async with client:
+        async with streamable_http_client(url + "/mcp", http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+def text(result):
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=120))
+
+
+def test_two_mcp_clients_share_one_memory_each_in_its_own_tenant(tmp_path):
+    db = tmp_path / "db"
+    alice, bob = add_key(db, "--tenant", "alice"), add_key(db, "--tenant", "bob")
+
+    async def main(url):
+        # Two agents at once on one database: no lock error.
+        async with mcp_session(url, alice) as a, mcp_session(url, bob) as b:
+            tools = {tool.name for tool in (await a.list_tools()).tools}
+            assert {"remember", "recall", "history", "forget"} <= tools
+            first = await a.call_tool(
+                "remember", {"role": "user", "text": "I work at Tencent in Shenzhen.",
+                             "at": "2021-03-01"})
+            assert not first.is_error, text(first)
+            assert first.structured_content["episode"] == "alice/e1"
+            second = await b.call_tool(
+                "remember", {"role": "user", "text": "I play the cello on Sundays."})
+            assert second.structured_content["episode"] == "bob/e2"
+
+            mine = await a.call_tool("recall", {"question": "Where do I work? Tencent", "rerank": 0})
+            assert not mine.is_error, text(mine)
+            assert "Tencent" in text(mine)
+            theirs = await b.call_tool("recall", {"question": "Where do I work? Tencent", "rerank": 0})
+            assert "Tencent" not in json.dumps(theirs.structured_content["items"])
+
+            # A tenant's key cannot name another tenant, nor run Datalog.
+            refused = await b.call_tool(
+                "recall", {"tenant": "alice", "question": "Where do I work?"})
+            assert refused.is_error and "this key is for tenant" in text(refused)
+            query = await b.call_tool("query", {"query": "?- mem_episode(I, T, _, _, _, _, X)."})
+            assert query.is_error and "admin" in text(query)
+
+    with served(db) as (proc, url, log):
+        run(main(url))
+        # One log line per request, with its status.
+        assert any("/mcp" in line and "200" in line for line in log), "".join(log)
+
+
+def test_an_mcp_call_without_a_valid_key_is_refused(tmp_path):
+    db = tmp_path / "db"
+    add_key(db, "--tenant", "alice")
+    with served(db) as (proc, url, log):
+        for key in [None, "chronolog_deadbeef_" + "0" * 64]:
+            status, body = http(url, key, "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert status == 401, body
+            assert body["error"]["code"] == "unauthorized"
+
+
+def test_sigterm_finishes_and_releases_the_database(tmp_path):
+    db = tmp_path / "db"
+    key = add_key(db, "--admin")
+    with served(db) as (proc, url, log):
+        status, body = http(url, key, "/v1/remember",
+                            {"tenant": "alice", "role": "user", "text": "My cat is called Luna."})
+        assert status == 200, body
+        assert body["episodes"] == ["alice/e1"]
+        status, body = http(url, key, "/v1/status")
+        assert status == 200 and body["caller"]["admin"], body
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, "".join(log)
+    # The lock is free and the message is there.
+    out = subprocess.run([BIN, str(db), "-e", "?- mem_episode(I, alice, _, _, _, _, X)."],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Luna" in out.stdout
+
+
+def test_keys_are_listed_without_secrets_and_revoked(tmp_path):
+    db = tmp_path / "db"
+    key = add_key(db, "--tenant", "alice", "--read-only")
+    listed = subprocess.run([BIN, "keys", str(db), "list"], check=True,
+                            capture_output=True, text=True).stdout
+    key_id = key.split("_")[1]
+    assert key_id in listed and "tenant alice, read-only" in listed
+    assert key.split("_")[2] not in listed
+    subprocess.run([BIN, "keys", str(db), "revoke", key_id], check=True, capture_output=True)
+    bad = subprocess.run([BIN, "keys", str(db), "revoke", key_id], capture_output=True, text=True)
+    assert bad.returncode != 0 and "no key" in bad.stderr
+    # With no key left the server will not start.
+    out = subprocess.run([BIN, "serve", str(db), "--listen", "127.0.0.1:0"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "no key can call this server" in out.stderr

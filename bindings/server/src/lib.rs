@@ -1,0 +1,65 @@
+//! `chronolog serve`: one process owns a Chronolog memory and serves it to
+//! many agents at once, so that a second editor window, a second MCP
+//! client or a script beside the agent share the memory instead of
+//! failing on the database's lock.
+//!
+//! - [`http`]: the HTTP/JSON API under `/v1` (remember, recall, history,
+//!   timeline, forget, consolidate, status, query), `/health` and
+//!   `/openapi.json`;
+//! - [`mcp`]: the MCP tools, on standard input and output (`chronolog
+//!   mcp`) and on the streamable HTTP transport at `/mcp`;
+//! - [`keys`]: bearer keys, each for one tenant or for an admin, stored
+//!   salted and hashed in the database directory;
+//! - [`serve`]: binding, limits, request logs and graceful shutdown.
+//!
+//! A tenant's key reaches its tenant only, on every route and tool; only
+//! an admin key names tenants or runs Datalog, which reads every tenant's
+//! rows.
+
+pub mod error;
+pub mod http;
+pub mod keys;
+pub mod mcp;
+pub mod query;
+pub mod serve;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{Error, Result};
+pub use keys::{Caller, KeyInfo, KeyStore, Scope};
+pub use serve::{ServeOptions, Server, serve_blocking};
+
+/// Opens (or creates) the memory at `db` with its background
+/// consolidation worker, embedding with `embedder`: `model` (the default
+/// sentence model when installed, else the hashing stand-in, with a notice
+/// on standard error) or `hashing`. A database keeps the embedder it was
+/// built with.
+pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory> {
+    let embedder: Arc<dyn chronolog_engine::Embedder> = match embedder {
+        "model" => {
+            let (embedder, notice) = chronolog_engine::default_embedder_with_notice();
+            if let Some(notice) = notice {
+                eprintln!("chronolog: {notice}");
+            }
+            embedder
+        }
+        "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(384)),
+        other => {
+            return Err(Error::BadRequest(format!(
+                "the embedder is model or hashing, not {other}"
+            )));
+        }
+    };
+    std::fs::create_dir_all(db).map_err(Error::io(db))?;
+    let store = chronolog_engine::Store::open(db).map_err(|e| {
+        Error::Memory(chronolog_memory::Error::Engine(
+            chronolog_engine::Error::from(e),
+        ))
+    })?;
+    let engine = chronolog_engine::Engine::with_embedder(store, embedder);
+    Ok(chronolog_memory::Memory::with_engine(
+        engine,
+        chronolog_memory::Options::default(),
+    )?)
+}
