@@ -265,8 +265,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             tenant,
             embedder,
         }) => {
-            let memory = chronolog_server::open_memory(&db, &embedder)?;
-            chronolog_server::mcp::serve_stdio(Arc::new(memory), tenant)?;
+            let backend = match chronolog_server::Client::find(&db) {
+                Some(client) => {
+                    eprintln!(
+                        "chronolog mcp: {} is served by {}; going through it",
+                        db.display(),
+                        client.url()
+                    );
+                    chronolog_server::mcp::Backend::Remote(client)
+                }
+                None => chronolog_server::mcp::Backend::Local(Arc::new(
+                    chronolog_server::open_memory(&db, &embedder)?,
+                )),
+            };
+            chronolog_server::mcp::serve_stdio(backend, tenant)?;
             return Ok(ExitCode::SUCCESS);
         }
         other => other,
@@ -299,8 +311,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 jsonl,
                 text,
             };
-            let memory = open_memory(&db)?;
-            for id in request.run(&memory)? {
+            let ids = match chronolog_server::Client::find(&db) {
+                Some(client) => request.run_remote(&client)?,
+                None => request.run(&open_memory(&db)?)?,
+            };
+            for id in ids {
                 println!("{id}");
             }
             return Ok(ExitCode::SUCCESS);
@@ -331,14 +346,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(t) = known_at {
                 request.set("known-at", &t)?;
             }
-            let memory = open_memory(&db)?;
-            print!("{}", request.run(&memory)?);
+            let answer = match chronolog_server::Client::find(&db) {
+                Some(client) => request.run_remote(&client)?,
+                None => request.run(&open_memory(&db)?)?,
+            };
+            print!("{answer}");
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Eval { args }) => return eval::run(&args),
         Some(Command::Consolidate { db }) => {
-            let memory = open_memory(&db)?;
-            println!("{}", remember::describe(&memory.consolidate_now()?));
+            let report = match chronolog_server::Client::find(&db) {
+                Some(client) => client.post("/v1/consolidate", &serde_json::json!({}))?,
+                None => open_memory(&db)?.consolidate_now()?.to_json(),
+            };
+            println!("{}", remember::describe(&report));
             return Ok(ExitCode::SUCCESS);
         }
         // Served above.

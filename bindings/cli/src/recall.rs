@@ -111,21 +111,47 @@ impl Recall {
             return Ok(memory.explain_search(&self.tenant, &self.question, &options)?);
         }
         let context = memory.search(&self.tenant, &self.question, &options)?;
-        Ok(if self.json {
-            format!("{}\n", context.to_json())
-        } else {
-            let mut text = context.to_text();
-            text.push_str(&format!(
-                "({} of {} tokens, as of {}{})\n",
-                context.tokens,
-                context.budget,
-                context.as_of,
-                context
-                    .as_of_because
-                    .as_deref()
-                    .map_or(String::new(), |why| format!(": {why}"))
-            ));
-            text
-        })
+        Ok(self.render(&context.to_json()))
+    }
+
+    /// The same through the server that holds the database.
+    pub fn run_remote(&self, client: &chronolog_server::Client) -> Result<String> {
+        if self.explain {
+            bail!(
+                "--explain reads the memory's channels in this process: it needs the database, \
+                 which the server at {} holds",
+                client.url()
+            );
+        }
+        if self.question.trim().is_empty() {
+            bail!("no question; {USAGE}");
+        }
+        let body = serde_json::json!({
+            "tenant": self.tenant,
+            "question": self.question,
+            "as_of": self.as_of.map(|t| t.to_string()),
+            "known_at": self.known_at.map(|t| t.to_string()),
+            "budget": self.budget,
+            "rerank": self.rerank,
+        });
+        Ok(self.render(&client.post("/v1/recall", &body)?))
+    }
+
+    /// The context as JSON or as text with a line of what it took.
+    fn render(&self, context: &serde_json::Value) -> String {
+        if self.json {
+            return format!("{context}\n");
+        }
+        let mut text = context["text"].as_str().unwrap_or_default().to_string();
+        text.push_str(&format!(
+            "({} of {} tokens, as of {}{})\n",
+            context["tokens"],
+            context["budget"],
+            context["as_of"].as_str().unwrap_or("?"),
+            context["as_of_because"]
+                .as_str()
+                .map_or(String::new(), |why| format!(": {why}"))
+        ));
+        text
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use chronolog_engine::Timestamp;
-use chronolog_memory::{Memory, Message, Report};
+use chronolog_memory::{Memory, Message};
 
 /// What to remember: one message, or a file of them.
 #[derive(Debug, Default, PartialEq)]
@@ -65,19 +65,26 @@ impl Remember {
 
     /// Appends the message or the file; returns the new episode ids.
     pub fn run(&self, memory: &Memory) -> Result<Vec<String>> {
+        Ok(memory.add_batch(&self.tenant, &self.messages()?)?)
+    }
+
+    /// The same through the server that holds the database.
+    pub fn run_remote(&self, client: &chronolog_server::Client) -> Result<Vec<String>> {
+        Ok(client.remember(&self.tenant, &self.messages()?)?)
+    }
+
+    /// The message, or the file's messages, to store in one batch.
+    fn messages(&self) -> Result<Vec<Message>> {
         if self.tenant.is_empty() {
             bail!("--tenant is required; {USAGE}");
         }
         match (&self.jsonl, &self.text, &self.role) {
-            (Some(file), None, None) => {
-                let messages = read_jsonl(file)?;
-                Ok(memory.add_batch(&self.tenant, &messages)?)
-            }
+            (Some(file), None, None) => read_jsonl(file),
             (None, Some(text), Some(role)) => {
                 let mut message = Message::new(role.as_str(), text.as_str());
                 message.at = self.at;
                 message.session = self.session.clone();
-                Ok(vec![memory.add(&self.tenant, message)?])
+                Ok(vec![message])
             }
             (None, Some(_), None) => bail!("--role is required; {USAGE}"),
             (None, None, _) => bail!("nothing to remember; {USAGE}"),
@@ -127,19 +134,21 @@ pub fn read_jsonl(file: &Path) -> Result<Vec<Message>> {
     Ok(messages)
 }
 
-/// A consolidation report as one line.
-pub fn describe(report: &Report) -> String {
+/// A consolidation report as one line, from its JSON (`Report::to_json`,
+/// or the server's answer).
+pub fn describe(report: &serde_json::Value) -> String {
+    let n = |name: &str| report[name].as_u64().unwrap_or(0);
     format!(
         "consolidated {} episodes: {} claims, {} new facts, {} restated, {} ended, {} withdrawn, \
          {} contested, {} dropped",
-        report.episodes,
-        report.claims,
-        report.facts,
-        report.restated,
-        report.ended,
-        report.withdrawn,
-        report.contested,
-        report.dropped
+        n("episodes"),
+        n("claims"),
+        n("facts"),
+        n("restated"),
+        n("ended"),
+        n("withdrawn"),
+        n("contested"),
+        n("dropped")
     )
 }
 

@@ -351,7 +351,7 @@ impl Shell {
                 }
             }
             "consolidate" => match self.memory().and_then(|m| Ok(m.consolidate_now()?)) {
-                Ok(report) => self.say(&crate::remember::describe(&report))?,
+                Ok(report) => self.say(&crate::remember::describe(&report.to_json()))?,
                 Err(e) => self.fail(&format!("{e:#}"))?,
             },
             other => self.fail(&format!("unknown command `:{other}` (try :help)"))?,

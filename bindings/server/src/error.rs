@@ -28,6 +28,15 @@ pub enum Error {
     /// The server will not start as configured.
     #[error("{0}")]
     Refused(String),
+    /// The server answered a client's call with an error (status 0: it
+    /// could not be reached).
+    #[error("{message}")]
+    Remote {
+        /// The HTTP status.
+        status: u16,
+        /// The server's message.
+        message: String,
+    },
     /// The memory underneath failed.
     #[error(transparent)]
     Memory(#[from] chronolog_memory::Error),

@@ -256,8 +256,14 @@ fn digest(salt: &str, secret: &str) -> String {
     hex(&hasher.finalize())
 }
 
+/// A key for one run of a server, written to its `server.json` for the
+/// commands of the database's owner; never stored in `keys.json`.
+pub(crate) fn run_key() -> Result<String> {
+    Ok(format!("{PREFIX}run_{}", hex(&random::<32>()?)))
+}
+
 /// Compares in time independent of where the inputs differ.
-fn equal(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn equal(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -275,14 +281,14 @@ fn hex(bytes: &[u8]) -> String {
 /// Only the owner reads the keys file (its hashes are not secrets, but
 /// nobody else needs them).
 #[cfg(unix)]
-fn restrict(file: &File) {
+pub(crate) fn restrict(file: &File) {
     use std::os::unix::fs::PermissionsExt as _;
     // Best effort: a file system without modes keeps its default.
     let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
 }
 
 #[cfg(not(unix))]
-fn restrict(_file: &File) {}
+pub(crate) fn restrict(_file: &File) {}
 
 #[cfg(test)]
 mod tests {

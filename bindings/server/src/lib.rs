@@ -10,12 +10,15 @@
 //!   mcp`) and on the streamable HTTP transport at `/mcp`;
 //! - [`keys`]: bearer keys, each for one tenant or for an admin, stored
 //!   salted and hashed in the database directory;
-//! - [`serve`]: binding, limits, request logs and graceful shutdown.
+//! - [`serve`]: binding, limits, request logs and graceful shutdown;
+//! - [`client`]: finding the server that holds a database (`server.json`)
+//!   and calling it, for the commands that would otherwise open it.
 //!
 //! A tenant's key reaches its tenant only, on every route and tool; only
 //! an admin key names tenants or runs Datalog, which reads every tenant's
 //! rows.
 
+pub mod client;
 pub mod error;
 pub mod http;
 pub mod keys;
@@ -26,6 +29,7 @@ pub mod serve;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use client::Client;
 pub use error::{Error, Result};
 pub use keys::{Caller, KeyInfo, KeyStore, Scope};
 pub use serve::{ServeOptions, Server, serve_blocking};

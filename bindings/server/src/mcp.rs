@@ -28,6 +28,7 @@ use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::keys::{Caller, Scope};
 use crate::query;
@@ -41,16 +42,17 @@ they came from) and the messages themselves, or says that the memory holds nothi
 (`abstain`), in which case say you do not know. Pass `as_of` to ask about an earlier time. \
 `history` shows how what is known about a subject changed; `forget` erases a subject for good.";
 
-/// Serves `memory` on standard input and output until the client closes
-/// the connection. With `tenant`, every call is about that tenant and the
-/// Datalog `query` tool (which reads every tenant) is not offered.
-pub fn serve_stdio(memory: Arc<Memory>, tenant: Option<String>) -> Result<()> {
+/// Serves on standard input and output until the client closes the
+/// connection: over `backend` (the memory itself, or the server that holds
+/// it). With `tenant`, every call is about that tenant and the Datalog
+/// `query` tool (which reads every tenant) is not offered.
+pub fn serve_stdio(backend: Backend, tenant: Option<String>) -> Result<()> {
     let caller = Caller {
         key: None,
         scope: tenant.map_or(Scope::Admin, Scope::Tenant),
         read_only: false,
     };
-    let server = MemoryServer::new(memory, Some(caller));
+    let server = MemoryServer::new(backend, Some(caller));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -66,6 +68,17 @@ pub fn serve_stdio(memory: Arc<Memory>, tenant: Option<String>) -> Result<()> {
             .map_err(|e| Error::Internal(format!("the MCP server failed: {e}")))?;
         Ok(())
     })
+}
+
+/// Where the tools' calls go.
+#[derive(Clone)]
+pub enum Backend {
+    /// The memory, in this process.
+    Local(Arc<Memory>),
+    /// The server that holds the memory (`chronolog mcp` started while
+    /// `chronolog serve` runs on the same database), called with its
+    /// run's admin key; the tenant is checked here and again there.
+    Remote(Client),
 }
 
 /// Arguments of `remember`.
@@ -142,7 +155,7 @@ struct QueryArgs {
 /// the request's extensions).
 #[derive(Clone)]
 pub struct MemoryServer {
-    memory: Arc<Memory>,
+    backend: Backend,
     /// The caller of every call, over standard input and output.
     fixed_caller: Option<Caller>,
     tool_router: ToolRouter<MemoryServer>,
@@ -150,9 +163,9 @@ pub struct MemoryServer {
 
 #[tool_router]
 impl MemoryServer {
-    /// A service over `memory`; `fixed_caller` for a transport without
+    /// A service over `backend`; `fixed_caller` for a transport without
     /// keys (standard input and output), `None` over HTTP.
-    pub fn new(memory: Arc<Memory>, fixed_caller: Option<Caller>) -> MemoryServer {
+    pub fn new(backend: Backend, fixed_caller: Option<Caller>) -> MemoryServer {
         let mut tool_router = Self::tool_router();
         if let Some(Caller {
             scope: Scope::Tenant(_),
@@ -162,7 +175,7 @@ impl MemoryServer {
             tool_router.remove_route("query");
         }
         MemoryServer {
-            memory,
+            backend,
             fixed_caller,
             tool_router,
         }
@@ -189,8 +202,13 @@ impl MemoryServer {
             message = message.session(session);
         }
         let id = self
-            .blocking(None, move |memory, _| {
-                memory.add(&tenant, message).map_err(|e| e.to_string())
+            .blocking(None, move |backend, _| match backend {
+                Backend::Local(memory) => memory.add(&tenant, message).map_err(|e| e.to_string()),
+                Backend::Remote(client) => client
+                    .remember(&tenant, std::slice::from_ref(&message))
+                    .map_err(|e| e.to_string())?
+                    .pop()
+                    .ok_or_else(|| "the server returned no id".to_string()),
             })
             .await?;
         Ok(structured(
@@ -227,23 +245,34 @@ impl MemoryServer {
                 .transpose()?,
             budget: args.budget.map(u64::from),
             rerank: args.rerank.map(u64::from),
-            lang: args.lang,
+            lang: args.lang.clone(),
         };
-        let mut options = request
-            .options(self.memory.tuning())
-            .map_err(|e| e.to_string())?;
+        let remote_body = json!({
+            "tenant": tenant, "question": args.question, "as_of": args.as_of,
+            "known_at": args.known_at, "budget": args.budget, "rerank": args.rerank,
+            "lang": args.lang,
+        });
         let question = args.question;
         let context = self
-            .blocking(Some(cancelled), move |memory, stop| {
-                options.stop = stop;
-                memory
-                    .search(&tenant, &question, &options)
-                    .map_err(|e| e.to_string())
+            .blocking(Some(cancelled), move |backend, stop| match backend {
+                Backend::Local(memory) => {
+                    let mut options = request
+                        .options(memory.tuning())
+                        .map_err(|e| e.to_string())?;
+                    options.stop = stop;
+                    memory
+                        .search(&tenant, &question, &options)
+                        .map(|context| context.to_json())
+                        .map_err(|e| e.to_string())
+                }
+                Backend::Remote(client) => client
+                    .post("/v1/recall", &remote_body)
+                    .map_err(|e| e.to_string()),
             })
             .await?;
         // An abstention's text says so, with its reason.
-        let text = context.to_text();
-        Ok(structured(text, context.to_json()))
+        let text = context["text"].as_str().unwrap_or_default().to_string();
+        Ok(structured(text, context))
     }
 
     /// How what is known about a subject changed.
@@ -260,38 +289,23 @@ impl MemoryServer {
         let subject = args.subject;
         let versions = {
             let subject = subject.clone();
-            self.blocking(None, move |memory, _| {
-                memory.history(&tenant, &subject).map_err(|e| e.to_string())
+            self.blocking(None, move |backend, _| match backend {
+                Backend::Local(memory) => memory
+                    .history(&tenant, &subject)
+                    .map(|versions| versions.iter().map(|v| v.to_json()).collect())
+                    .map_err(|e| e.to_string()),
+                Backend::Remote(client) => {
+                    let body = json!({ "tenant": tenant, "subject": subject });
+                    let answer = client
+                        .post("/v1/history", &body)
+                        .map_err(|e| e.to_string())?;
+                    Ok(answer["versions"].as_array().cloned().unwrap_or_default())
+                }
             })
             .await?
         };
-        let mut text = String::new();
-        if versions.is_empty() {
-            text.push_str(&format!("no facts about {subject:?}"));
-        }
-        for v in &versions {
-            let until = if v.valid.to == Timestamp::MAX {
-                "now".to_string()
-            } else {
-                v.valid.to.to_string()
-            };
-            let believed = if v.known.is_open() {
-                String::new()
-            } else {
-                format!(", retracted {}", v.known.to)
-            };
-            text.push_str(&format!(
-                "{} {} {} (from {} until {until}{believed}; said in {})\n",
-                v.subject,
-                v.predicate,
-                v.object,
-                v.valid.from,
-                v.source.as_deref().unwrap_or("?")
-            ));
-        }
-        let versions: Vec<Json> = versions.iter().map(|v| v.to_json()).collect();
         Ok(structured(
-            text.trim_end().to_string(),
+            history_text(&subject, &versions),
             json!({ "subject": subject, "versions": versions }),
         ))
     }
@@ -311,17 +325,26 @@ impl MemoryServer {
         let subject = args.subject;
         let report = {
             let subject = subject.clone();
-            self.blocking(None, move |memory, _| {
-                memory.forget(&tenant, &subject).map_err(|e| e.to_string())
+            self.blocking(None, move |backend, _| match backend {
+                Backend::Local(memory) => memory
+                    .forget(&tenant, &subject)
+                    .map(|report| report.to_json())
+                    .map_err(|e| e.to_string()),
+                Backend::Remote(client) => client
+                    .post(
+                        "/v1/forget",
+                        &json!({ "tenant": tenant, "subject": subject }),
+                    )
+                    .map_err(|e| e.to_string()),
             })
             .await?
         };
         Ok(structured(
             format!(
                 "forgot {subject:?}: {} messages, {} facts, {} names; {} facts kept with it cut from their sentence",
-                report.episodes, report.facts, report.aliases, report.rewritten
+                report["episodes"], report["facts"], report["aliases"], report["rewritten"]
             ),
-            report.to_json(),
+            report,
         ))
     }
 
@@ -340,8 +363,15 @@ impl MemoryServer {
             return Err(query::NEEDS_ADMIN.into());
         }
         let answer = self
-            .blocking(Some(cancelled), move |memory, stop| {
-                query::run(memory, &args.query, args.params.as_ref(), &stop).map_err(|e| e.message)
+            .blocking(Some(cancelled), move |backend, stop| match backend {
+                Backend::Local(memory) => {
+                    query::run(memory, &args.query, args.params.as_ref(), &stop)
+                        .map_err(|e| e.message)
+                }
+                Backend::Remote(client) => {
+                    let body = json!({ "query": args.query, "params": args.params });
+                    client.post("/v1/query", &body).map_err(|e| e.to_string())
+                }
             })
             .await?;
         Ok(structured(answer.to_string(), answer))
@@ -368,11 +398,11 @@ impl MemoryServer {
     async fn blocking<T: Send + 'static>(
         &self,
         cancelled: Option<CancellationToken>,
-        work: impl FnOnce(&Memory, Stop) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&Backend, Stop) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
-        let memory = self.memory.clone();
+        let backend = self.backend.clone();
         let (stop_on_drop, stop) = crate::http::StopOnDrop::armed(None);
-        let task = tokio::task::spawn_blocking(move || work(&memory, stop));
+        let task = tokio::task::spawn_blocking(move || work(&backend, stop));
         let result = match cancelled {
             Some(token) => tokio::select! {
                 result = task => result,
@@ -418,6 +448,31 @@ impl ServerHandler for MemoryServer {
         }
         info
     }
+}
+
+/// The versions of a subject's facts as lines for the model, from their
+/// JSON (`FactVersion::to_json`), as either backend returns them.
+fn history_text(subject: &str, versions: &[Json]) -> String {
+    if versions.is_empty() {
+        return format!("no facts about {subject:?}");
+    }
+    let field = |v: &Json, name: &str| v[name].as_str().unwrap_or("?").to_string();
+    let mut text = String::new();
+    for v in versions {
+        let until = v["valid_to"].as_str().unwrap_or("now");
+        let believed = v["known_to"]
+            .as_str()
+            .map_or(String::new(), |to| format!(", retracted {to}"));
+        text.push_str(&format!(
+            "{} {} {} (from {} until {until}{believed}; said in {})\n",
+            field(v, "subject"),
+            field(v, "predicate"),
+            field(v, "object"),
+            field(v, "valid_from"),
+            field(v, "source"),
+        ));
+    }
+    text.trim_end().to_string()
 }
 
 /// A result with a text for the model and the same answer as structured

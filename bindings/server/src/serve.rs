@@ -22,10 +22,11 @@ use tokio_util::sync::CancellationToken;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
+use crate::client::Announcement;
 use crate::error::{Error, Result};
 use crate::http::{AppState, authenticate, routes};
 use crate::keys::KeyStore;
-use crate::mcp::MemoryServer;
+use crate::mcp::{Backend, MemoryServer};
 
 /// How the server listens and what it allows.
 #[derive(Clone, Debug)]
@@ -63,6 +64,7 @@ impl Default for ServeOptions {
 
 /// A bound server, ready to run.
 pub struct Server {
+    db: std::path::PathBuf,
     listener: tokio::net::TcpListener,
     router: Router,
     memory: Arc<Memory>,
@@ -104,14 +106,26 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
             .map_err(Error::io(options.listen.to_string()))?;
+        let run_key: Arc<str> = crate::keys::run_key()?.into();
         let state = AppState {
             memory: memory.clone(),
             keys,
+            run_key: run_key.clone(),
             request_timeout: options.request_timeout,
         };
         let streams = CancellationToken::new();
-        let router = router(state, options, &streams, listener.local_addr().ok());
+        let bound = listener
+            .local_addr()
+            .map_err(Error::io("the listening socket"))?;
+        let router = router(state, options, &streams, Some(bound));
+        Announcement {
+            url: format!("http://{bound}"),
+            pid: std::process::id(),
+            key: run_key.to_string(),
+        }
+        .write(db)?;
         Ok(Server {
+            db: db.to_path_buf(),
             listener,
             router,
             memory,
@@ -136,10 +150,12 @@ impl Server {
             tracing::info!("shutting down: finishing the requests in flight");
             streams.cancel();
         };
-        axum::serve(self.listener, self.router)
+        let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(signal)
             .await
-            .map_err(Error::io("serving"))?;
+            .map_err(Error::io("serving"));
+        Announcement::remove(&self.db);
+        served?;
         let mut memory = self.memory;
         let give_up = Instant::now() + Duration::from_secs(10);
         loop {
@@ -190,7 +206,7 @@ fn router(
         ]);
     }
     let mcp = StreamableHttpService::new(
-        move || Ok(MemoryServer::new(memory.clone(), None)),
+        move || Ok(MemoryServer::new(Backend::Local(memory.clone()), None)),
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -171,3 +171,47 @@ def test_keys_are_listed_without_secrets_and_revoked(tmp_path):
     out = subprocess.run([BIN, "serve", str(db), "--listen", "127.0.0.1:0"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "no key can call this server" in out.stderr
+
+
+def test_commands_and_stdio_mcp_clients_go_through_a_running_server(tmp_path):
+    from mcp import StdioServerParameters, stdio_client
+
+    db = tmp_path / "db"
+    add_key(db, "--tenant", "nobody")
+
+    def cli(*args):
+        out = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    async def stdio_agents():
+        # Two stdio MCP servers on the database the server holds: both work.
+        params = StdioServerParameters(command=BIN, args=["mcp", str(db), "--tenant", "alice"])
+        async with stdio_client(params) as (r1, w1), stdio_client(params) as (r2, w2):
+            async with ClientSession(r1, w1) as one, ClientSession(r2, w2) as two:
+                await one.initialize()
+                await two.initialize()
+                first = await one.call_tool(
+                    "remember", {"role": "user", "text": "My dog is called Rex."})
+                assert not first.is_error, text(first)
+                found = await two.call_tool("recall", {"question": "What is my dog called? Rex",
+                                                       "rerank": 0})
+                assert not found.is_error, text(found)
+                assert "Rex" in text(found)
+                history = await two.call_tool("history", {"subject": "user"})
+                assert not history.is_error, text(history)
+
+    with served(db) as (proc, url, log):
+        assert (db / "server.json").exists()
+        ids = cli("remember", str(db), "--tenant", "alice", "--role", "user",
+                  "I moved to Berlin last month.", "--at", "2024-06-15")
+        assert ids.strip() == "alice/e1"
+        assert "consolidated" in cli("consolidate", str(db))
+        answer = cli("recall", str(db), "--tenant", "alice", "--rerank", "0", "Where do I live?")
+        assert "Berlin" in answer and "tokens" in answer
+        run(stdio_agents())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, "".join(log)
+    # The server is gone and so is its file: the commands open the database.
+    assert not (db / "server.json").exists()
+    assert "Rex" in cli("recall", str(db), "--tenant", "alice", "--rerank", "0", "Rex")
