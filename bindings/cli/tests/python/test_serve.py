@@ -215,3 +215,46 @@ def test_commands_and_stdio_mcp_clients_go_through_a_running_server(tmp_path):
     # The server is gone and so is its file: the commands open the database.
     assert not (db / "server.json").exists()
     assert "Rex" in cli("recall", str(db), "--tenant", "alice", "--rerank", "0", "Rex")
+
+
+def test_a_kill_9_mid_load_loses_no_acknowledged_message(tmp_path):
+    db = tmp_path / "db"
+    key = add_key(db, "--tenant", "alice")
+    admin = add_key(db, "--admin")
+    acknowledged = []
+    with served(db) as (proc, url, log):
+        stop = threading.Event()
+
+        def writer(n):
+            i = 0
+            while not stop.is_set():
+                try:
+                    status, body = http(url, key, "/v1/remember",
+                                        {"role": "user", "text": f"Writer {n}, note {i}."})
+                except Exception:
+                    return  # the server is gone
+                if status == 200:
+                    acknowledged.extend(body["episodes"])
+                i += 1
+
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 40 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.kill()  # SIGKILL, mid-write
+        proc.wait()
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert len(acknowledged) >= 40, acknowledged
+    # A new server on the same database (the dead one's server.json and
+    # lock are no obstacle) has every message it acknowledged.
+    with served(db) as (proc, url, log):
+        status, rows = http(url, admin, "/v1/query",
+                            {"query": "?- mem_episode(I, alice, _, _, _, _, _)."})
+        assert status == 200, rows
+        assert not rows["truncated"], rows["total"]
+        stored = {row[0] for row in rows["rows"]}
+        assert [i for i in acknowledged if i not in stored] == []
