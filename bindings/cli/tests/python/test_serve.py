@@ -258,3 +258,64 @@ def test_a_kill_9_mid_load_loses_no_acknowledged_message(tmp_path):
         assert not rows["truncated"], rows["total"]
         stored = {row[0] for row in rows["rows"]}
         assert [i for i in acknowledged if i not in stored] == []
+
+
+def remote_client_module():
+    """`chronolog._client` from the package's source, without the compiled
+    extension the package's `__init__` imports (this test builds only the
+    `chronolog` binary)."""
+    import sys
+    import types
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "python" / "python" / "chronolog"
+    if "chronolog" not in sys.modules:
+        package = types.ModuleType("chronolog")
+        package.__path__ = [str(source)]
+        sys.modules["chronolog"] = package
+    import chronolog._client as client
+    return client
+
+
+def test_the_python_client_has_the_memorys_methods_over_the_server(tmp_path):
+    client = remote_client_module()
+    db = tmp_path / "db"
+    key, admin = add_key(db, "--tenant", "alice"), add_key(db, "--admin")
+    with served(db) as (proc, url, log):
+        with client.connect(url, key) as mem:
+            assert mem.add(None, "user", "I work at Tencent in Shenzhen.", at="2021-03-01") \
+                == "alice/e1"
+            assert mem.add_many("alice", [("user", "Big news: I just joined Moonshot!",
+                                           "2024-06-01")]) == ["alice/e2"]
+            # The server's worker may have consolidated some already.
+            assert mem.consolidate()["episodes"] in (0, 1, 2)
+            assert mem.status()["pending"] == 0
+            context = mem.search(None, "Where do I work?", rerank=0)
+            assert not context.abstain and "Moonshot" in context.text
+            assert context.tokens <= context.budget == 2000
+            assert all(i.id.startswith("alice/") for i in context.items if i.kind == "episode")
+            jobs = [v for v in mem.history(None, "user")
+                    if v.predicate == "works_at" and v.known_to is None]
+            assert [v.object for v in jobs] == ["Tencent", "Moonshot"]
+            assert jobs[0].valid_from.year == 2021 and jobs[0].valid_from.tzinfo is not None
+            then = mem.search(None, "Where do I work?", as_of="2022-01-01", rerank=0)
+            assert "Tencent" in then.text
+            try:
+                mem.search("bob", "Where does Bob work?")
+                raise AssertionError("another tenant was reachable")
+            except client.RemoteError as error:
+                assert error.status == 403 and error.code == "forbidden"
+            try:
+                mem.add(None, "user", "hi", at="the day after")
+                raise AssertionError("a bad time was stored")
+            except client.RemoteError as error:
+                assert error.status == 400 and "at" in str(error)
+            assert mem.forget(None, "Tencent")["episodes"] == 1
+        rows = client.connect(url, admin).query(
+            "?- mem_episode(I, T, _, _, _, _, _), T = $t.", {"t": {"sym": "alice"}})
+        assert rows.columns == ["I", "T"] and [r["I"] for r in rows] == ["alice/e2"]
+    try:
+        client.connect(url, key).status()
+        raise AssertionError("a stopped server answered")
+    except client.RemoteError as error:
+        assert error.status == 0

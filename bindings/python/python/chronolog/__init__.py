@@ -25,6 +25,7 @@ from ._chronolog import (
     Sym,
     __version__,
 )
+from ._client import RemoteError, RemoteMemory, connect
 from ._rows import Rows
 
 __all__ = [
@@ -36,7 +37,10 @@ __all__ = [
     "Memory",
     "Query",
     "QueryError",
+    "RemoteError",
+    "RemoteMemory",
     "Rows",
     "Sym",
     "__version__",
+    "connect",
 ]
