@@ -106,7 +106,8 @@ enum Command {
         /// The database directory (created on first use).
         db: PathBuf,
         /// Serve this tenant's memory only: calls may not name another,
-        /// and the Datalog `query` tool (which reads every tenant) is off.
+        /// and the Datalog `query` tool runs only queries that read its rows
+        /// (`mem_episode(I, $tenant, ...)`).
         #[arg(long)]
         tenant: Option<String>,
         /// The sentence embedder: model (all-MiniLM-L6-v2 when installed,

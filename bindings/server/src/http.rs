@@ -530,12 +530,15 @@ async fn status(
     Ok(axum::Json(answer))
 }
 
-/// `POST /v1/query`: one read-only Datalog query, admin keys only.
+/// `POST /v1/query`: one read-only Datalog query; a tenant's key reads its
+/// own rows only (`scope.rs`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct QueryBody {
     query: String,
     params: Option<serde_json::Map<String, Json>>,
+    /// An admin's query scoped to one tenant, as a tenant's key is.
+    tenant: Option<String>,
 }
 
 async fn run_query(
@@ -543,12 +546,20 @@ async fn run_query(
     axum::Extension(caller): axum::Extension<Caller>,
     Body(body): Body<QueryBody>,
 ) -> Result<axum::Json<Json>, ApiError> {
-    if caller.scope != Scope::Admin {
-        return Err(ApiError::forbidden(query::NEEDS_ADMIN));
-    }
+    let tenant = match (&caller.scope, body.tenant) {
+        (Scope::Admin, None) => None,
+        (_, given) => Some(resolve_tenant(&caller, given)?),
+    };
     let answer = state
         .blocking(move |memory, stop| {
-            query::run(memory, &body.query, body.params.as_ref(), &stop).map_err(|e| {
+            query::run(
+                memory,
+                &body.query,
+                body.params.as_ref(),
+                &stop,
+                tenant.as_deref(),
+            )
+            .map_err(|e| {
                 if e.stopped {
                     ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "limit_exceeded", e.message)
                 } else {

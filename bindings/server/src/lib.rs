@@ -14,9 +14,9 @@
 //! - [`client`]: finding the server that holds a database (`server.json`)
 //!   and calling it, for the commands that would otherwise open it.
 //!
-//! A tenant's key reaches its tenant only, on every route and tool; only
-//! an admin key names tenants or runs Datalog, which reads every tenant's
-//! rows.
+//! A tenant's key reaches its tenant only, on every route and tool, and
+//! its Datalog must read that tenant's rows only ([`scope`]); only an
+//! admin key names tenants and reads across them.
 
 pub mod client;
 pub mod error;
@@ -24,6 +24,7 @@ pub mod http;
 pub mod keys;
 pub mod mcp;
 pub mod query;
+pub mod scope;
 pub mod serve;
 
 use std::path::Path;

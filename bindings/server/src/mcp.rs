@@ -45,7 +45,8 @@ they came from) and the messages themselves, or says that the memory holds nothi
 /// Serves on standard input and output until the client closes the
 /// connection: over `backend` (the memory itself, or the server that holds
 /// it). With `tenant`, every call is about that tenant and the Datalog
-/// `query` tool (which reads every tenant) is not offered.
+/// `query` tool runs only queries that read that tenant's rows
+/// ([`crate::scope`]).
 pub fn serve_stdio(backend: Backend, tenant: Option<String>) -> Result<()> {
     let caller = Caller {
         key: None,
@@ -166,14 +167,7 @@ impl MemoryServer {
     /// A service over `backend`; `fixed_caller` for a transport without
     /// keys (standard input and output), `None` over HTTP.
     pub fn new(backend: Backend, fixed_caller: Option<Caller>) -> MemoryServer {
-        let mut tool_router = Self::tool_router();
-        if let Some(Caller {
-            scope: Scope::Tenant(_),
-            ..
-        }) = &fixed_caller
-        {
-            tool_router.remove_route("query");
-        }
+        let tool_router = Self::tool_router();
         MemoryServer {
             backend,
             fixed_caller,
@@ -359,17 +353,23 @@ impl MemoryServer {
         cancelled: CancellationToken,
     ) -> Result<CallToolResult, String> {
         let caller = self.caller(&extensions)?;
-        if caller.scope != Scope::Admin {
-            return Err(query::NEEDS_ADMIN.into());
-        }
+        let tenant = match caller.scope {
+            Scope::Admin => None,
+            Scope::Tenant(tenant) => Some(tenant),
+        };
         let answer = self
             .blocking(Some(cancelled), move |backend, stop| match backend {
-                Backend::Local(memory) => {
-                    query::run(memory, &args.query, args.params.as_ref(), &stop)
-                        .map_err(|e| e.message)
-                }
+                Backend::Local(memory) => query::run(
+                    memory,
+                    &args.query,
+                    args.params.as_ref(),
+                    &stop,
+                    tenant.as_deref(),
+                )
+                .map_err(|e| e.message),
                 Backend::Remote(client) => {
-                    let body = json!({ "query": args.query, "params": args.params });
+                    let body =
+                        json!({ "query": args.query, "params": args.params, "tenant": tenant });
                     client.post("/v1/query", &body).map_err(|e| e.to_string())
                 }
             })

@@ -7,15 +7,13 @@ use chronolog_engine::{Limits, Output, json};
 use chronolog_memory::{Memory, Stop};
 use serde_json::{Value as Json, json};
 
+use crate::scope;
+
 /// Rows an answer carries at most; the rest are counted, not sent.
 pub const MAX_QUERY_ROWS: usize = 500;
 
 /// How long one query may run.
 pub const QUERY_DEADLINE: Duration = Duration::from_secs(10);
-
-/// Why a tenant's key may not query: Datalog reads every tenant's rows.
-pub const NEEDS_ADMIN: &str = "Datalog queries read every tenant's rows: they need an admin key \
-(a tenant's key reads its memory through recall, history and timeline)";
 
 /// Why a query gave no answer.
 #[derive(Debug)]
@@ -41,23 +39,39 @@ impl QueryError {
 /// parameters take them) and returns `{"columns", "rows", "total",
 /// "truncated"}`, or the error rendered against the query's text (line,
 /// column and a caret). Writes, rules and schema changes are refused by
-/// the engine's read-only execution.
+/// the engine's read-only execution. With `tenant` (a tenant's key), the
+/// query must read that tenant's rows only ([`crate::scope`]), and
+/// `$tenant` is bound to it.
 pub fn run(
     memory: &Memory,
     text: &str,
     params: Option<&serde_json::Map<String, Json>>,
     stop: &Stop,
+    tenant: Option<&str>,
 ) -> Result<Json, QueryError> {
+    let refused = |message: String| QueryError {
+        message,
+        stopped: false,
+    };
+    let mut params = params.cloned().unwrap_or_default();
+    if let Some(tenant) = tenant {
+        crate::scope::check(memory.engine().store(), text, tenant).map_err(refused)?;
+        if params.contains_key(scope::TENANT_PARAM) {
+            return Err(refused(format!(
+                "`${}` is the key's tenant, set by the server: leave it out of `params`",
+                scope::TENANT_PARAM
+            )));
+        }
+        params.insert(scope::TENANT_PARAM.into(), json!({ "sym": tenant }));
+    }
     let mut session = memory.engine().session();
     let fail = |e: chronolog_engine::Error| QueryError::of(&e, text);
     let prepared = session.prepare(text).map_err(fail)?;
-    let params = match params {
-        Some(params) => json::params(&mut session, &Json::Object(params.clone()).to_string())
-            .map_err(|e| QueryError {
-                message: e.to_string(),
-                stopped: false,
-            })?,
-        None => Default::default(),
+    let params = if params.is_empty() {
+        Default::default()
+    } else {
+        json::params(&mut session, &Json::Object(params).to_string())
+            .map_err(|e| refused(e.to_string()))?
     };
     let deadline = Instant::now() + QUERY_DEADLINE;
     let limits = Limits {

@@ -224,13 +224,55 @@ fn a_tenant_key_reaches_its_own_memory_only_on_every_route() {
         ),
         (
             "/v1/query",
-            json!({"query": "?- mem_episode(I, T, _, _, _, _, X)."}),
+            json!({"query": "?- mem_episode(I, $tenant, _, _, _, _, X).", "tenant": "alice"}),
         ),
     ] {
         let (status, answer) = call(&server, Some(&k.bob), "POST", path, body);
         assert_eq!(status, 403, "{path}: {answer}");
         assert_eq!(answer["error"]["code"], "forbidden", "{answer}");
     }
+    // Datalog with a tenant's key reads that tenant's rows only: a query
+    // that could read others is refused before it runs.
+    for query in [
+        "?- mem_episode(I, T, _, _, _, _, X).",
+        "?- mem_episode(I, alice, _, _, _, _, X).",
+        "?- bm25(mem_episode, \"Tencent\", 5) as (I, S, R).",
+    ] {
+        let (status, answer) = call(
+            &server,
+            Some(&k.bob),
+            "POST",
+            "/v1/query",
+            json!({"query": query}),
+        );
+        assert_eq!(status, 400, "{query}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("tenant"),
+            "{answer}"
+        );
+    }
+    let (status, answer) = call(
+        &server,
+        Some(&k.bob),
+        "POST",
+        "/v1/query",
+        json!({"query": "?- mem_episode(I, $tenant, _, _, _, _, X).", "params": {"tenant": {"sym": "alice"}}}),
+    );
+    assert_eq!(status, 400, "a caller may not set $tenant: {answer}");
+    let rows = post(
+        &server,
+        &k.bob,
+        "/v1/query",
+        json!({"query": "?- mem_episode(I, $tenant, _, _, _, _, X)."}),
+    );
+    assert_eq!(rows["total"], 1, "{rows}");
+    assert!(
+        text_of(&rows).contains("cello") && !text_of(&rows).contains("tencent"),
+        "{rows}"
+    );
     // A read-only key reads and may not write.
     let answer = post(
         &server,
@@ -255,6 +297,14 @@ fn a_tenant_key_reaches_its_own_memory_only_on_every_route() {
         json!({"query": "?- mem_episode(I, T, _, _, _, _, X)."}),
     );
     assert_eq!(rows["total"], 3, "{rows}");
+    // ... or scope a query to one tenant as a tenant's key would be.
+    let rows = post(
+        &server,
+        &k.admin,
+        "/v1/query",
+        json!({"query": "?- mem_episode(I, $tenant, _, _, _, _, X).", "tenant": "alice"}),
+    );
+    assert_eq!(rows["total"], 2, "{rows}");
     let (status, answer) = call(
         &server,
         Some(&k.admin),

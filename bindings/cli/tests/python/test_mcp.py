@@ -12,7 +12,7 @@ import time
 from contextlib import asynccontextmanager
 
 import pytest
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 BIN = os.environ["CHRONOLOG_BIN"]
 
@@ -179,7 +179,7 @@ def test_a_fixed_tenant_cannot_be_left(tmp_path):
     async def main():
         async with server(tmp_path / "db", "--tenant", "carol") as session:
             tools = sorted(t.name for t in (await session.list_tools()).tools)
-            assert tools == ["forget", "history", "recall", "remember"]
+            assert tools == ["forget", "history", "query", "recall", "remember"]
             ok = await session.call_tool("remember", {"role": "user", "text": "I live in Oslo."})
             assert ok.structured_content["episode"] == "carol/e1"
             same = await session.call_tool(
@@ -188,8 +188,14 @@ def test_a_fixed_tenant_cannot_be_left(tmp_path):
             other = await session.call_tool(
                 "recall", {"tenant": "dave", "question": "Where do I live?"})
             assert other.is_error and "carol" in text(other)
-            # `query` reads every tenant's rows, so it is not there at all.
-            with pytest.raises(MCPError, match="tool not found"):
-                await session.call_tool("query", {"query": "?- mem_episode(X, _, _, _, _, _, _)."})
+            # `query` reads the fixed tenant's rows only: a query that
+            # could read another's is refused, a scoped one answers.
+            wide = await session.call_tool(
+                "query", {"query": "?- mem_episode(X, _, _, _, _, _, _)."})
+            assert wide.is_error and "$tenant" in text(wide)
+            own = await session.call_tool(
+                "query", {"query": "?- mem_episode(X, $tenant, _, _, _, _, _)."})
+            assert not own.is_error, text(own)
+            assert [row[0] for row in own.structured_content["rows"]] == ["carol/e1"]
 
     run(main())

@@ -114,12 +114,17 @@ def test_two_mcp_clients_share_one_memory_each_in_its_own_tenant(tmp_path):
             theirs = await b.call_tool("recall", {"question": "Where do I work? Tencent", "rerank": 0})
             assert "Tencent" not in json.dumps(theirs.structured_content["items"])
 
-            # A tenant's key cannot name another tenant, nor run Datalog.
+            # A tenant's key cannot name another tenant, and its Datalog
+            # reads its own rows only.
             refused = await b.call_tool(
                 "recall", {"tenant": "alice", "question": "Where do I work?"})
             assert refused.is_error and "this key is for tenant" in text(refused)
             query = await b.call_tool("query", {"query": "?- mem_episode(I, T, _, _, _, _, X)."})
-            assert query.is_error and "admin" in text(query)
+            assert query.is_error and "$tenant" in text(query)
+            own = await b.call_tool("query",
+                                    {"query": "?- mem_episode(I, $tenant, _, _, _, _, X)."})
+            assert not own.is_error, text(own)
+            assert [row[0] for row in own.structured_content["rows"]] == ["bob/e2"]
 
     with served(db) as (proc, url, log):
         run(main(url))

@@ -221,7 +221,8 @@ class RemoteMemory:
         return self._call("/v1/forget", {"tenant": tenant, "subject": subject})
 
     def query(self, script: str, params: Optional[Mapping[str, Any]] = None) -> Rows:
-        """One read-only Datalog query (admin keys); at most 500 rows come back."""
+        """One read-only Datalog query; with a tenant's key it must read that
+        tenant's rows only (``mem_episode(I, $tenant, ...)``). At most 500 rows come back."""
         answer = self._call("/v1/query", {"query": script,
                                           "params": dict(params) if params else None})
         return Rows(answer["columns"], answer["rows"])
