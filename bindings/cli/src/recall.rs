@@ -116,13 +116,6 @@ impl Recall {
 
     /// The same through the server that holds the database.
     pub fn run_remote(&self, client: &chronolog_server::Client) -> Result<String> {
-        if self.explain {
-            bail!(
-                "--explain reads the memory's channels in this process: it needs the database, \
-                 which the server at {} holds",
-                client.url()
-            );
-        }
         if self.question.trim().is_empty() {
             bail!("no question; {USAGE}");
         }
@@ -133,8 +126,13 @@ impl Recall {
             "known_at": self.known_at.map(|t| t.to_string()),
             "budget": self.budget,
             "rerank": self.rerank,
+            "explain": self.explain,
         });
-        Ok(self.render(&client.post("/v1/recall", &body)?))
+        let answer = client.post("/v1/recall", &body)?;
+        if self.explain {
+            return Ok(answer["explain"].as_str().unwrap_or_default().to_string());
+        }
+        Ok(self.render(&answer))
     }
 
     /// The context as JSON or as text with a line of what it took.

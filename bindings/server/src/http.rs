@@ -394,8 +394,10 @@ async fn remember(
     Ok(axum::Json(json!({ "episodes": ids })))
 }
 
-/// `POST /v1/recall`: `{"question", "tenant"?, ...}` plus any option of a
-/// [`SearchRequest`] (`as_of`, `known_at`, `budget`, `rerank`, `lang`).
+/// `POST /v1/recall`: `{"question", "tenant"?, "explain"?, ...}` plus any
+/// option of a [`SearchRequest`] (`as_of`, `known_at`, `budget`,
+/// `rerank`, `lang`). With `"explain": true` the answer is `{"explain":
+/// text}`: the channels, the fusion and the verdict, of the tenant's rows.
 async fn recall(
     State(state): State<AppState>,
     axum::Extension(caller): axum::Extension<Caller>,
@@ -426,16 +428,29 @@ async fn recall(
             )));
         }
     };
+    let explain = match body.remove("explain") {
+        None | Some(Json::Null) | Some(Json::Bool(false)) => false,
+        Some(Json::Bool(true)) => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "`explain` must be true or false, not {other}"
+            )));
+        }
+    };
     let request = SearchRequest::from_value(&Json::Object(body))?;
     state.known(&tenant).await?;
     let mut options = request.options(state.memory.tuning())?;
-    let context = state
+    let answer = state
         .blocking(move |memory, stop| {
             options.stop = stop;
-            Ok(memory.search(&tenant, &question, &options)?)
+            if explain {
+                let text = memory.explain_search(&tenant, &question, &options)?;
+                return Ok(json!({ "explain": text }));
+            }
+            Ok(memory.search(&tenant, &question, &options)?.to_json())
         })
         .await?;
-    Ok(axum::Json(context.to_json()))
+    Ok(axum::Json(answer))
 }
 
 /// `POST /v1/history` and `POST /v1/forget`.

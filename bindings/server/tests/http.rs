@@ -185,6 +185,26 @@ fn a_tenant_key_reaches_its_own_memory_only_on_every_route() {
     assert!(text_of(&history).contains("tencent"), "{history}");
 
     // Bob reaches nothing of hers on any route: store as A, read as B.
+    let explained = post(
+        &server,
+        &k.bob,
+        "/v1/recall",
+        json!({"question": "Where do I work? Tencent Mirela", "rerank": 0, "explain": true}),
+    );
+    let explained = explained["explain"]
+        .as_str()
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(
+        explained.contains("channel") || explained.contains("fus"),
+        "{explained}"
+    );
+    for word in ["shenzhen", "oslo", "alice/"] {
+        assert!(
+            !explained.contains(word),
+            "explain as bob shows {word}: {explained}"
+        );
+    }
     for (path, body) in [
         (
             "/v1/recall",
@@ -634,4 +654,40 @@ fn sixteen_clients_over_four_tenants_lose_nothing_and_see_no_other_tenant() {
         assert!(stored.contains(&format!("\"{id}\"")), "{id} is lost");
     }
     assert_eq!(rows["total"], 8 * WRITES + 4, "{rows}");
+}
+
+#[test]
+fn a_client_that_goes_away_stops_the_query_it_started() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = keys(dir.path());
+    let server = Running::start(dir.path(), options()).expect("start");
+    let messages: Vec<Json> = (0..200)
+        .map(|i| json!({"role": "user", "text": format!("message {i}")}))
+        .collect();
+    post(
+        &server,
+        &k.alice,
+        "/v1/remember",
+        json!({"messages": messages}),
+    );
+    // 200^4 rows: it would run into its 10 s limit.
+    let impatient: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_millis(500)))
+        .build()
+        .into();
+    let gave_up = impatient
+        .post(&format!("{}/v1/query", server.url))
+        .header("Authorization", &format!("Bearer {}", k.admin))
+        .send_json(json!({"query": "?- mem_episode(A, _, _, _, _, _, _), mem_episode(B, _, _, _, _, _, _), \
+                                    mem_episode(C, _, _, _, _, _, _), mem_episode(D, _, _, _, _, _, _)."}));
+    assert!(gave_up.is_err(), "the query answered in 500 ms");
+    // The server drains and closes the memory only once the query has
+    // stopped: well before its own limit when the disconnect stopped it.
+    let started = std::time::Instant::now();
+    server.stop().expect("stop");
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "the query ran on for {took:?}"
+    );
 }
