@@ -1008,30 +1008,14 @@ fn a_stopped_search_or_consolidation_says_so_and_loses_nothing() {
         deadline: None,
     };
     let refused = memory.consolidate_until(&stopped);
-    assert!(
-        matches!(
-            refused,
-            Err(chronolog_memory::Error::Engine(
-                chronolog_engine::Error::Cancelled
-            ))
-        ),
-        "{refused:?}"
-    );
+    assert_cancelled(&refused);
     assert_eq!(memory.status().expect("status").consolidated, 0);
     let options = SearchOptions {
         stop: stopped.clone(),
         ..SearchOptions::default()
     };
     let refused = memory.search("u1", "Where did I go hiking?", &options);
-    assert!(
-        matches!(
-            refused,
-            Err(chronolog_memory::Error::Engine(
-                chronolog_engine::Error::Cancelled
-            ))
-        ),
-        "{refused:?}"
-    );
+    assert_cancelled(&refused);
     let late = SearchOptions {
         stop: chronolog_memory::Stop {
             cancel: None,
@@ -1053,5 +1037,17 @@ fn a_stopped_search_or_consolidation_says_so_and_loses_nothing() {
     assert!(
         !found.abstain && found.to_text().contains("Tahoe"),
         "{found:?}"
+    );
+}
+
+fn assert_cancelled<T: std::fmt::Debug>(outcome: &chronolog_memory::Result<T>) {
+    assert!(
+        matches!(
+            outcome,
+            Err(chronolog_memory::Error::Engine(
+                chronolog_engine::Error::Cancelled
+            ))
+        ),
+        "{outcome:?}"
     );
 }

@@ -421,6 +421,36 @@ pub unsafe extern "C" fn chronolog_open_read_only(
 ///
 /// # Safety
 /// As `chronolog_open`.
+/// The store at `path` (created on first use unless `read_only`), or a
+/// store in memory for no path: what a database and a memory open.
+pub(crate) fn open_store(path: Option<&str>, read_only: bool) -> Result<Store, Failure> {
+    let cannot = |dir: &str, e: &dyn std::fmt::Display| {
+        Failure::new(
+            ChronologStatus::StorageError,
+            format!("cannot open {dir}: {e}"),
+        )
+    };
+    match path {
+        None => Ok(Store::in_memory()),
+        Some(dir) if read_only => {
+            let options = chronolog_engine::Options {
+                read_only: true,
+                ..chronolog_engine::Options::default()
+            };
+            Store::open_with(dir, options).map_err(|e| cannot(dir, &e))
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Failure::new(
+                    ChronologStatus::StorageError,
+                    format!("cannot create {dir}: {e}"),
+                )
+            })?;
+            Store::open(dir).map_err(|e| cannot(dir, &e))
+        }
+    }
+}
+
 unsafe fn open_database(path: *const c_char, out_db: *mut ChronologDb, read_only: bool) -> Outcome {
     if out_db.is_null() {
         return Err(Failure::new(
@@ -432,31 +462,7 @@ unsafe fn open_database(path: *const c_char, out_db: *mut ChronologDb, read_only
     unsafe { *out_db = 0 };
     // SAFETY: the caller's contract.
     let path = unsafe { optional_text_arg(path, "path") }?;
-    let cannot = |dir: &str, e: &dyn std::fmt::Display| {
-        Failure::new(
-            ChronologStatus::StorageError,
-            format!("cannot open {dir}: {e}"),
-        )
-    };
-    let store = match path {
-        None => Store::in_memory(),
-        Some(dir) if read_only => {
-            let options = chronolog_engine::Options {
-                read_only: true,
-                ..chronolog_engine::Options::default()
-            };
-            Store::open_with(dir, options).map_err(|e| cannot(dir, &e))?
-        }
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Failure::new(
-                    ChronologStatus::StorageError,
-                    format!("cannot create {dir}: {e}"),
-                )
-            })?;
-            Store::open(dir).map_err(|e| cannot(dir, &e))?
-        }
-    };
+    let store = open_store(path, read_only)?;
     warn_once_if_stand_in();
     let db = Session::with_embedder(store, chronolog_engine::default_embedder());
     let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);

@@ -12,9 +12,9 @@ use std::ffi::c_char;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use chronolog_engine::{Engine, Limits, Store};
+use chronolog_engine::{Engine, Limits};
 use chronolog_memory::{Memory, Message, Options, SearchOptions, SearchRequest, Stop};
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use crate::{
     ChronologStatus, Failure, Running, RunningCalls, boundary, clear_out, give_string, lock,
@@ -100,23 +100,7 @@ pub unsafe extern "C" fn chronolog_memory_open(
         unsafe { *out_memory = 0 };
         // SAFETY: the caller's contract.
         let path = unsafe { optional_text_arg(path, "path") }?;
-        let store = match path {
-            None => Store::in_memory(),
-            Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    Failure::new(
-                        ChronologStatus::StorageError,
-                        format!("cannot create {dir}: {e}"),
-                    )
-                })?;
-                Store::open(dir).map_err(|e| {
-                    Failure::new(
-                        ChronologStatus::StorageError,
-                        format!("cannot open {dir}: {e}"),
-                    )
-                })?
-            }
-        };
+        let store = crate::open_store(path, false)?;
         warn_once_if_stand_in();
         let engine = Engine::with_embedder(store, chronolog_engine::default_embedder());
         let memory = Memory::with_engine(engine, Options::default()).map_err(Failure::memory)?;
