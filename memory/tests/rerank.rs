@@ -143,6 +143,60 @@ fn everyday(reranker: Arc<dyn chronolog_engine::Reranker>) -> Memory {
     memory
 }
 
+/// A low score is a judgement of what the reranker read: with more
+/// candidate messages than it reads the answer may be among the rest
+/// (LongMemEval's temporal questions, whose evidence ranks below the
+/// first 20), so the gate abstains on it only once every candidate was
+/// read.
+#[test]
+fn a_low_score_abstains_only_when_every_candidate_was_read() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let memory = everyday(reranker);
+    for day in 1..=40 {
+        say_as(
+            &memory,
+            "sam",
+            "user",
+            "2024-10-01",
+            &format!("Note {day}: this year I walked {day} kilometres by the river."),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    let ask = |depth: usize| {
+        memory
+            .search(
+                "sam",
+                "How much do I earn per year?",
+                &SearchOptions {
+                    rerank_depth: depth,
+                    ..SearchOptions::default()
+                },
+            )
+            .expect("search")
+    };
+    let floored = |c: &chronolog_memory::Context| {
+        c.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("nothing found answers the question"))
+    };
+    let partly_read = ask(20);
+    assert!(
+        partly_read.evidence_score.is_some_and(|e| e < -9.0) && !floored(&partly_read),
+        "{:?} {:?}",
+        partly_read.evidence_score,
+        partly_read.reason
+    );
+    let all_read = ask(200);
+    assert!(
+        all_read.abstain && floored(&all_read),
+        "{:?} {:?}",
+        all_read.evidence_score,
+        all_read.reason
+    );
+}
+
 /// Issue 30: words a question shares with memory are no evidence when
 /// the reranker judges nothing found an answer; what memory holds is
 /// answered, paraphrased or not, and the reranker's judgement that a

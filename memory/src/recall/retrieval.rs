@@ -111,6 +111,7 @@ pub(crate) fn retrieve<'e>(
         tuning,
     )?;
     options.stop.check()?;
+    let candidates = gathered.episodes.len();
     // A reranker reads only its own language; another keeps fused order.
     let reread = match reranker {
         Some(reranker)
@@ -126,6 +127,13 @@ pub(crate) fn retrieve<'e>(
         .as_ref()
         .and_then(|(_, order)| order.first())
         .map(|best| best.score);
+    // A low score says nothing here answers only of what was read: in a
+    // memory with more candidate messages than the reranker reads, the
+    // answer may be among the rest (LongMemEval's temporal questions,
+    // whose evidence ranks below the first 20).
+    let read_all = reread
+        .as_ref()
+        .is_some_and(|(_, order)| order.len() >= candidates);
     options.stop.check()?;
     // The reranker's judgement that the best message answers stands in
     // for shared words ("Which city am I living in now?" beside "I live
@@ -137,7 +145,7 @@ pub(crate) fn retrieve<'e>(
         &fused[..found],
         !asked.is_empty() || answered,
     )
-    .or_else(|| weak_evidence(evidence, &asked, tuning.evidence_floor));
+    .or_else(|| weak_evidence(evidence.filter(|_| read_all), &asked, tuning.evidence_floor));
     Ok(Retrieval {
         reader,
         tenant: tenant.to_string(),
@@ -158,9 +166,9 @@ pub(crate) fn retrieve<'e>(
     })
 }
 
-/// `Some(reason)` when the reranker read the best candidates and judged
-/// none an answer: the words the question shares with this memory ("year"
-/// in "How much do I earn per year?", "Tom" in "When is Tom's
+/// `Some(reason)` when the reranker read every candidate message and
+/// judged none an answer: the words the question shares with this memory
+/// ("year" in "How much do I earn per year?", "Tom" in "When is Tom's
 /// birthday?") are then no evidence. A fact the question asks about by
 /// its predicate is evidence of its own, whatever the messages say.
 fn weak_evidence(evidence: Option<f32>, asked: &[String], floor: f64) -> Option<String> {
