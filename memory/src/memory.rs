@@ -151,7 +151,7 @@ impl Memory {
     pub fn add_batch(&self, tenant: &str, messages: &[Message]) -> Result<Vec<String>> {
         check_tenant(tenant)?;
         for m in messages {
-            check_message(m)?;
+            m.check()?;
         }
         if messages.is_empty() {
             return Ok(Vec::new());
@@ -441,57 +441,7 @@ impl Drop for Memory {
 
 /// Tenants are hard boundaries, so their names are kept simple enough
 /// that no tenant's ids can look like another's.
-/// The most text one message may hold: 256 KiB, about 60,000 tokens.
-/// Consolidation reads a message whole, so a larger one (a document, a
-/// tool's dump) is split into messages by its caller; it is refused at
-/// `add`, before anything is written.
-pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
-
-/// Refuses a message the memory cannot keep, naming the field at fault.
-fn check_message(m: &Message) -> Result<()> {
-    let bad = |field, reason: String| Err(Error::BadMessage { field, reason });
-    if m.role.trim().is_empty() {
-        return bad("role", "empty: say who said it".into());
-    }
-    if m.role.trim().len() > chronolog_engine::MAX_SYMBOL_LEN {
-        return bad(
-            "role",
-            format!(
-                "{} bytes; at most {}",
-                m.role.trim().len(),
-                chronolog_engine::MAX_SYMBOL_LEN
-            ),
-        );
-    }
-    if m.text.trim().is_empty() {
-        return bad("text", "empty: nothing was said".into());
-    }
-    if m.text.len() > MAX_MESSAGE_BYTES {
-        return bad(
-            "text",
-            format!(
-                "{} bytes; at most {MAX_MESSAGE_BYTES}: split it into messages",
-                m.text.len()
-            ),
-        );
-    }
-    if let Some(s) = &m.session
-        && (s.trim().is_empty() || s.len() > 256)
-    {
-        return bad("session", format!("{s:?}: use 1 to 256 bytes"));
-    }
-    // The open ends and the "no end" date are no time anyone said a thing.
-    if let Some(at) = m.at
-        && (at == Timestamp::MIN || at >= Timestamp::NO_END_DATE)
-    {
-        return bad(
-            "at",
-            format!("{at} is not a time a message was said at (it must be before 9999-12-31)"),
-        );
-    }
-    Ok(())
-}
-
+///
 /// Checks a tenant name: 1 to 128 letters, digits and `_ - . @` (a
 /// tenant is a namespace in ids and keys, so it holds no separators that
 /// would make two names one). Servers check the names they are given

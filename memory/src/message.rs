@@ -2,6 +2,14 @@
 
 use chronolog_engine::Timestamp;
 
+use crate::error::{Error, Result};
+
+/// The most text one message may hold: 256 KiB, about 60,000 tokens.
+/// Consolidation reads a message whole, so a larger one (a document, a
+/// tool's dump) is split into messages by its caller; it is refused at
+/// `add`, before anything is written.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
+
 /// One message to remember.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
@@ -36,5 +44,51 @@ impl Message {
     pub fn session(mut self, session: impl Into<String>) -> Message {
         self.session = Some(session.into());
         self
+    }
+
+    /// Refuses a message the memory cannot keep, naming the field at fault.
+    pub(crate) fn check(&self) -> Result<()> {
+        let m = self;
+        let bad = |field, reason: String| Err(Error::BadMessage { field, reason });
+        if m.role.trim().is_empty() {
+            return bad("role", "empty: say who said it".into());
+        }
+        if m.role.trim().len() > chronolog_engine::MAX_SYMBOL_LEN {
+            return bad(
+                "role",
+                format!(
+                    "{} bytes; at most {}",
+                    m.role.trim().len(),
+                    chronolog_engine::MAX_SYMBOL_LEN
+                ),
+            );
+        }
+        if m.text.trim().is_empty() {
+            return bad("text", "empty: nothing was said".into());
+        }
+        if m.text.len() > MAX_MESSAGE_BYTES {
+            return bad(
+                "text",
+                format!(
+                    "{} bytes; at most {MAX_MESSAGE_BYTES}: split it into messages",
+                    m.text.len()
+                ),
+            );
+        }
+        if let Some(s) = &m.session
+            && (s.trim().is_empty() || s.len() > 256)
+        {
+            return bad("session", format!("{s:?}: use 1 to 256 bytes"));
+        }
+        // The open ends and the "no end" date are no time anyone said a thing.
+        if let Some(at) = m.at
+            && (at == Timestamp::MIN || at >= Timestamp::NO_END_DATE)
+        {
+            return bad(
+                "at",
+                format!("{at} is not a time a message was said at (it must be before 9999-12-31)"),
+            );
+        }
+        Ok(())
     }
 }
