@@ -7,14 +7,13 @@ on a fresh database directory and talks to it over stdin/stdout.
 
 import asyncio
 import json
-import os
 import time
 from contextlib import asynccontextmanager
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-BIN = os.environ["CHRONOLOG_BIN"]
+from mcp_helpers import BIN, run, text
 
 
 @asynccontextmanager
@@ -24,14 +23,6 @@ async def server(db, *extra):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield session
-
-
-def text(result):
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, timeout=120))
 
 
 def test_lists_five_tools_each_with_a_schema_and_a_description(tmp_path):

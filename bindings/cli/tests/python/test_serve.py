@@ -6,9 +6,7 @@ to the `chronolog` binary it built. Each test starts a real server process
 on a fresh database directory, on a free loopback port.
 """
 
-import asyncio
 import json
-import os
 import re
 import signal
 import subprocess
@@ -22,7 +20,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-BIN = os.environ["CHRONOLOG_BIN"]
+from mcp_helpers import BIN, run, text
 
 
 def add_key(db, *args):
@@ -80,14 +78,6 @@ async def mcp_session(url, key):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
-
-
-def text(result):
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, timeout=120))
 
 
 def test_two_mcp_clients_share_one_memory_each_in_its_own_tenant(tmp_path):
