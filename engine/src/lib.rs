@@ -58,7 +58,7 @@ pub use chronolog_storage::{
 pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
-pub use marks::{ColumnMarks, TextSearch, declaration};
+pub use marks::{ColumnMarks, Embedding, TextSearch, declaration};
 pub use retrieval::default_embedder::{
     default_embedder, default_embedder_with_notice, embedder_named, stand_in_reason,
 };
@@ -70,6 +70,8 @@ pub use retrieval::potion::Potion;
 #[cfg(feature = "reranker")]
 pub use retrieval::rerank::CrossEncoder;
 pub use retrieval::rerank::{Reranker, default_reranker};
+#[cfg(feature = "usem")]
+pub use retrieval::usem::UseMultilingual;
 pub use retrieval::words::{is_han, words};
 pub use retrieval::{Ranking, decay, rrf};
 pub use rows::{RowIter, Rows};

@@ -1,6 +1,7 @@
 //! What the engine asks of a column beyond its type: whether and how its
-//! text is indexed for `bm25` (the analyzer), and whether it is embedded
-//! for `near`. The store keeps these as two opaque bytes
+//! text is indexed for `bm25` (the analyzer), and whether and by which
+//! model it is embedded for `near`. The store keeps these as two opaque
+//! bytes
 //! ([`Annotations`]); only this file reads and writes them, and only the
 //! engine knows the `:create` syntax that declares them.
 
@@ -60,13 +61,65 @@ impl TextSearch {
     }
 }
 
+/// Which model embeds a column's text for `near`: its vector space. A
+/// question searches a column with a vector from the same model.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
+pub enum Embedding {
+    /// Not embedded.
+    #[default]
+    Off,
+    /// The engine's embedder (`embed`): all-MiniLM-L6-v2 by default, or
+    /// whichever the engine was opened with.
+    Default,
+    /// The multilingual model (`embed(multilingual)`: Universal Sentence
+    /// Encoder multilingual v3), one space for Chinese, German, English and
+    /// more, so a question finds text written in another language.
+    Multilingual,
+}
+
+impl Embedding {
+    /// Whether the column is embedded at all.
+    pub fn is_on(self) -> bool {
+        self != Embedding::Off
+    }
+
+    /// The space's name in the language (`embed(multilingual)`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Embedding::Off => "off",
+            Embedding::Default => "default",
+            Embedding::Multilingual => "multilingual",
+        }
+    }
+
+    /// Its byte in a column's annotations (1 was the `embed` flag before
+    /// there were two spaces, and still means the engine's embedder).
+    fn byte(self) -> u8 {
+        match self {
+            Embedding::Off => 0,
+            Embedding::Default => 1,
+            Embedding::Multilingual => 2,
+        }
+    }
+
+    /// The space a byte names; one this version does not know is read as
+    /// not embedded rather than guessed.
+    fn of_byte(byte: u8) -> Embedding {
+        match byte {
+            1 => Embedding::Default,
+            2 => Embedding::Multilingual,
+            _ => Embedding::Off,
+        }
+    }
+}
+
 /// A column's marks, as the engine reads them from its annotations.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct ColumnMarks {
     /// Indexed for `bm25`, cut by this analyzer.
     pub search: TextSearch,
-    /// Embedded for `near`.
-    pub embed: bool,
+    /// Embedded for `near`, in this space.
+    pub embed: Embedding,
 }
 
 impl ColumnMarks {
@@ -75,18 +128,18 @@ impl ColumnMarks {
         let [search, embed] = column.annotations.0;
         ColumnMarks {
             search: TextSearch::of_byte(search),
-            embed: embed != 0,
+            embed: Embedding::of_byte(embed),
         }
     }
 
     /// The marks as the store keeps them.
     pub fn annotations(self) -> Annotations {
-        Annotations([self.search.byte(), u8::from(self.embed)])
+        Annotations([self.search.byte(), self.embed.byte()])
     }
 
     /// Whether the indexer has anything to do for a column.
     pub(crate) fn indexed(self) -> bool {
-        self.search.is_on() || self.embed
+        self.search.is_on() || self.embed.is_on()
     }
 }
 
@@ -109,7 +162,11 @@ pub fn declaration(schema: &Schema) -> String {
                     TextSearch::English => " search",
                     TextSearch::Simple => " search(simple)",
                 },
-                if marks.embed { " embed" } else { "" }
+                match marks.embed {
+                    Embedding::Off => "",
+                    Embedding::Default => " embed",
+                    Embedding::Multilingual => " embed(multilingual)",
+                }
             )
         })
         .collect();
@@ -155,21 +212,22 @@ pub(crate) fn check(schema: &Schema) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn column(name: &str, ty: ColumnType, search: TextSearch, embed: bool) -> ColumnDef {
+    fn column(name: &str, ty: ColumnType, search: TextSearch, embed: Embedding) -> ColumnDef {
         ColumnDef::new(name, ty).annotated(ColumnMarks { search, embed }.annotations())
     }
 
     #[test]
     fn marks_round_trip_through_annotations() {
         for search in [TextSearch::Off, TextSearch::English, TextSearch::Simple] {
-            for embed in [false, true] {
+            for embed in [Embedding::Off, Embedding::Default, Embedding::Multilingual] {
                 let col = column("text", ColumnType::Str, search, embed);
                 assert_eq!(ColumnMarks::of(&col), ColumnMarks { search, embed });
             }
         }
         // An analyzer from a later version is not guessed at.
-        let later = ColumnDef::new("t", ColumnType::Str).annotated(Annotations([9, 0]));
+        let later = ColumnDef::new("t", ColumnType::Str).annotated(Annotations([9, 9]));
         assert_eq!(ColumnMarks::of(&later).search, TextSearch::Off);
+        assert_eq!(ColumnMarks::of(&later).embed, Embedding::Off);
     }
 
     #[test]
@@ -177,15 +235,25 @@ mod tests {
         let schema = Schema::new(
             "doc",
             vec![
-                column("title", ColumnType::Str, TextSearch::English, false),
-                column("code", ColumnType::Str, TextSearch::Simple, false),
+                column(
+                    "title",
+                    ColumnType::Str,
+                    TextSearch::English,
+                    Embedding::Off,
+                ),
+                column("code", ColumnType::Str, TextSearch::Simple, Embedding::Off),
             ],
         );
         let err = check(&schema).expect_err("two analyzers");
         assert!(err.to_string().contains("different analyzers"), "{err}");
         let int = Schema::new(
             "n",
-            vec![column("x", ColumnType::Int, TextSearch::Off, true)],
+            vec![column(
+                "x",
+                ColumnType::Int,
+                TextSearch::Off,
+                Embedding::Default,
+            )],
         );
         assert!(check(&int).is_err());
     }
@@ -196,13 +264,18 @@ mod tests {
             "note",
             vec![
                 ColumnDef::new("id", ColumnType::Sym).key(),
-                column("text", ColumnType::Str, TextSearch::Simple, true),
+                column(
+                    "text",
+                    ColumnType::Str,
+                    TextSearch::Simple,
+                    Embedding::Multilingual,
+                ),
                 ColumnDef::new("at", ColumnType::Time).nullable(),
             ],
         );
         assert_eq!(
             declaration(&schema),
-            "note(id: sym key, text: str search(simple) embed, at: time?)"
+            "note(id: sym key, text: str search(simple) embed(multilingual), at: time?)"
         );
     }
 }

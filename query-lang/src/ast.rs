@@ -57,8 +57,18 @@ pub struct ColumnDecl {
     /// `search` or `search(ANALYZER)`: the text is indexed for `bm25`,
     /// cut into words by that analyzer.
     pub search: Option<Analyzer>,
-    /// `embed`: the text is embedded for `near`.
-    pub embed: bool,
+    /// `embed` or `embed(SPACE)`: the text is embedded for `near`, by
+    /// the model of that space.
+    pub embed: Option<Space>,
+}
+
+/// Which model embeds an `embed` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `embed` or `embed(default)`: the engine's embedder.
+    Default,
+    /// `embed(multilingual)`: one space for many languages.
+    Multilingual,
 }
 
 /// How a `search` column's text is cut into words.

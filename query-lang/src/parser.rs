@@ -10,7 +10,7 @@
 //!           | ("retract" | "correct") atom [valid] "."
 //!           | head [":-" body] [valid] "."
 //! valid     = "valid" ("always" | expr [".." expr])
-//! column    = name ":" type ["?"] ("key" | "search" ["(" ("english" | "simple") ")"] | "embed")*
+//! column    = name ":" type ["?"] ("key" | "search" ["(" ("english" | "simple") ")"] | "embed" ["(" ("default" | "multilingual") ")"])*
 //! body      = literal ("," literal)*
 //! literal   = "not" atom | ranked ["as" "(" expr ("," expr)* ")"] | atom | expr cmp expr
 //! ranked    = ("near" | "bm25") "(" name "," expr "," (int | $param) ["," name]
@@ -282,7 +282,7 @@ impl Parser {
             self.expect_punct(":")?;
             let ty = self.type_name()?;
             let nullable = self.eat_punct("?");
-            let (mut key, mut search, mut embed) = (false, None, false);
+            let (mut key, mut search, mut embed) = (false, None, None);
             loop {
                 if self.eat_keyword("key") {
                     key = true;
@@ -299,7 +299,17 @@ impl Parser {
                         self.expect_punct(")")?;
                     }
                 } else if self.eat_keyword("embed") {
-                    embed = true;
+                    embed = Some(Space::Default);
+                    if self.eat_punct("(") {
+                        embed = Some(if self.eat_keyword("default") {
+                            Space::Default
+                        } else if self.eat_keyword("multilingual") {
+                            Space::Multilingual
+                        } else {
+                            return self.error("an embedding space: `default` or `multilingual`");
+                        });
+                        self.expect_punct(")")?;
+                    }
                 } else {
                     break;
                 }

@@ -44,7 +44,7 @@ fn run_script(src: &str) -> String {
                     .iter()
                     .map(|col| ColumnInfo {
                         search: col.search.is_some(),
-                        embed: col.embed,
+                        embed: col.embed.is_some(),
                         ..ColumnInfo::new(col.name.text.clone(), col.ty)
                     })
                     .collect();

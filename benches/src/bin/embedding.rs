@@ -1,18 +1,19 @@
-//! Sentence-embedding throughput of all-MiniLM-L6-v2 on this machine:
-//! sentences per second over real conversation turns (LoCoMo's dev file
-//! when given, else generated sentences of mixed length), in the order
-//! they arrive (batches of 32 as they come) and as the engine embeds them
-//! (sorted by length first, so a batch pads less).
+//! Sentence-embedding throughput of a model on this machine (all-MiniLM-L6-v2
+//! unless named: `minilm`, `potion`, `usem`): sentences per second over
+//! real conversation turns (LoCoMo's dev file when given, else generated
+//! sentences of mixed length), in the order they arrive (batches of 32 as
+//! they come) and as the engine hands them over (all at once: MiniLM sorts
+//! them by length so a batch pads less).
 //!
 //! ```text
-//! cargo run --release -p chronolog-benches --bin embedding -- [LOCOMO.json] [N]
+//! cargo run --release -p chronolog-benches --bin embedding -- [LOCOMO.json] [N] [MODEL]
 //! ```
-//! The model is found as the engine finds it (`CHRONOLOG_MODEL_DIR`, the
-//! per-user install, `models/`).
+//! The model is found as the engine finds it (`CHRONOLOG_MODEL_DIR`,
+//! `CHRONOLOG_USEM_DIR`, ..., the per-user install).
 
 use std::time::Instant;
 
-use chronolog_engine::{Embedder, MiniLm};
+use chronolog_engine::embedder_named;
 
 fn turns(path: Option<&str>, n: usize) -> Vec<String> {
     let from_file = path
@@ -52,7 +53,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1_000);
     let texts = turns(args.get(1).map(String::as_str), n);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let model = MiniLm::load(&MiniLm::default_dir())?;
+    let name = args.get(3).map_or("minilm", String::as_str);
+    let model = embedder_named(name)?;
+    println!("{}", model.name());
     model.embed(&refs[..refs.len().min(32)])?; // warm up
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
@@ -74,7 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         arrival * 1e3 / refs.len() as f64
     );
     println!(
-        "sorted by length:  {:>7.1} sentences/s ({:.1} ms each), {:.2}x",
+        "all at once:       {:>7.1} sentences/s ({:.1} ms each), {:.2}x",
         refs.len() as f64 / sorted,
         sorted * 1e3 / refs.len() as f64,
         arrival / sorted

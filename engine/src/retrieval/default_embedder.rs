@@ -35,6 +35,49 @@ impl Embedder for DefaultEmbedder {
     }
 }
 
+/// The embedder of `embed(multilingual)` columns: Universal Sentence
+/// Encoder multilingual v3 when its files are installed, else 512-float
+/// feature hashing (words alone, in any script). Loaded on first use.
+pub(crate) fn multilingual_embedder() -> Arc<dyn Embedder> {
+    Arc::new(DefaultMultilingual)
+}
+
+/// Resolves to the multilingual model, or its stand-in, when first asked.
+struct DefaultMultilingual;
+
+impl DefaultMultilingual {
+    fn resolved() -> &'static Arc<dyn Embedder> {
+        static MODEL: std::sync::OnceLock<Arc<dyn Embedder>> = std::sync::OnceLock::new();
+        MODEL.get_or_init(|| {
+            #[cfg(feature = "usem")]
+            {
+                use super::usem::UseMultilingual;
+                if let Ok(model) = UseMultilingual::load(&UseMultilingual::default_dir()) {
+                    return Arc::new(model);
+                }
+            }
+            Arc::new(HashingEmbedder::new(MULTILINGUAL_DIM))
+        })
+    }
+}
+
+/// The multilingual model's dimension, which its stand-in shares.
+const MULTILINGUAL_DIM: usize = 512;
+
+impl Embedder for DefaultMultilingual {
+    fn dim(&self) -> usize {
+        MULTILINGUAL_DIM
+    }
+
+    fn name(&self) -> String {
+        Self::resolved().name()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Self::resolved().embed(texts)
+    }
+}
+
 /// Where installed models live, one directory each:
 /// `$XDG_DATA_HOME/chronolog/models`, else `~/.local/share/chronolog/models`
 /// (`scripts/install-model.sh` puts them there). `None` when neither
@@ -108,7 +151,9 @@ pub fn default_embedder_with_notice() -> (Arc<dyn Embedder>, Option<String>) {
 
 /// The embedder called `name`, loaded now, for a way in that lets its user
 /// choose: `minilm` (all-MiniLM-L6-v2), `potion` (potion-base-8M, about a
-/// hundred times cheaper per text: for long histories) or `hashing`; each
+/// hundred times cheaper per text: for long histories), `usem` (Universal
+/// Sentence Encoder multilingual v3: one space for Chinese, German,
+/// English and more) or `hashing`; each
 /// also by the full name its vectors are filed under. A model that is not
 /// installed is an error here, not a silent stand-in.
 pub fn embedder_named(name: &str) -> Result<Arc<dyn Embedder>> {
@@ -139,8 +184,20 @@ pub fn embedder_named(name: &str) -> Result<Arc<dyn Embedder>> {
             )?);
             Ok(MODEL.get_or_init(|| model).clone())
         }
+        #[cfg(feature = "usem")]
+        "usem" | "use-multilingual-v3" => {
+            static MODEL: std::sync::OnceLock<Arc<super::usem::UseMultilingual>> =
+                std::sync::OnceLock::new();
+            if let Some(model) = MODEL.get() {
+                return Ok(model.clone());
+            }
+            let model = Arc::new(super::usem::UseMultilingual::load(
+                &super::usem::UseMultilingual::default_dir(),
+            )?);
+            Ok(MODEL.get_or_init(|| model).clone())
+        }
         other => Err(RetrievalError::Model(format!(
-            "no embedder is called `{other}` in this build (minilm, potion or hashing)"
+            "no embedder is called `{other}` in this build (minilm, potion, usem or hashing)"
         ))
         .into()),
     }

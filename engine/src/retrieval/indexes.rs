@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use chronolog_storage::{ColumnType, RelationId, RowId, Store, ValueRef, VectorArena};
 
-use crate::marks::{ColumnMarks, TextSearch};
+use crate::marks::{ColumnMarks, Embedding, TextSearch};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex, RwLock};
 
@@ -65,7 +65,10 @@ pub(crate) type SharedEmbeddings = Arc<RwLock<Embeddings>>;
 /// What the worker keeps, shared with queries.
 struct Shared {
     store: Store,
+    /// Embeds `embed` columns (and `Embedding::Default` questions).
     embedder: Arc<dyn Embedder>,
+    /// Embeds `embed(multilingual)` columns.
+    multilingual: Arc<dyn Embedder>,
     embeddings: RwLock<HashMap<(RelationId, usize), SharedEmbeddings>>,
     texts: RwLock<HashMap<RelationId, Arc<TextIndex>>>,
     /// Passes asked for / finished (`sync` waits for its request's pass).
@@ -83,6 +86,15 @@ struct Shared {
 
 type Unwritten = (String, RelationId, Vec<(RowId, Vec<u8>)>);
 
+impl Shared {
+    fn embedder_for(&self, space: Embedding) -> &Arc<dyn Embedder> {
+        match space {
+            Embedding::Multilingual => &self.multilingual,
+            Embedding::Off | Embedding::Default => &self.embedder,
+        }
+    }
+}
+
 /// The indexes of one database session and their worker thread.
 pub(crate) struct Indexes {
     shared: Arc<Shared>,
@@ -90,11 +102,16 @@ pub(crate) struct Indexes {
 }
 
 impl Indexes {
-    pub(crate) fn new(store: Store, embedder: Arc<dyn Embedder>) -> Indexes {
+    pub(crate) fn new(
+        store: Store,
+        embedder: Arc<dyn Embedder>,
+        multilingual: Arc<dyn Embedder>,
+    ) -> Indexes {
         Indexes {
             shared: Arc::new(Shared {
                 store,
                 embedder,
+                multilingual,
                 embeddings: RwLock::new(HashMap::new()),
                 texts: RwLock::new(HashMap::new()),
                 requested: AtomicU64::new(0),
@@ -109,6 +126,12 @@ impl Indexes {
 
     pub(crate) fn embedder(&self) -> &Arc<dyn Embedder> {
         &self.shared.embedder
+    }
+
+    /// The model that embeds a column of `space` (and a question searched
+    /// against it).
+    pub(crate) fn embedder_for(&self, space: Embedding) -> &Arc<dyn Embedder> {
+        self.shared.embedder_for(space)
     }
 
     /// Whether any relation asks for an index (no thread is started for a
@@ -305,8 +328,9 @@ fn catch_up(shared: &Shared) -> Result<()> {
             index.catch_up(&snapshot, rel)?;
         }
         for (column, col) in schema.columns.iter().enumerate() {
-            if ColumnMarks::of(col).embed && col.ty == ColumnType::Str {
-                embed_column(shared, &snapshot, rel, column)?;
+            let space = ColumnMarks::of(col).embed;
+            if space.is_on() && col.ty == ColumnType::Str {
+                embed_column(shared, &snapshot, rel, column, shared.embedder_for(space))?;
             }
         }
     }
@@ -318,14 +342,15 @@ fn embed_column(
     snapshot: &chronolog_storage::Snapshot,
     rel: RelationId,
     column: usize,
+    embedder: &Arc<dyn Embedder>,
 ) -> Result<()> {
-    let space = embedding_space(shared.embedder.as_ref(), column);
+    let space = embedding_space(embedder.as_ref(), column);
     let index = {
         let mut all = shared.embeddings.write();
         match all.get(&(rel, column)) {
             Some(index) => index.clone(),
             None => {
-                let loaded = load_embeddings(shared, snapshot, rel, &space)?;
+                let loaded = load_embeddings(shared, snapshot, rel, &space, embedder.dim())?;
                 let index = Arc::new(RwLock::new(loaded));
                 all.insert((rel, column), index.clone());
                 index
@@ -343,7 +368,7 @@ fn embed_column(
     })?;
     for batch in pending.chunks(BATCH) {
         let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
-        let vectors = shared.embedder.embed(&texts)?;
+        let vectors = embedder.embed(&texts)?;
         {
             let mut index = index.write();
             for ((row, _), v) in batch.iter().zip(&vectors) {
@@ -393,8 +418,8 @@ fn load_embeddings(
     snapshot: &chronolog_storage::Snapshot,
     rel: RelationId,
     space: &str,
+    dim: usize,
 ) -> Result<Embeddings> {
-    let dim = shared.embedder.dim();
     let purged = snapshot.purged(rel)?;
     let mut vectors = VectorArena::new(dim);
     let mut whole = true;

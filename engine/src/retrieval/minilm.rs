@@ -13,7 +13,8 @@ use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use super::embed::Embedder;
-use crate::error::{Error, Result, RetrievalError};
+use super::model_files::{model_error, require};
+use crate::error::{Error, Result};
 
 /// Texts run through the model together at most.
 const BATCH: usize = 32;
@@ -36,10 +37,6 @@ pub struct MiniLm {
     // model dominates the cost).
     tokenizer: Mutex<Tokenizer>,
     device: Device,
-}
-
-fn model_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::from(RetrievalError::Model(format!("{what}: {e}")))
 }
 
 impl MiniLm {
@@ -69,15 +66,7 @@ impl MiniLm {
     /// Loads the model from `dir` (its `config.json`, `tokenizer.json` and
     /// `model.safetensors`).
     pub fn load(dir: &Path) -> Result<MiniLm> {
-        for f in FILES {
-            if !dir.join(f).is_file() {
-                return Err(RetrievalError::Model(format!(
-                    "{} is missing (run scripts/install-model.sh)",
-                    dir.join(f).display()
-                ))
-                .into());
-            }
-        }
+        require(dir, &FILES)?;
         let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| model_error(f, e));
         let config: Config = serde_json::from_slice(&read("config.json")?)
             .map_err(|e| model_error("config.json", e))?;

@@ -20,10 +20,15 @@ pub(crate) mod graph;
 pub(crate) mod indexes;
 #[cfg(feature = "minilm")]
 pub mod minilm;
+pub(crate) mod model_files;
 #[cfg(feature = "potion")]
 pub mod potion;
 pub mod rerank;
+#[cfg(feature = "usem")]
+pub(crate) mod sentencepiece;
 pub(crate) mod text;
+#[cfg(feature = "usem")]
+pub mod usem;
 pub(crate) mod vector;
 pub mod words;
 

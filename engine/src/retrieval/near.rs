@@ -1,5 +1,5 @@
 //! `near(rel, query, k [, metric])`: the rows nearest a vector, or text
-//! embedded by the engine's embedder, among the rows live at the query's
+//! embedded by the model of the column's space, among the rows live at the query's
 //! instants. Exact under `FIRST_PASS_AFTER_ROWS` live rows; above, a first
 //! pass over a smaller code (sign codes for text, int8 for vectors) picks
 //! candidates that are then scored exactly.
@@ -10,6 +10,7 @@ use chronolog_storage::{ColumnType, RelationId, RowId};
 use super::vector::{self, Column, Hit, Precision};
 use super::{At, Ranking, Retrieval};
 use crate::error::{Result, RetrievalError};
+use crate::marks::{ColumnMarks, Embedding};
 use crate::val::Val;
 
 /// Live rows above which `near` scans a smaller code first: the sign
@@ -68,8 +69,15 @@ pub(super) fn run(
     // Text is embedded once, however many rounds `top_ids` takes.
     let embedded: Option<Vec<f32>> = match (query, vector_column, text_column) {
         (Val::Vector(_), Some(_), _) => None,
-        (Val::Str(text), _, Some(_)) => {
-            let embedder = retrieval.indexes.embedder().clone();
+        (Val::Str(text), _, Some(column)) => {
+            let space = at
+                .snapshot
+                .store()
+                .schema(id)
+                .ok()
+                .and_then(|schema| schema.columns.get(column).map(ColumnMarks::of))
+                .map_or(Embedding::Default, |marks| marks.embed);
+            let embedder = retrieval.indexes.embedder_for(space).clone();
             embedder.embed(&[text])?.pop()
         }
         _ => None,

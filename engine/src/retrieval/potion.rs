@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use tokenizers::Tokenizer;
 
 use super::embed::Embedder;
-use crate::error::{Error, Result, RetrievalError};
+use super::model_files::{model_error, require};
+use crate::error::Result;
 
 /// Tokens per text at most (model2vec's default `max_length`).
 const MAX_TOKENS: usize = 512;
@@ -40,10 +41,6 @@ pub struct Potion {
     unknown: Option<u32>,
 }
 
-fn model_error(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::from(RetrievalError::Model(format!("{what}: {e}")))
-}
-
 impl Potion {
     /// Where the model is looked for: `CHRONOLOG_POTION_DIR` when set, else
     /// the per-user install (`$XDG_DATA_HOME/chronolog/models/
@@ -60,15 +57,7 @@ impl Potion {
     /// Loads the model from `dir` (its `tokenizer.json` and
     /// `model.safetensors`, whose `embeddings` tensor is the table).
     pub fn load(dir: &Path) -> Result<Potion> {
-        for f in FILES {
-            if !dir.join(f).is_file() {
-                return Err(RetrievalError::Model(format!(
-                    "{} is missing (run scripts/install-model.sh)",
-                    dir.join(f).display()
-                ))
-                .into());
-            }
-        }
+        require(dir, &FILES)?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| model_error("tokenizer.json", e))?;
         tokenizer.with_padding(None);

@@ -114,15 +114,7 @@ mod cross_encoder {
 
         /// Loads the model from `dir`.
         pub fn load(dir: &Path) -> Result<CrossEncoder> {
-            for f in FILES {
-                if !dir.join(f).is_file() {
-                    return Err(RetrievalError::Model(format!(
-                        "{} is missing (run scripts/install-model.sh)",
-                        dir.join(f).display()
-                    ))
-                    .into());
-                }
-            }
+            crate::retrieval::model_files::require(dir, &FILES)?;
             let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| model_error(f, e));
             let config: Config = serde_json::from_slice(&read("config.json")?)
                 .map_err(|e| model_error("config.json", e))?;

@@ -2,11 +2,11 @@
 //! types, `search` and `embed` marks, and the way back from the
 //! language's type names to the store's column types.
 
-use chronolog_ql::ast::{self, Analyzer, TypeName};
+use chronolog_ql::ast::{self, Analyzer, Space, TypeName};
 use chronolog_ql::{Catalog, ColumnInfo};
 use chronolog_storage::{ColumnDef, ColumnType, Schema, Store};
 
-use crate::marks::{ColumnMarks, TextSearch};
+use crate::marks::{ColumnMarks, Embedding, TextSearch};
 
 pub(super) struct StoreCatalog<'a>(pub(super) &'a Store);
 
@@ -33,7 +33,7 @@ impl Catalog for StoreCatalog<'_> {
                         name: c.name.clone(),
                         ty,
                         search: ColumnMarks::of(c).search.is_on(),
-                        embed: ColumnMarks::of(c).embed,
+                        embed: ColumnMarks::of(c).embed.is_on(),
                     }
                 })
                 .collect(),
@@ -72,7 +72,11 @@ pub(super) fn schema_of(create: &ast::CreateRelation) -> Schema {
                         Some(Analyzer::English) => TextSearch::English,
                         Some(Analyzer::Simple) => TextSearch::Simple,
                     },
-                    embed: c.embed,
+                    embed: match c.embed {
+                        None => Embedding::Off,
+                        Some(Space::Default) => Embedding::Default,
+                        Some(Space::Multilingual) => Embedding::Multilingual,
+                    },
                 }
                 .annotations(),
             })
