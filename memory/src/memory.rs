@@ -88,6 +88,10 @@ impl Memory {
         // A store from before passages: its consolidated episodes get theirs.
         if created.contains(&schema::Passage::RELATION) && next_seq > 1 {
             consolidator.backfill_passages()?;
+        } else if created.contains(&schema::Multilingual::RELATION) && next_seq > 1 {
+            // A store from before the multilingual space: its passages are
+            // embedded there too.
+            consolidator.backfill_multilingual()?;
         }
         let shared = Arc::new(Shared {
             engine,
@@ -304,6 +308,7 @@ impl Memory {
             caches: &self.shared.caches,
             tuning: &self.shared.tuning,
             reranker: self.shared.reranker.as_deref(),
+            languages: &self.shared.languages,
         }
     }
 

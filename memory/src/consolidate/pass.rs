@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
 use crate::salience::{self, Level};
-use crate::schema::{Cursor, Episode, Relations, Retrieved};
+use crate::schema::{Cursor, Episode, Multilingual, Passage, Relations, Retrieved};
 use crate::tenant_lang::TenantLanguages;
 use crate::tuning::Tuning;
 
@@ -106,14 +106,54 @@ impl Consolidator {
         if passages.is_empty() {
             return Ok(0);
         }
-        let rel = self.rel.passage;
+        let rel = self.rel;
         self.session.write(|txn| {
             for (episode, text) in &passages {
-                passage::write(txn, rel, &said(episode), text.clone())?;
+                passage::write(txn, &rel, &said(episode), text.clone())?;
             }
             Ok(())
         })?;
         Ok(passages.len())
+    }
+
+    /// Writes the multilingual row of every passage a store made before
+    /// the multilingual space existed (the same text; nothing is extracted
+    /// again), in one commit. Returns how many.
+    pub(crate) fn backfill_multilingual(&mut self) -> Result<usize> {
+        let store = self.session.store().clone();
+        let passages = store
+            .snapshot()
+            .scan(self.rel.passage)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        let rows = passages
+            .iter()
+            .filter(|row| row.tx.is_open())
+            .map(|row| {
+                let p = Passage::from_values(&store, &row.values)?;
+                Ok((
+                    Multilingual {
+                        id: p.id,
+                        episode: p.episode,
+                        tenant: p.tenant,
+                        text: p.text,
+                    },
+                    row.valid,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let rel = self.rel.multilingual;
+        self.session.write(|txn| {
+            for (row, valid) in &rows {
+                let values = row.to_values(txn)?;
+                txn.assert(rel, values, *valid, None)?;
+            }
+            Ok(())
+        })?;
+        Ok(rows.len())
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
@@ -300,7 +340,7 @@ impl Consolidator {
             txn.symbol(&episode.id)?;
             txn.symbol(&episode.tenant)?;
             entities.write(txn, &episode.tenant, &episode.id, &resolved)?;
-            passage::write(txn, rel.passage, &said(episode), passage)?;
+            passage::write(txn, &rel, &said(episode), passage)?;
             for plan in &plans {
                 apply(txn, &rel, plan, &written)?;
             }

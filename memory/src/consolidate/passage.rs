@@ -2,10 +2,10 @@
 //! before it in its session (what it answers, most often) and then it,
 //! each after its speaker's name.
 
-use chronolog_engine::{Interval, RelationId, Timestamp, WriteTxn};
+use chronolog_engine::{Interval, Timestamp, WriteTxn};
 
 use crate::ids;
-use crate::schema::Passage;
+use crate::schema::{Multilingual, Passage, Relations};
 
 /// The message a passage is written for.
 pub(crate) struct Said<'a> {
@@ -28,21 +28,30 @@ pub(crate) fn text(previous: Option<(&str, &str)>, said: &Said<'_>) -> String {
     }
 }
 
-/// Writes the passage of `said` with `text`.
+/// Writes the passage of `said` with `text`, in both meaning spaces.
 pub(crate) fn write(
     txn: &mut WriteTxn<'_>,
-    rel: RelationId,
+    rel: &Relations,
     said: &Said<'_>,
     text: String,
 ) -> chronolog_engine::Result<()> {
-    let row = Passage {
+    let valid = Interval::starting(said.at);
+    let multilingual = Multilingual {
         id: ids::passage(said.episode),
         episode: said.episode.to_string(),
         tenant: said.tenant.to_string(),
+        text: text.clone(),
+    };
+    let values = multilingual.to_values(txn)?;
+    txn.assert(rel.multilingual, values, valid, None)?;
+    let row = Passage {
+        id: multilingual.id,
+        episode: multilingual.episode,
+        tenant: multilingual.tenant,
         role: said.role.to_string(),
         text,
     };
     let values = row.to_values(txn)?;
-    txn.assert(rel, values, Interval::starting(said.at), None)?;
+    txn.assert(rel.passage, values, valid, None)?;
     Ok(())
 }

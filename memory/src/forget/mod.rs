@@ -89,7 +89,7 @@ pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<For
                 at: follower.at,
                 text: &follower.text,
             };
-            passage::write(txn, rel.passage, &said, passage::text(None, &said))?;
+            passage::write(txn, &rel, &said, passage::text(None, &said))?;
         }
         Ok(())
     })?;

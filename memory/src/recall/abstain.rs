@@ -17,15 +17,21 @@ use crate::lang::{Language, Person};
 /// `Some(reason)` when the search should abstain. `asked` says a fact of
 /// an entity the question names holds a predicate its words ask about
 /// ("Who is my employer?" and a `works_at` fact): then no shared word is
-/// needed.
+/// needed. `crossing` says the question is in another language than the
+/// memory: its words and names cannot be expected there, and only an
+/// empty memory is a reason (what the multilingual channel found stands).
 pub(crate) fn judge(
     question: &Question,
     rankings: &[Ranked],
     fused: &[(String, f64)],
     asked: bool,
+    crossing: bool,
 ) -> Option<String> {
     if fused.is_empty() {
         return Some("this memory holds nothing for this tenant at that time".into());
+    }
+    if crossing {
+        return None;
     }
     let lexical = rankings
         .iter()

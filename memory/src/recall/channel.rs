@@ -5,8 +5,13 @@ use crate::tuning::Tuning;
 /// Where candidates come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Channel {
-    /// `near` over episodes.
+    /// `near` over episodes, in the engine's embedder's space (an English
+    /// model by default): for questions in English.
     EpisodeMeaning,
+    /// `near` over episodes in the multilingual space: for a question in
+    /// another language, and for any question to a memory in another
+    /// language (a question in one language finds messages in another).
+    MultilingualMeaning,
     /// `bm25` over episodes.
     EpisodeWords,
     /// `bm25` over the episodes said by a person the question names (who
@@ -35,8 +40,9 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 11] = [
+    pub const ALL: [Channel; 12] = [
         Channel::EpisodeMeaning,
+        Channel::MultilingualMeaning,
         Channel::EpisodeWords,
         Channel::SpeakerWords,
         Channel::SpeakerMeaning,
@@ -53,6 +59,7 @@ impl Channel {
     pub fn name(self) -> &'static str {
         match self {
             Channel::EpisodeMeaning => "episode_meaning",
+            Channel::MultilingualMeaning => "multilingual_meaning",
             Channel::EpisodeWords => "episode_words",
             Channel::SpeakerWords => "speaker_words",
             Channel::SpeakerMeaning => "speaker_meaning",
@@ -79,7 +86,8 @@ impl Channel {
             Channel::EpisodeWords => tuning.weight_episode_words,
             Channel::SpeakerWords => tuning.weight_speaker_words,
             Channel::SpeakerMeaning => tuning.weight_speaker_meaning,
-            Channel::EpisodeMeaning => tuning.weight_episode_meaning,
+            // The same channel in another space: no weight of its own.
+            Channel::EpisodeMeaning | Channel::MultilingualMeaning => tuning.weight_episode_meaning,
             Channel::FactWords => tuning.weight_fact_words,
             Channel::FactMeaning => tuning.weight_fact_meaning,
             Channel::Graph => tuning.weight_graph,

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 
-use chronolog_engine::{Engine, Limits, Timestamp, Val, Value};
+use chronolog_engine::{Embedding, Engine, Limits, Timestamp, Val, Value};
 
 use super::readers::Lease;
 use super::speakers::speakers;
 use super::understand::Question;
 use super::{Caches, Channel, Instants, Reader, SearchOptions};
 use crate::error::Result;
+use crate::lang::Lang;
 use crate::tuning::Tuning;
 
 /// One channel's candidates, best first: ids (episode ids or fact slots)
@@ -32,6 +33,7 @@ pub(crate) fn run(
         engine,
         caches,
         tuning,
+        languages,
         ..
     } = reader;
     // A list question's evidence is many messages that each match a
@@ -47,7 +49,24 @@ pub(crate) fn run(
         || wants(Channel::SpeakerMeaning)
         || (wants(Channel::SaidThenMeaning) && question.period.is_some());
     let vector = if meaning && !question.text.trim().is_empty() {
-        embedding(engine, caches, &question.text)?.map(|v| Value::Vector(v.into()))
+        embedding(engine, caches, Embedding::Default, &question.text)?
+            .map(|v| Value::Vector(v.into()))
+    } else {
+        None
+    };
+    // The engine's embedder reads English: a question or a memory in
+    // another language is searched in the multilingual space, and a
+    // question in another language than the memory's only there (the
+    // English space would place the two languages' texts at random).
+    let memory_lang = languages.get(tenant);
+    let crossing = memory_lang.is_some_and(|l| l != question.lang);
+    let english = question.lang == Lang::English && !crossing;
+    let multilingual = if wants(Channel::MultilingualMeaning)
+        && (question.lang != Lang::English || memory_lang.is_some_and(|l| l != Lang::English))
+        && !question.text.trim().is_empty()
+    {
+        embedding(engine, caches, Embedding::Multilingual, &question.text)?
+            .map(|v| Value::Vector(v.into()))
     } else {
         None
     };
@@ -65,6 +84,9 @@ pub(crate) fn run(
         tuning,
         words: Value::str(&question.text),
         vector,
+        english,
+        crossing,
+        multilingual,
         out: Vec::new(),
     };
     runner.meaning_and_words()?;
@@ -76,18 +98,24 @@ pub(crate) fn run(
     Ok(runner.out)
 }
 
-/// The question's embedding, from the cache or the memory's embedder.
-fn embedding(engine: &Engine, caches: &Caches, text: &str) -> Result<Option<Vec<f32>>> {
-    if let Some(v) = caches.vectors.lock().get(text).cloned() {
+/// The question's embedding in `space`, from the cache or the model.
+fn embedding(
+    engine: &Engine,
+    caches: &Caches,
+    space: Embedding,
+    text: &str,
+) -> Result<Option<Vec<f32>>> {
+    let key = (space, text.to_string());
+    if let Some(v) = caches.vectors.lock().get(&key).cloned() {
         return Ok(Some(v));
     }
-    let v = engine.embed(&[text])?.pop();
+    let v = engine.embed_in(space, &[text])?.pop();
     if let Some(v) = &v {
         let mut cache = caches.vectors.lock();
         if cache.len() >= 4_096 {
             cache.clear();
         }
-        cache.insert(text.to_string(), v.clone());
+        cache.insert(key, v.clone());
     }
     Ok(v)
 }
@@ -113,6 +141,14 @@ struct Runner<'a> {
     words: Value,
     /// The question's embedding, when a meaning channel runs.
     vector: Option<Value>,
+    /// The question and the memory are in English (the engine's
+    /// embedder's language).
+    english: bool,
+    /// The question is in another language than the memory.
+    crossing: bool,
+    /// The question's embedding in the multilingual space, when that
+    /// channel runs.
+    multilingual: Option<Value>,
     out: Vec<Ranked>,
 }
 
@@ -165,11 +201,27 @@ impl Runner<'_> {
 
     /// `near` and `bm25` over episodes (their passages) and over facts.
     fn meaning_and_words(&mut self) -> Result<()> {
-        for (channel, rel, instant) in [
-            (Channel::EpisodeMeaning, "mem_passage", "said"),
-            (Channel::FactMeaning, "mem_fact", "at"),
+        for (channel, rel, instant, vector) in [
+            (
+                Channel::EpisodeMeaning,
+                "mem_passage",
+                "said",
+                self.vector.clone().filter(|_| self.english),
+            ),
+            (
+                Channel::MultilingualMeaning,
+                "mem_multilingual",
+                "said",
+                self.multilingual.clone(),
+            ),
+            (
+                Channel::FactMeaning,
+                "mem_fact",
+                "at",
+                self.vector.clone().filter(|_| !self.crossing),
+            ),
         ] {
-            if let (true, Some(v)) = (self.wants(channel), self.vector.clone()) {
+            if let (true, Some(v)) = (self.wants(channel), vector) {
                 let text = format!(
                     "?- near({rel}, $v, $k, tenant = $t) as_of ${instant} known_at $known."
                 );

@@ -129,7 +129,7 @@ fn reranked_part(out: &mut String, reread: Option<&(String, Vec<super::rerank::R
         _ => {
             let _ = writeln!(
                 out,
-                "reranked: no (no reranker, rerank_depth below 2, or a question in a language the reranker does not read)"
+                "reranked: no (no reranker, rerank_depth below 2, or a question or memory in a language the reranker does not read)"
             );
         }
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use chronolog_engine::{Prepared, Timestamp};
+use chronolog_engine::{Embedding, Prepared, Timestamp};
 
 use super::Channel;
 use crate::tuning::Tuning;
@@ -14,7 +14,7 @@ use crate::tuning::Tuning;
 /// sessions they run in.
 #[derive(Default)]
 pub(crate) struct Caches {
-    pub(crate) vectors: parking_lot::Mutex<HashMap<String, Vec<f32>>>,
+    pub(crate) vectors: parking_lot::Mutex<HashMap<(Embedding, String), Vec<f32>>>,
     pub(crate) queries: parking_lot::Mutex<HashMap<String, std::sync::Arc<Prepared>>>,
     pub(crate) readers: super::readers::Readers,
 }
@@ -46,6 +46,8 @@ pub(crate) struct Reader<'m> {
     pub(crate) caches: &'m Caches,
     pub(crate) tuning: &'m Tuning,
     pub(crate) reranker: Option<&'m dyn chronolog_engine::Reranker>,
+    /// Each tenant's language (its last consolidated message's).
+    pub(crate) languages: &'m crate::tenant_lang::TenantLanguages,
 }
 
 /// How a search runs.

@@ -39,6 +39,9 @@ pub(crate) struct Retrieval<'e> {
     evidence: Option<f32>,
     /// Whether that score says the message answers: the word gates defer.
     answered: bool,
+    /// The question is in another language than the tenant's memory: no
+    /// word of it need occur there, and the word gates defer to meaning.
+    crossing: bool,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
@@ -112,10 +115,13 @@ pub(crate) fn retrieve<'e>(
     )?;
     options.stop.check()?;
     let candidates = gathered.episodes.len();
-    // A reranker reads only its own language; another keeps fused order.
+    // A reranker reads only its own language, in the question and in the
+    // memory; another keeps fused order.
+    let crossing = reader.languages.get(tenant).is_some_and(|l| l != lang);
     let reread = match reranker {
         Some(reranker)
             if options.rerank_depth > 1
+                && !crossing
                 && reranker.language().is_none_or(|code| code == lang.code()) =>
         {
             let order = rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?;
@@ -144,6 +150,7 @@ pub(crate) fn retrieve<'e>(
         &rankings,
         &fused[..found],
         !asked.is_empty() || answered,
+        crossing,
     )
     .or_else(|| weak_evidence(evidence.filter(|_| read_all), &asked, tuning.evidence_floor));
     Ok(Retrieval {
@@ -162,6 +169,7 @@ pub(crate) fn retrieve<'e>(
         reread,
         evidence,
         answered,
+        crossing,
         owners: None,
     })
 }
@@ -205,6 +213,7 @@ fn worded_leads<'r>(
         matches!(
             c,
             Channel::EpisodeMeaning
+                | Channel::MultilingualMeaning
                 | Channel::EpisodeWords
                 | Channel::SpeakerWords
                 | Channel::SpeakerMeaning
@@ -282,7 +291,7 @@ impl Retrieval<'_> {
             .iter()
             .any(|i| i.kind == super::ItemKind::Fact && self.asked.contains(&i.id));
         let verdict = match self.verdict.clone().or_else(|| {
-            (!self.answered)
+            (!self.answered && !self.crossing)
                 .then(|| abstain::uncovered(&self.understood, &texts, asked_shown))
                 .flatten()
         }) {

@@ -56,6 +56,24 @@ relation! {
 }
 
 relation! {
+    /// Passages again, in the multilingual space: the same text, embedded
+    /// by a model that puts Chinese, German and English in one space, so a
+    /// question finds a message written in another language and a memory
+    /// in any language has a meaning channel. Written with the passage, by
+    /// the same id (forgetting the passage erases it).
+    Multilingual = "mem_multilingual" {
+        /// The passage's id.
+        id / ID: Sym "key",
+        /// The episode it reads.
+        episode / EPISODE: Sym,
+        /// Whose memory it is.
+        tenant / TENANT: Sym,
+        /// What is embedded.
+        text / TEXT: Str "embed(multilingual)",
+    }
+}
+
+relation! {
     /// Facts: one row per version of a slot (subject and predicate, and
     /// the object too for many-valued predicates); the slot is the key, so
     /// a new value cuts the old one at its start and supersedes it.
@@ -217,7 +235,7 @@ relation! {
 }
 
 /// Every relation's name, in creation order.
-pub const NAMES: [&str; 14] = [
+pub const NAMES: [&str; 15] = [
     Episode::RELATION,
     Passage::RELATION,
     Fact::RELATION,
@@ -232,10 +250,11 @@ pub const NAMES: [&str; 14] = [
     Cursor::RELATION,
     Conversation::RELATION,
     Retrieved::RELATION,
+    Multilingual::RELATION,
 ];
 
 /// Every relation's name and `:create` statement, in creation order.
-fn declarations() -> [(&'static str, String); 14] {
+fn declarations() -> [(&'static str, String); 15] {
     [
         (Episode::RELATION, Episode::create()),
         (Passage::RELATION, Passage::create()),
@@ -251,6 +270,7 @@ fn declarations() -> [(&'static str, String); 14] {
         (Cursor::RELATION, Cursor::create()),
         (Conversation::RELATION, Conversation::create()),
         (Retrieved::RELATION, Retrieved::create()),
+        (Multilingual::RELATION, Multilingual::create()),
     ]
 }
 
@@ -284,6 +304,7 @@ pub(crate) struct Relations {
     pub cursor: RelationId,
     pub conversation: RelationId,
     pub retrieved: RelationId,
+    pub multilingual: RelationId,
 }
 
 impl Relations {
@@ -309,6 +330,7 @@ impl Relations {
             cursor: id(Cursor::RELATION)?,
             conversation: id(Conversation::RELATION)?,
             retrieved: id(Retrieved::RELATION)?,
+            multilingual: id(Multilingual::RELATION)?,
         })
     }
 }

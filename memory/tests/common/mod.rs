@@ -10,11 +10,20 @@ pub fn at(date: &str) -> Timestamp {
     Timestamp::parse(date).expect("a date")
 }
 
+/// An engine over `store` whose every space is embedded by hashing.
+fn hashing_engine(store: Store) -> Engine {
+    Engine::with_embedders(
+        store,
+        Arc::new(HashingEmbedder::new(64)),
+        Arc::new(HashingEmbedder::new(64)),
+    )
+}
+
 /// A memory in RAM with the hashing embedder and no reranker, consolidated
 /// by hand: what it finds does not depend on which models are installed.
 #[allow(dead_code)] // Not every test file builds its memory so.
 pub fn memory() -> Memory {
-    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
+    let engine = hashing_engine(Store::in_memory());
     let options = Options {
         reranker: None,
         ..Options::manual()
@@ -26,7 +35,7 @@ pub fn memory() -> Memory {
 #[allow(dead_code)] // Not every test file keeps its memory on disk.
 pub fn memory_in(dir: &std::path::Path) -> Memory {
     let store = Store::open(dir).expect("open the store");
-    let engine = Engine::with_embedder(store, Arc::new(HashingEmbedder::new(64)));
+    let engine = hashing_engine(store);
     let options = Options {
         reranker: None,
         ..Options::manual()
@@ -82,6 +91,25 @@ pub fn reranker() -> Option<Arc<dyn chronolog_engine::Reranker>> {
             assert!(
                 std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
                 "the reranker is required here: {e}"
+            );
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
+
+/// The multilingual model (Universal Sentence Encoder multilingual v3)
+/// when installed, else `None`, or a failure where
+/// `CHRONOLOG_REQUIRE_MODEL` is set (CI).
+#[allow(dead_code)] // Not every test file needs the model.
+pub fn multilingual_model() -> Option<Arc<dyn chronolog_engine::Embedder>> {
+    let dir = chronolog_engine::UseMultilingual::default_dir();
+    match chronolog_engine::UseMultilingual::load(&dir) {
+        Ok(model) => Some(Arc::new(model)),
+        Err(e) => {
+            assert!(
+                std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
+                "the multilingual model is required here: {e}"
             );
             eprintln!("skipping: {e}");
             None

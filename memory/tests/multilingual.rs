@@ -1,0 +1,162 @@
+//! One memory, several languages: a question finds what was said in
+//! another language through the multilingual space (Universal Sentence
+//! Encoder multilingual v3), and the word gates, which cannot expect a
+//! question's words in another language's messages, defer to it.
+
+use std::sync::Arc;
+
+use chronolog_engine::{Engine, HashingEmbedder, Store};
+use chronolog_memory::{Context, ItemKind, Memory, Message, Options, SearchOptions};
+
+mod common;
+use common::{at, multilingual_model};
+
+/// A memory whose English space is hashing (so what is found comes from
+/// the multilingual space and the words) and whose multilingual space is
+/// the real model; `None` where the model is not installed.
+fn memory() -> Option<Memory> {
+    let model = multilingual_model()?;
+    let engine = Engine::with_embedders(
+        Store::in_memory(),
+        Arc::new(HashingEmbedder::new(64)),
+        model,
+    );
+    let options = Options {
+        reranker: None,
+        ..Options::manual()
+    };
+    Some(Memory::with_engine(engine, options).expect("memory"))
+}
+
+/// The user says `text` on `date`, in a conversation of its own (so its
+/// passage is the message alone).
+fn say(memory: &Memory, tenant: &str, date: &str, text: &str) {
+    memory
+        .add(
+            tenant,
+            Message::new("user", text).at(at(date)).session(date),
+        )
+        .expect("add");
+}
+
+fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
+    memory
+        .search(tenant, question, &SearchOptions::default())
+        .expect("search")
+}
+
+/// The messages of a context, best first.
+fn ranked(context: &Context) -> Vec<&str> {
+    context
+        .ranked_episodes
+        .iter()
+        .filter_map(|id| {
+            context
+                .items
+                .iter()
+                .find(|i| i.kind == ItemKind::Episode && i.id == *id)
+                .map(|i| i.said.as_str())
+        })
+        .collect()
+}
+
+/// Where `needle` stands among the context's messages, best first.
+fn place(context: &Context, needle: &str) -> Option<usize> {
+    ranked(context).iter().position(|s| s.contains(needle))
+}
+
+fn channel_ran(context: &Context, name: &str) -> bool {
+    context.channels.iter().any(|(c, n)| c == name && *n > 0)
+}
+
+#[test]
+fn a_chinese_or_german_question_finds_an_english_message() {
+    let Some(memory) = memory() else { return };
+    for (date, text) in [
+        ("2024-03-01", "My dog Rex loves swimming in the lake."),
+        ("2024-03-02", "The quarterly report is due on Friday."),
+        ("2024-03-03", "I started learning the violin last month."),
+        ("2024-03-04", "We had pasta with tomato sauce for dinner."),
+        ("2024-03-05", "The train to the airport was late again."),
+    ] {
+        say(&memory, "alice", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+
+    for (question, answer) in [
+        ("我的狗喜欢做什么？", "Rex loves swimming"),
+        ("我在学什么乐器？", "violin"),
+        ("Was macht mein Hund gern?", "Rex loves swimming"),
+        ("Welches Musikinstrument lerne ich gerade?", "violin"),
+    ] {
+        let context = ask(&memory, "alice", question);
+        assert!(!context.abstain, "{question}: {:?}", context.reason);
+        assert!(
+            channel_ran(&context, "multilingual_meaning"),
+            "{question}: {:?}",
+            context.channels
+        );
+        assert!(
+            place(&context, answer).is_some_and(|p| p == 0),
+            "{question}: {:?}",
+            ranked(&context)
+        );
+    }
+}
+
+#[test]
+fn an_english_question_finds_a_chinese_message() {
+    let Some(memory) = memory() else { return };
+    for (date, text) in [
+        ("2024-03-01", "我养了一只猫，叫咪咪。"),
+        ("2024-03-02", "我每天早上去公园跑步。"),
+        ("2024-03-03", "明天要下雨，记得带伞。"),
+        ("2024-03-04", "我最喜欢的水果是芒果。"),
+    ] {
+        say(&memory, "li", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+
+    for (question, answer) in [
+        ("Where do I go running every morning?", "公园跑步"),
+        ("What is my favourite fruit?", "芒果"),
+    ] {
+        let context = ask(&memory, "li", question);
+        assert!(!context.abstain, "{question}: {:?}", context.reason);
+        assert!(
+            place(&context, answer).is_some_and(|p| p == 0),
+            "{question}: {:?}",
+            ranked(&context)
+        );
+    }
+}
+
+#[test]
+fn an_english_question_to_an_english_memory_stays_in_the_english_space() {
+    let Some(memory) = memory() else { return };
+    say(
+        &memory,
+        "bob",
+        "2024-03-01",
+        "I moved to Lisbon last spring.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let context = ask(&memory, "bob", "Where did I move?");
+    assert!(
+        channel_ran(&context, "episode_meaning"),
+        "{:?}",
+        context.channels
+    );
+    assert!(
+        !context
+            .channels
+            .iter()
+            .any(|(c, _)| c == "multilingual_meaning"),
+        "{:?}",
+        context.channels
+    );
+    // A question in the memory's own language is still judged by its
+    // words: nothing here is about a blood type.
+    let unknown = ask(&memory, "bob", "What is my blood type?");
+    assert!(unknown.abstain, "{unknown:#?}");
+}
