@@ -88,10 +88,6 @@ impl Memory {
         // A store from before passages: its consolidated episodes get theirs.
         if created.contains(&schema::Passage::RELATION) && next_seq > 1 {
             consolidator.backfill_passages()?;
-        } else if created.contains(&schema::Multilingual::RELATION) && next_seq > 1 {
-            // A store from before the multilingual space: its passages are
-            // embedded there too.
-            consolidator.backfill_multilingual()?;
         }
         let shared = Arc::new(Shared {
             engine,
@@ -292,13 +288,28 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
-        recall::retrieve(
-            self.reader(),
-            tenant,
-            question,
-            self.question_lang(tenant, question, options),
-            options,
-        )
+        let lang = self.question_lang(tenant, question, options);
+        self.enter_multilingual_for(tenant, lang)?;
+        recall::retrieve(self.reader(), tenant, question, lang, options)
+    }
+
+    /// Brings `tenant`'s passages into the multilingual space when a
+    /// question in `lang` needs it there and they are not yet: the first
+    /// question in another language to an English memory waits for its
+    /// passages to be embedded once; a tenant never asked so never pays.
+    fn enter_multilingual_for(&self, tenant: &str, lang: Lang) -> Result<()> {
+        let languages = &self.shared.languages;
+        let needed =
+            lang != Lang::English || languages.get(tenant).is_some_and(|l| l != Lang::English);
+        if !needed || languages.is_multilingual(tenant) || !self.has_tenant(tenant)? {
+            return Ok(());
+        }
+        let copied = self.shared.consolidator.lock().enter_multilingual(tenant)?;
+        if copied > 0 {
+            self.shared.caches.readers.wrote();
+            self.shared.engine.sync_indexes()?;
+        }
+        Ok(())
     }
 
     /// What this memory's searches read with.
@@ -378,13 +389,9 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<String> {
         check_tenant(tenant)?;
-        recall::explain(
-            self.reader(),
-            tenant,
-            question,
-            self.question_lang(tenant, question, options),
-            options,
-        )
+        let lang = self.question_lang(tenant, question, options);
+        self.enter_multilingual_for(tenant, lang)?;
+        recall::explain(self.reader(), tenant, question, lang, options)
     }
 
     /// Every fact of `tenant` believed now, over all of valid time: what
@@ -428,7 +435,8 @@ impl Memory {
         // subject are what find its messages.
         let mut consolidator = self.shared.consolidator.lock();
         consolidator.run(&crate::Stop::default())?;
-        let report = forget::forget(&self.shared.engine, tenant, subject)?;
+        let multilingual = self.shared.languages.is_multilingual(tenant);
+        let report = forget::forget(&self.shared.engine, tenant, subject, multilingual)?;
         self.shared.caches.readers.wrote();
         consolidator.reload()?;
         Ok(report)

@@ -1,11 +1,11 @@
 //! Each tenant's language: what its last consolidated message was written
-//! in. A short question says too little to tell German from English
+//! in; and whether its passages are in the multilingual space. A short question says too little to tell German from English
 //! ("Was ist mein Job?" is 0.67 German to lingua), so it is read in its
 //! tenant's language when detection leans that way
 //! ([`crate::Lang::detect_with`]). Kept in RAM, updated by each pass, and
 //! read back at open from the conversations' last messages.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chronolog_engine::Store;
 use parking_lot::RwLock;
@@ -13,11 +13,12 @@ use parking_lot::RwLock;
 use crate::consolidate::last_messages;
 use crate::error::Result;
 use crate::lang::Lang;
-use crate::schema::Relations;
+use crate::schema::{Multilingual, Relations};
 
-/// Tenant name to the language of its last consolidated message.
+/// Tenant name to the language of its last consolidated message, and the
+/// tenants whose passages are in the multilingual space.
 #[derive(Debug, Default)]
-pub(crate) struct TenantLanguages(RwLock<HashMap<String, Lang>>);
+pub(crate) struct TenantLanguages(RwLock<HashMap<String, Lang>>, RwLock<HashSet<String>>);
 
 impl TenantLanguages {
     /// The languages of the tenants in `store`, from the last message of
@@ -38,7 +39,38 @@ impl TenantLanguages {
                 Some((tenant, lang))
             })
             .collect();
-        Ok(TenantLanguages(RwLock::new(languages)))
+        // A tenant is in the multilingual space when any of its passages is.
+        let mut spanning = HashSet::new();
+        let snapshot = store.snapshot();
+        let rows = snapshot
+            .scan(rel.multilingual)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        for row in &rows {
+            let tenant = crate::schema::declare::cell::<crate::schema::declare::Sym>(
+                store,
+                &row.values,
+                Multilingual::RELATION,
+                Multilingual::TENANT,
+            )?;
+            spanning.insert(tenant);
+        }
+        Ok(TenantLanguages(
+            RwLock::new(languages),
+            RwLock::new(spanning),
+        ))
+    }
+
+    /// Whether `tenant`'s passages are in the multilingual space.
+    pub(crate) fn is_multilingual(&self, tenant: &str) -> bool {
+        self.1.read().contains(tenant)
+    }
+
+    /// `tenant`'s passages are in the multilingual space from now on.
+    pub(crate) fn enter_multilingual(&self, tenant: &str) {
+        if !self.is_multilingual(tenant) {
+            self.1.write().insert(tenant.to_string());
+        }
     }
 
     /// `tenant`'s language, if any of its messages was consolidated.
@@ -53,7 +85,8 @@ impl TenantLanguages {
         }
     }
 
-    /// Forgets every tenant's language (after `forget` erased messages).
+    /// Forgets every tenant's language (after `forget` erased messages);
+    /// the multilingual space keeps its tenants.
     pub(crate) fn clear(&self) {
         self.0.write().clear();
     }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use chronolog_engine::{Engine, HashingEmbedder, Store};
+use chronolog_engine::{Engine, HashingEmbedder, Output, Store};
 use chronolog_memory::{Context, ItemKind, Memory, Message, Options, SearchOptions};
 
 mod common;
@@ -15,12 +15,12 @@ use common::{at, multilingual_model};
 /// the multilingual space and the words) and whose multilingual space is
 /// the real model; `None` where the model is not installed.
 fn memory() -> Option<Memory> {
+    memory_over(Store::in_memory())
+}
+
+fn memory_over(store: Store) -> Option<Memory> {
     let model = multilingual_model()?;
-    let engine = Engine::with_embedders(
-        Store::in_memory(),
-        Arc::new(HashingEmbedder::new(64)),
-        model,
-    );
+    let engine = Engine::with_embedders(store, Arc::new(HashingEmbedder::new(64)), model);
     let options = Options {
         reranker: None,
         ..Options::manual()
@@ -65,6 +65,18 @@ fn place(context: &Context, needle: &str) -> Option<usize> {
     ranked(context).iter().position(|s| s.contains(needle))
 }
 
+/// How many of `tenant`'s passages are in the multilingual space.
+fn in_multilingual_space(memory: &Memory, tenant: &str) -> usize {
+    let mut session = memory.engine().session();
+    let out = session
+        .run(&format!("?- mem_multilingual(P, _, {tenant}, _)."))
+        .expect("query");
+    match out.last() {
+        Some(Output::Rows(rows)) => rows.len(),
+        other => panic!("rows, not {other:?}"),
+    }
+}
+
 fn channel_ran(context: &Context, name: &str) -> bool {
     context.channels.iter().any(|(c, n)| c == name && *n > 0)
 }
@@ -82,9 +94,26 @@ fn a_chinese_or_german_question_finds_an_english_message() {
         say(&memory, "alice", date, text);
     }
     memory.consolidate_now().expect("consolidate");
+    // A memory that only ever heard English has nothing in the
+    // multilingual space until a question needs it there.
+    assert_eq!(in_multilingual_space(&memory, "alice"), 0);
 
+    let first = ask(&memory, "alice", "我的狗喜欢做什么？");
+    assert_eq!(in_multilingual_space(&memory, "alice"), 5);
+    assert!(
+        place(&first, "Rex loves swimming") == Some(0),
+        "{:?}",
+        ranked(&first)
+    );
+    say(&memory, "alice", "2024-03-06", "I bought a red bicycle.");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        in_multilingual_space(&memory, "alice"),
+        6,
+        "new passages join it"
+    );
     for (question, answer) in [
-        ("我的狗喜欢做什么？", "Rex loves swimming"),
+        ("我买了什么颜色的自行车？", "red bicycle"),
         ("我在学什么乐器？", "violin"),
         ("Was macht mein Hund gern?", "Rex loves swimming"),
         ("Welches Musikinstrument lerne ich gerade?", "violin"),
@@ -116,6 +145,8 @@ fn an_english_question_finds_a_chinese_message() {
         say(&memory, "li", date, text);
     }
     memory.consolidate_now().expect("consolidate");
+    // Chinese messages put their tenant in the multilingual space at once.
+    assert_eq!(in_multilingual_space(&memory, "li"), 4);
 
     for (question, answer) in [
         ("Where do I go running every morning?", "公园跑步"),
@@ -142,6 +173,7 @@ fn an_english_question_to_an_english_memory_stays_in_the_english_space() {
     );
     memory.consolidate_now().expect("consolidate");
     let context = ask(&memory, "bob", "Where did I move?");
+    assert_eq!(in_multilingual_space(&memory, "bob"), 0);
     assert!(
         channel_ran(&context, "episode_meaning"),
         "{:?}",
@@ -159,4 +191,27 @@ fn an_english_question_to_an_english_memory_stays_in_the_english_space() {
     // words: nothing here is about a blood type.
     let unknown = ask(&memory, "bob", "What is my blood type?");
     assert!(unknown.abstain, "{unknown:#?}");
+}
+
+#[test]
+fn a_reopened_memory_keeps_its_tenants_in_the_multilingual_space() {
+    let dir = tempfile::tempdir().expect("a directory");
+    {
+        let Some(memory) = memory_over(Store::open(dir.path()).expect("store")) else {
+            return;
+        };
+        say(&memory, "li", "2024-03-01", "我每天早上去公园跑步。");
+        memory.consolidate_now().expect("consolidate");
+        assert_eq!(in_multilingual_space(&memory, "li"), 1);
+    }
+    let memory = memory_over(Store::open(dir.path()).expect("store")).expect("the model");
+    say(&memory, "li", "2024-03-02", "I like green tea.");
+    memory.consolidate_now().expect("consolidate");
+    // Its English message joins the space too, so a Chinese question finds it.
+    assert_eq!(in_multilingual_space(&memory, "li"), 2);
+    let context = ask(&memory, "li", "我喜欢喝什么茶？");
+    assert!(channel_ran(&context, "multilingual_meaning"));
+    // In the context; not first: `bm25` matches 我 in the Chinese message
+    // and outweighs meaning (the analyzer keeps Chinese function words).
+    assert!(place(&context, "green tea").is_some(), "{:?}", ranked(&context));
 }

@@ -142,6 +142,9 @@ pub struct EvalArgs {
     pub plot: Option<PathBuf>,
     /// `hashing` or `model` (all-MiniLM-L6-v2, when installed).
     pub embedder: String,
+    /// The multilingual space's embedder: `usem` (the default, Universal
+    /// Sentence Encoder multilingual v3) or `hashing`.
+    pub multilingual: String,
     /// Run every ablation and baseline, not only the hybrid.
     pub all: bool,
     /// Ask only this many items, spread evenly over the file.
@@ -183,8 +186,13 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         name => chronolog_engine::embedder_named(name)?,
     };
     let embedder_name = embedder.name();
+    let multilingual = match args.multilingual.as_str() {
+        "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(512)),
+        name => chronolog_engine::embedder_named(name)?,
+    };
+    let multilingual_name = multilingual.name();
     let memory = Memory::with_engine(
-        Engine::with_embedder(Store::in_memory(), embedder),
+        Engine::with_embedders(Store::in_memory(), embedder, multilingual),
         Options {
             tuning: args.tuning.clone(),
             ..Options::manual()
@@ -446,6 +454,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         "dataset": match dataset { Dataset::Locomo => "LoCoMo", Dataset::LongMemEval => "LongMemEval" },
         "file": args.file.display().to_string(),
         "embedder": embedder_name,
+        "multilingual_embedder": multilingual_name,
         // The fields `--set` changed from the defaults: a run is read
         // with the tuning it ran with.
         "tuning": args

@@ -49,6 +49,13 @@ struct EvalOptions {
     /// scripts/install-model.sh.
     #[arg(long, default_value = "model")]
     embedder: String,
+    /// The multilingual space's embedder: usem (Universal Sentence Encoder
+    /// multilingual v3, as a memory has by default) or hashing. Only
+    /// questions in another language than English, or to a memory in
+    /// another language, search that space; every message is embedded in
+    /// it during consolidation.
+    #[arg(long, default_value = "usem")]
+    multilingual: String,
     /// Every ablation and baseline too, not only the hybrid.
     #[arg(long)]
     all: bool,
@@ -82,6 +89,7 @@ fn main() -> ExitCode {
             export: options.export,
             plot: options.plot,
             embedder: options.embedder,
+            multilingual: options.multilingual,
             all: options.all,
             limit: options.limit,
             types: options.types,

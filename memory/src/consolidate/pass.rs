@@ -109,42 +109,25 @@ impl Consolidator {
         let rel = self.rel;
         self.session.write(|txn| {
             for (episode, text) in &passages {
-                passage::write(txn, &rel, &said(episode), text.clone())?;
+                passage::write(txn, &rel, &said(episode), text.clone(), false)?;
             }
             Ok(())
         })?;
         Ok(passages.len())
     }
 
-    /// Writes the multilingual row of every passage a store made before
-    /// the multilingual space existed (the same text; nothing is extracted
-    /// again), in one commit. Returns how many.
-    pub(crate) fn backfill_multilingual(&mut self) -> Result<usize> {
-        let store = self.session.store().clone();
-        let passages = store
-            .snapshot()
-            .scan(self.rel.passage)
-            .collect()
-            .map_err(chronolog_engine::Error::from)?;
-        let rows = passages
-            .iter()
-            .filter(|row| row.tx.is_open())
-            .map(|row| {
-                let p = Passage::from_values(&store, &row.values)?;
-                Ok((
-                    Multilingual {
-                        id: p.id,
-                        episode: p.episode,
-                        tenant: p.tenant,
-                        text: p.text,
-                    },
-                    row.valid,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if rows.is_empty() {
+    /// Puts `tenant`'s passages in the multilingual space, once: from
+    /// then on each of its passages is written there too. A tenant enters
+    /// with its first message in another language than English, or its
+    /// first question that needs the space (one in another language than
+    /// its memory); a tenant that only ever speaks English never pays for
+    /// a second model. Returns how many passages it copied (nothing is
+    /// extracted again; the indexer embeds them).
+    pub(crate) fn enter_multilingual(&mut self, tenant: &str) -> Result<usize> {
+        if self.languages.is_multilingual(tenant) {
             return Ok(0);
         }
+        let rows = self.multilingual_rows(tenant)?;
         let rel = self.rel.multilingual;
         self.session.write(|txn| {
             for (row, valid) in &rows {
@@ -153,7 +136,34 @@ impl Consolidator {
             }
             Ok(())
         })?;
+        self.languages.enter_multilingual(tenant);
         Ok(rows.len())
+    }
+
+    /// The multilingual rows of `tenant`'s passages as they stand.
+    fn multilingual_rows(&self, tenant: &str) -> Result<Vec<(Multilingual, Interval)>> {
+        let store = self.session.store().clone();
+        let passages = store
+            .snapshot()
+            .scan(self.rel.passage)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        let mut rows = Vec::new();
+        for row in passages.iter().filter(|row| row.tx.is_open()) {
+            let p = Passage::from_values(&store, &row.values)?;
+            if p.tenant == tenant {
+                rows.push((
+                    Multilingual {
+                        id: p.id,
+                        episode: p.episode,
+                        tenant: p.tenant,
+                        text: p.text,
+                    },
+                    row.valid,
+                ));
+            }
+        }
+        Ok(rows)
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
@@ -331,6 +341,15 @@ impl Consolidator {
             at: episode.at,
             emphasised: lang.reader().emphasised(&episode.text),
         };
+        // A message in another language than English brings its tenant's
+        // passages into the multilingual space (see `enter_multilingual`).
+        let spans = self.languages.is_multilingual(&episode.tenant);
+        let entering = if lang != Lang::English && !spans {
+            self.multilingual_rows(&episode.tenant)?
+        } else {
+            Vec::new()
+        };
+        let multilingual = spans || lang != Lang::English;
         let entities = &mut self.entities;
         self.session.write(|txn| {
             // Redoable work: a crash that loses this commit loses its cursor
@@ -340,7 +359,11 @@ impl Consolidator {
             txn.symbol(&episode.id)?;
             txn.symbol(&episode.tenant)?;
             entities.write(txn, &episode.tenant, &episode.id, &resolved)?;
-            passage::write(txn, &rel, &said(episode), passage)?;
+            for (row, valid) in &entering {
+                let values = row.to_values(txn)?;
+                txn.assert(rel.multilingual, values, *valid, None)?;
+            }
+            passage::write(txn, &rel, &said(episode), passage, multilingual)?;
             for plan in &plans {
                 apply(txn, &rel, plan, &written)?;
             }
@@ -353,6 +376,9 @@ impl Consolidator {
             txn.assert(rel.cursor, values, Interval::ALWAYS, None)?;
             Ok(())
         })?;
+        if multilingual {
+            self.languages.enter_multilingual(&episode.tenant);
+        }
         self.entities.committed(&resolved);
         self.conversations.insert(key, state);
         Ok(())

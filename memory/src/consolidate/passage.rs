@@ -28,29 +28,33 @@ pub(crate) fn text(previous: Option<(&str, &str)>, said: &Said<'_>) -> String {
     }
 }
 
-/// Writes the passage of `said` with `text`, in both meaning spaces.
+/// Writes the passage of `said` with `text`, and, for a tenant in the
+/// multilingual space, its row there (same id).
 pub(crate) fn write(
     txn: &mut WriteTxn<'_>,
     rel: &Relations,
     said: &Said<'_>,
     text: String,
+    multilingual: bool,
 ) -> chronolog_engine::Result<()> {
     let valid = Interval::starting(said.at);
-    let multilingual = Multilingual {
+    let row = Passage {
         id: ids::passage(said.episode),
         episode: said.episode.to_string(),
         tenant: said.tenant.to_string(),
-        text: text.clone(),
-    };
-    let values = multilingual.to_values(txn)?;
-    txn.assert(rel.multilingual, values, valid, None)?;
-    let row = Passage {
-        id: multilingual.id,
-        episode: multilingual.episode,
-        tenant: multilingual.tenant,
         role: said.role.to_string(),
         text,
     };
+    if multilingual {
+        let spanning = Multilingual {
+            id: row.id.clone(),
+            episode: row.episode.clone(),
+            tenant: row.tenant.clone(),
+            text: row.text.clone(),
+        };
+        let values = spanning.to_values(txn)?;
+        txn.assert(rel.multilingual, values, valid, None)?;
+    }
     let values = row.to_values(txn)?;
     txn.assert(rel.passage, values, valid, None)?;
     Ok(())

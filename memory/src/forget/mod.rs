@@ -51,7 +51,14 @@ impl ForgetReport {
 }
 
 /// Erases `subject` and everything that names it from `tenant`'s memory.
-pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<ForgetReport> {
+/// `multilingual` says the tenant's passages are in the multilingual space
+/// (a rewritten passage goes there too).
+pub(crate) fn forget(
+    engine: &Engine,
+    tenant: &str,
+    subject: &str,
+    multilingual: bool,
+) -> Result<ForgetReport> {
     let store = engine.store();
     let subject = subject::resolve(store, tenant, subject)?;
     let plan = plan::Plan::of(store, tenant, &subject)?;
@@ -89,7 +96,7 @@ pub(crate) fn forget(engine: &Engine, tenant: &str, subject: &str) -> Result<For
                 at: follower.at,
                 text: &follower.text,
             };
-            passage::write(txn, &rel, &said, passage::text(None, &said))?;
+            passage::write(txn, &rel, &said, passage::text(None, &said), multilingual)?;
         }
         Ok(())
     })?;
