@@ -213,5 +213,9 @@ fn a_reopened_memory_keeps_its_tenants_in_the_multilingual_space() {
     assert!(channel_ran(&context, "multilingual_meaning"));
     // In the context; not first: `bm25` matches 我 in the Chinese message
     // and outweighs meaning (the analyzer keeps Chinese function words).
-    assert!(place(&context, "green tea").is_some(), "{:?}", ranked(&context));
+    assert!(
+        place(&context, "green tea").is_some(),
+        "{:?}",
+        ranked(&context)
+    );
 }
