@@ -404,6 +404,39 @@ pub mod memory {
         "What did Alice start?",
     ];
 
+    /// [`QUESTIONS`] in Chinese.
+    pub const QUESTIONS_ZH: [&str; 8] = [
+        "我在哪里工作？",
+        "米娅住在哪里？",
+        "我昨天做了什么？",
+        "我喜欢寿司吗？",
+        "我什么时候搬到柏林的？",
+        "我养了什么宠物？",
+        "搬到柏林之前我住在哪里？",
+        "爱丽丝开始了什么？",
+    ];
+
+    /// [`QUESTIONS`] in German.
+    pub const QUESTIONS_DE: [&str; 8] = [
+        "Wo arbeite ich?",
+        "Wo wohnt Mia?",
+        "Was habe ich gestern gemacht?",
+        "Mag ich Sushi?",
+        "Wann bin ich nach Berlin gezogen?",
+        "Welche Haustiere habe ich?",
+        "Wo habe ich vor Berlin gewohnt?",
+        "Was hat Alice angefangen?",
+    ];
+
+    /// The questions in `lang` (`en`, `zh`, `de`).
+    pub fn questions_in(lang: &str) -> [&'static str; 8] {
+        match lang {
+            "zh" => QUESTIONS_ZH,
+            "de" => QUESTIONS_DE,
+            _ => QUESTIONS,
+        }
+    }
+
     const SUBJECTS: [&str; 8] = [
         "I",
         "My sister Mia",
@@ -429,15 +462,96 @@ pub mod memory {
         "switched from Android to an iPhone",
     ];
 
+    /// The same statements in Chinese (a subject and its clause written
+    /// together, no space, as Chinese is).
+    const SUBJECTS_ZH: [&str; 8] = [
+        "我",
+        "我的姐姐米娅",
+        "我的朋友汤姆",
+        "我",
+        "我们",
+        "我",
+        "爱丽丝",
+        "我",
+    ];
+    const CLAUSES_ZH: [&str; 12] = [
+        "在阿克米工作",
+        "上个月搬到了柏林",
+        "喜欢在山里徒步",
+        "昨天去了一场音乐会",
+        "打算下周去里斯本",
+        "不再喜欢寿司了",
+        "养了一只叫麦克斯的狗",
+        "开始上陶艺课",
+        "最近住在奥斯陆",
+        "去年五月跑了马拉松",
+        "读完了一本很长的小说",
+        "从安卓换成了苹果手机",
+    ];
+
+    /// And in German.
+    const SUBJECTS_DE: [&str; 8] = [
+        "Ich",
+        "Meine Schwester Mia",
+        "Mein Freund Tom",
+        "Ich",
+        "Wir",
+        "Ich",
+        "Alice",
+        "Ich",
+    ];
+    const CLAUSES_DE: [&str; 12] = [
+        "arbeite bei Acme",
+        "bin letzten Monat nach Berlin gezogen",
+        "wandere gern in den Bergen",
+        "war gestern auf einem Konzert",
+        "plane, nächste Woche Lissabon zu besuchen",
+        "mag kein Sushi mehr",
+        "habe einen Hund namens Max",
+        "habe einen Töpferkurs angefangen",
+        "wohne zurzeit in Oslo",
+        "bin letzten Mai einen Marathon gelaufen",
+        "habe einen langen Roman zu Ende gelesen",
+        "bin von Android zu einem iPhone gewechselt",
+    ];
+
     /// The `i`-th generated turn: a mix of statements the rule extractor
     /// reads and small talk it does not, dated a day apart per tenant.
     pub fn turn(i: u64) -> Message {
+        turn_in("en", i)
+    }
+
+    /// [`turn`] in `lang`: `en`, `zh` or `de` (another code is English).
+    /// The statements say the same things in each language (the
+    /// conjugation of the German clauses follows the first person).
+    pub fn turn_in(lang: &str, i: u64) -> Message {
+        let (subjects, clauses, small_talk, join) = match lang {
+            "zh" => (&SUBJECTS_ZH, &CLAUSES_ZH, "听起来很有意思，多讲讲第", ""),
+            "de" => (
+                &SUBJECTS_DE,
+                &CLAUSES_DE,
+                "Das klingt toll, erzähl mir mehr über Nummer ",
+                " ",
+            ),
+            _ => (
+                &SUBJECTS,
+                &CLAUSES,
+                "That sounds fun, tell me more about number ",
+                " ",
+            ),
+        };
         let text = if i % 3 == 2 {
-            format!("That sounds fun, tell me more about number {i}!")
+            match lang {
+                "zh" => format!("{small_talk}{i}个吧！"),
+                _ => format!("{small_talk}{i}!"),
+            }
         } else {
-            let s = SUBJECTS[(i % 8) as usize];
-            let c = CLAUSES[((i / 8) % 12) as usize];
-            format!("{s} {c}.")
+            let s = subjects[(i % 8) as usize];
+            let c = clauses[((i / 8) % 12) as usize];
+            match lang {
+                "zh" => format!("{s}{join}{c}。"),
+                _ => format!("{s}{join}{c}."),
+            }
         };
         let day = 86_400_000_000i64;
         let start = Timestamp::parse("2020-01-01").map_or(0, |t| t.micros());

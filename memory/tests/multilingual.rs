@@ -212,7 +212,7 @@ fn a_reopened_memory_keeps_its_tenants_in_the_multilingual_space() {
     let context = ask(&memory, "li", "我喜欢喝什么茶？");
     assert!(channel_ran(&context, "multilingual_meaning"));
     // In the context; not first: `bm25` matches 我 in the Chinese message
-    // and outweighs meaning (the analyzer keeps Chinese function words).
+    // and outweighs meaning in a memory this small (pronouns are kept, as "I" is).
     assert!(
         place(&context, "green tea").is_some(),
         "{:?}",

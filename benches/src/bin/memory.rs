@@ -8,29 +8,46 @@
 //! real model's time for the question's embedding is reported apart).
 //!
 //! ```text
-//! cargo run --release -p chronolog-benches --bin memory -- [EPISODES] [ADDS] [--no-consolidation]
+//! cargo run --release -p chronolog-benches --bin memory -- [EPISODES] [ADDS] [--no-consolidation] [--language en|zh|de]
 //! ```
+//! With `--language`, the generated turns say the same things in Chinese
+//! or German (both spaces are embedded by hashing, so the language's own
+//! cost is what changes: segmentation, detection, its rules).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use chronolog_benches::memory::turn;
+use chronolog_benches::memory::turn_in;
 use chronolog_benches::{percentile, rss_bytes};
 use chronolog_engine::{Engine, HashingEmbedder, Store};
 use chronolog_memory::{Memory, Options};
 
 fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let language = all
+        .iter()
+        .position(|a| a == "--language")
+        .and_then(|i| all.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "en".into());
+    let no_consolidation = all.iter().any(|a| a == "--no-consolidation");
+    let mut args = all
+        .iter()
+        .filter(|a| a.parse::<u64>().is_ok())
+        .map(String::as_str);
     let episodes: u64 = args.next().map_or(Ok(100_000), |a| a.parse())?;
     let adds: u64 = args.next().map_or(Ok(2_000), |a| a.parse())?;
+    let turn = |i| turn_in(&language, i);
     let tenants = 100;
     let dir = tempfile::tempdir()?;
     let rss_before = rss_bytes();
-    let engine = Engine::with_embedder(
+    let engine = Engine::with_embedders(
         Store::open(dir.path().join("db"))?,
         Arc::new(HashingEmbedder::new(384)),
+        Arc::new(HashingEmbedder::new(512)),
     );
+    println!("turns in `{language}`, e.g. {:?}", turn(0).text);
     let memory = Memory::with_engine(engine, Options::manual())?;
 
     // Load: whole conversations in one commit each, as an importer would.
@@ -69,7 +86,7 @@ fn main() -> Result<()> {
         percentile(&mut micros, 99.0),
     );
 
-    if args.next().as_deref() == Some("--no-consolidation") {
+    if no_consolidation {
         return Ok(());
     }
     let started = Instant::now();
@@ -85,7 +102,7 @@ fn main() -> Result<()> {
         report.ended
     );
     // Searches: a 2,000-token context per question, every channel.
-    let questions = chronolog_benches::memory::QUESTIONS;
+    let questions = chronolog_benches::memory::questions_in(&language);
     let options = chronolog_memory::SearchOptions::default();
     let mut micros = Vec::new();
     let mut abstained = 0;
