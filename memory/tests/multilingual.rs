@@ -98,6 +98,13 @@ fn a_chinese_or_german_question_finds_an_english_message() {
     // multilingual space until a question needs it there.
     assert_eq!(in_multilingual_space(&memory, "alice"), 0);
 
+    let explained = memory
+        .explain_search("alice", "我的狗喜欢做什么？", &SearchOptions::default())
+        .expect("explain");
+    assert!(
+        explained.contains("across languages: the memory is in en"),
+        "{explained}"
+    );
     let first = ask(&memory, "alice", "我的狗喜欢做什么？");
     assert_eq!(in_multilingual_space(&memory, "alice"), 5);
     assert!(

@@ -26,10 +26,18 @@ pub(crate) fn explain(
         rankings,
         fused,
         reread,
+        crossing,
         ..
     } = &retrieval;
     let mut out = String::new();
     understood_part(&mut out, question, lang, understood, *at);
+    if let (true, Some(memory)) = (*crossing, reader.languages.get(tenant)) {
+        let _ = writeln!(
+            out,
+            "  across languages: the memory is in {}; meaning is searched in the multilingual space only, and the word gates defer",
+            memory.code()
+        );
+    }
     for r in rankings {
         let _ = writeln!(
             out,

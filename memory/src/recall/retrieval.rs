@@ -41,7 +41,7 @@ pub(crate) struct Retrieval<'e> {
     answered: bool,
     /// The question is in another language than the tenant's memory: no
     /// word of it need occur there, and the word gates defer to meaning.
-    crossing: bool,
+    pub(super) crossing: bool,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
