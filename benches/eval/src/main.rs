@@ -45,15 +45,15 @@ struct EvalOptions {
     #[arg(long)]
     plot: Option<PathBuf>,
     /// model (the default embedder, all-MiniLM-L6-v2), minilm, potion
-    /// (potion-base-8M) or hashing; the models are installed by
-    /// scripts/install-model.sh.
+    /// (potion-base-8M), usem (Universal Sentence Encoder multilingual v3)
+    /// or hashing; the models are installed by scripts/install-model.sh.
     #[arg(long, default_value = "model")]
     embedder: String,
     /// The multilingual space's embedder: usem (Universal Sentence Encoder
     /// multilingual v3, as a memory has by default) or hashing. Only
     /// questions in another language than English, or to a memory in
-    /// another language, search that space; every message is embedded in
-    /// it during consolidation.
+    /// another language, search that space, and only the passages of
+    /// tenants with such a message or question are embedded in it.
     #[arg(long, default_value = "usem")]
     multilingual: String,
     /// Every ablation and baseline too, not only the hybrid.
