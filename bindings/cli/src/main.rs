@@ -111,8 +111,9 @@ enum Command {
         #[arg(long)]
         tenant: Option<String>,
         /// The sentence embedder: model (all-MiniLM-L6-v2 when installed,
-        /// else the hashing stand-in, with a notice) or hashing. Keep the
-        /// one a database was built with.
+        /// else the hashing stand-in, with a notice), hashing, or an
+        /// installed model by name: minilm, potion (for long histories) or
+        /// usem. Keep the one a database was built with.
         #[arg(long, default_value = "model")]
         embedder: String,
     },
@@ -138,8 +139,9 @@ enum Command {
         /// Seconds one call may run before it is stopped.
         #[arg(long, default_value_t = 30)]
         timeout: u64,
-        /// The sentence embedder: model or hashing (keep the one a
-        /// database was built with).
+        /// The sentence embedder: model, hashing, or an installed model by
+        /// name: minilm, potion (for long histories) or usem (keep the one
+        /// a database was built with).
         #[arg(long, default_value = "model")]
         embedder: String,
     },

@@ -38,8 +38,9 @@ pub use serve::{ServeOptions, Server, serve_blocking};
 /// Opens (or creates) the memory at `db` with its background
 /// consolidation worker, embedding with `embedder`: `model` (the default
 /// sentence model when installed, else the hashing stand-in, with a notice
-/// on standard error) or `hashing`. A database keeps the embedder it was
-/// built with.
+/// on standard error), `hashing`, or an installed model by name (`minilm`,
+/// `potion` for long histories, `usem`). A database keeps the embedder it
+/// was built with.
 pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory> {
     let embedder: Arc<dyn chronolog_engine::Embedder> = match embedder {
         "model" => {
@@ -50,11 +51,11 @@ pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory
             embedder
         }
         "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(384)),
-        other => {
-            return Err(Error::BadRequest(format!(
-                "the embedder is model or hashing, not {other}"
-            )));
-        }
+        other => chronolog_engine::embedder_named(other).map_err(|e| {
+            Error::BadRequest(format!(
+                "the embedder is model, hashing, minilm, potion or usem: {e}"
+            ))
+        })?,
     };
     std::fs::create_dir_all(db).map_err(Error::io(db))?;
     let store = chronolog_engine::Store::open(db).map_err(|e| {
@@ -67,4 +68,39 @@ pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory
         engine,
         chronolog_memory::Options::default(),
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_embedder_is_refused_by_name_and_creates_nothing() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let db = dir.path().join("db");
+        let Err(err) = open_memory(&db, "word2vec") else {
+            panic!("an unknown embedder opened a memory");
+        };
+        let message = err.to_string();
+        assert!(message.contains("potion or usem"), "{message}");
+        assert!(message.contains("word2vec"), "{message}");
+        assert!(!db.exists(), "nothing is created for a refused call");
+    }
+
+    #[test]
+    fn an_installed_model_is_chosen_by_name() {
+        if !chronolog_engine::Potion::default_dir()
+            .join("model.safetensors")
+            .is_file()
+        {
+            assert!(
+                std::env::var_os("CHRONOLOG_REQUIRE_MODEL").is_none(),
+                "CHRONOLOG_REQUIRE_MODEL is set but potion-base-8M is not installed"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().expect("a directory");
+        let memory = open_memory(&dir.path().join("db"), "potion").expect("opens");
+        assert_eq!(memory.engine().embedder_name(), "potion-base-8M");
+    }
 }
