@@ -299,9 +299,10 @@ impl Memory {
     /// passages to be embedded once; a tenant never asked so never pays.
     fn enter_multilingual_for(&self, tenant: &str, lang: Lang) -> Result<()> {
         let languages = &self.shared.languages;
-        let needed =
-            lang != Lang::English || languages.get(tenant).is_some_and(|l| l != Lang::English);
-        if !needed || languages.is_multilingual(tenant) || !self.has_tenant(tenant)? {
+        if !languages.spaces(tenant, lang).multilingual
+            || languages.is_multilingual(tenant)
+            || !self.has_tenant(tenant)?
+        {
             return Ok(());
         }
         let copied = self.shared.consolidator.lock().enter_multilingual(tenant)?;

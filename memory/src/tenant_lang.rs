@@ -15,6 +15,16 @@ use crate::error::Result;
 use crate::lang::Lang;
 use crate::schema::{Multilingual, Relations};
 
+/// Which meaning spaces a question reads ([`TenantLanguages::spaces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spaces {
+    /// The multilingual space is searched.
+    pub multilingual: bool,
+    /// The question is in another language than the memory: only the
+    /// multilingual space, and the word gates defer.
+    pub crossing: bool,
+}
+
 /// Tenant name to the language of its last consolidated message, and the
 /// tenants whose passages are in the multilingual space.
 #[derive(Debug, Default)]
@@ -59,6 +69,18 @@ impl TenantLanguages {
             RwLock::new(languages),
             RwLock::new(spanning),
         ))
+    }
+
+    /// How a question in `lang` to `tenant`'s memory reads meaning: the
+    /// engine's embedder reads English, so a question or a memory in
+    /// another language needs the multilingual space, and a question in
+    /// another language than the memory's is searched only there.
+    pub(crate) fn spaces(&self, tenant: &str, lang: Lang) -> Spaces {
+        let memory = self.get(tenant);
+        Spaces {
+            multilingual: lang != Lang::English || memory.is_some_and(|l| l != Lang::English),
+            crossing: memory.is_some_and(|l| l != lang),
+        }
     }
 
     /// Whether `tenant`'s passages are in the multilingual space.

@@ -48,15 +48,11 @@ struct DefaultMultilingual;
 impl DefaultMultilingual {
     fn resolved() -> &'static Arc<dyn Embedder> {
         static MODEL: std::sync::OnceLock<Arc<dyn Embedder>> = std::sync::OnceLock::new();
+        // The same loaded model as `embedder_named("usem")`: one copy of
+        // its table per process.
         MODEL.get_or_init(|| {
-            #[cfg(feature = "usem")]
-            {
-                use super::usem::UseMultilingual;
-                if let Ok(model) = UseMultilingual::load(&UseMultilingual::default_dir()) {
-                    return Arc::new(model);
-                }
-            }
-            Arc::new(HashingEmbedder::new(MULTILINGUAL_DIM))
+            embedder_named("usem")
+                .unwrap_or_else(|_| Arc::new(HashingEmbedder::new(MULTILINGUAL_DIM)))
         })
     }
 }

@@ -129,13 +129,8 @@ impl Consolidator {
         }
         let rows = self.multilingual_rows(tenant)?;
         let rel = self.rel.multilingual;
-        self.session.write(|txn| {
-            for (row, valid) in &rows {
-                let values = row.to_values(txn)?;
-                txn.assert(rel, values, *valid, None)?;
-            }
-            Ok(())
-        })?;
+        self.session
+            .write(|txn| write_multilingual(txn, rel, &rows))?;
         self.languages.enter_multilingual(tenant);
         Ok(rows.len())
     }
@@ -359,10 +354,7 @@ impl Consolidator {
             txn.symbol(&episode.id)?;
             txn.symbol(&episode.tenant)?;
             entities.write(txn, &episode.tenant, &episode.id, &resolved)?;
-            for (row, valid) in &entering {
-                let values = row.to_values(txn)?;
-                txn.assert(rel.multilingual, values, *valid, None)?;
-            }
+            write_multilingual(txn, rel.multilingual, &entering)?;
             passage::write(txn, &rel, &said(episode), passage, multilingual)?;
             for plan in &plans {
                 apply(txn, &rel, plan, &written)?;
@@ -481,6 +473,19 @@ pub(crate) fn consolidated(store: &Store, rel: &Relations) -> Result<u64> {
         Some(row) => Ok(u64::try_from(Cursor::from_values(store, &row.values)?.seq).unwrap_or(0)),
         None => Ok(0),
     }
+}
+
+/// Asserts `rows` of the multilingual space, each valid when its passage is.
+fn write_multilingual(
+    txn: &mut chronolog_engine::WriteTxn<'_>,
+    rel: chronolog_engine::RelationId,
+    rows: &[(Multilingual, Interval)],
+) -> chronolog_engine::Result<()> {
+    for (row, valid) in rows {
+        let values = row.to_values(txn)?;
+        txn.assert(rel, values, *valid, None)?;
+    }
+    Ok(())
 }
 
 fn said(episode: &Episode) -> Said<'_> {

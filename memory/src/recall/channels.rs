@@ -54,15 +54,13 @@ pub(crate) fn run(
     } else {
         None
     };
-    // The engine's embedder reads English: a question or a memory in
-    // another language is searched in the multilingual space, and a
-    // question in another language than the memory's only there (the
-    // English space would place the two languages' texts at random).
-    let memory_lang = languages.get(tenant);
-    let crossing = memory_lang.is_some_and(|l| l != question.lang);
+    // Across languages only the multilingual space is searched: the
+    // English one would place the two languages' texts at random.
+    let spaces = languages.spaces(tenant, question.lang);
+    let crossing = spaces.crossing;
     let english = question.lang == Lang::English && !crossing;
     let multilingual = if wants(Channel::MultilingualMeaning)
-        && (question.lang != Lang::English || memory_lang.is_some_and(|l| l != Lang::English))
+        && spaces.multilingual
         && !question.text.trim().is_empty()
     {
         embedding(engine, caches, Embedding::Multilingual, &question.text)?

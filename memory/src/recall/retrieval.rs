@@ -117,7 +117,7 @@ pub(crate) fn retrieve<'e>(
     let candidates = gathered.episodes.len();
     // A reranker reads only its own language, in the question and in the
     // memory; another keeps fused order.
-    let crossing = reader.languages.get(tenant).is_some_and(|l| l != lang);
+    let crossing = reader.languages.spaces(tenant, lang).crossing;
     let reread = match reranker {
         Some(reranker)
             if options.rerank_depth > 1
