@@ -63,6 +63,7 @@ pub use retrieval::default_embedder::{
     default_embedder, default_embedder_with_notice, embedder_named, stand_in_reason,
 };
 pub use retrieval::embed::{Embedder, HashingEmbedder};
+pub use retrieval::language::{TextLanguage, detect_language, detect_question_language};
 #[cfg(feature = "minilm")]
 pub use retrieval::minilm::MiniLm;
 #[cfg(feature = "potion")]

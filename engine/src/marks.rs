@@ -21,8 +21,19 @@ pub enum TextSearch {
     /// tell an assistant, and what it asks back, is mostly this.
     English,
     /// Words as written, lower-cased, nothing dropped or stemmed: names,
-    /// codes, or text in another language.
+    /// codes, or text in a language no analyzer knows.
     Simple,
+    /// German: lower case, German stop words dropped, words reduced to
+    /// their Snowball stem ("wohnst" and "wohne" both match "wohnen").
+    German,
+    /// Chinese: words cut by jieba's dictionary, particles and pronouns
+    /// dropped, nothing stemmed.
+    Chinese,
+    /// Each text cut by the analyzer of the language it is written in
+    /// (Chinese, German or English, detected per text), and a query cut
+    /// by the analyzer of every language the column holds: memory text,
+    /// where one conversation may switch languages.
+    Multilingual,
 }
 
 impl TextSearch {
@@ -37,6 +48,9 @@ impl TextSearch {
             TextSearch::Off => "off",
             TextSearch::English => "english",
             TextSearch::Simple => "simple",
+            TextSearch::German => "german",
+            TextSearch::Chinese => "chinese",
+            TextSearch::Multilingual => "multilingual",
         }
     }
 
@@ -47,6 +61,9 @@ impl TextSearch {
             TextSearch::Off => 0,
             TextSearch::English => 1,
             TextSearch::Simple => 2,
+            TextSearch::German => 3,
+            TextSearch::Chinese => 4,
+            TextSearch::Multilingual => 5,
         }
     }
 
@@ -56,6 +73,9 @@ impl TextSearch {
         match byte {
             1 => TextSearch::English,
             2 => TextSearch::Simple,
+            3 => TextSearch::German,
+            4 => TextSearch::Chinese,
+            5 => TextSearch::Multilingual,
             _ => TextSearch::Off,
         }
     }
@@ -161,6 +181,9 @@ pub fn declaration(schema: &Schema) -> String {
                     TextSearch::Off => "",
                     TextSearch::English => " search",
                     TextSearch::Simple => " search(simple)",
+                    TextSearch::German => " search(german)",
+                    TextSearch::Chinese => " search(chinese)",
+                    TextSearch::Multilingual => " search(multilingual)",
                 },
                 match marks.embed {
                     Embedding::Off => "",
@@ -218,7 +241,14 @@ mod tests {
 
     #[test]
     fn marks_round_trip_through_annotations() {
-        for search in [TextSearch::Off, TextSearch::English, TextSearch::Simple] {
+        for search in [
+            TextSearch::Off,
+            TextSearch::English,
+            TextSearch::Simple,
+            TextSearch::German,
+            TextSearch::Chinese,
+            TextSearch::Multilingual,
+        ] {
             for embed in [Embedding::Off, Embedding::Default, Embedding::Multilingual] {
                 let col = column("text", ColumnType::Str, search, embed);
                 assert_eq!(ColumnMarks::of(&col), ColumnMarks { search, embed });

@@ -79,6 +79,14 @@ pub enum Analyzer {
     English,
     /// `search(simple)`: words as written, lower-cased.
     Simple,
+    /// `search(german)`: lower case, German stop words dropped, words
+    /// stemmed by Snowball's German stemmer.
+    German,
+    /// `search(chinese)`: words cut by a dictionary, particles dropped.
+    Chinese,
+    /// `search(multilingual)`: each text cut by the analyzer of the
+    /// language it is written in.
+    Multilingual,
 }
 
 /// A column type as written.

@@ -293,8 +293,16 @@ impl Parser {
                             Analyzer::English
                         } else if self.eat_keyword("simple") {
                             Analyzer::Simple
+                        } else if self.eat_keyword("german") {
+                            Analyzer::German
+                        } else if self.eat_keyword("chinese") {
+                            Analyzer::Chinese
+                        } else if self.eat_keyword("multilingual") {
+                            Analyzer::Multilingual
                         } else {
-                            return self.error("an analyzer: `english` or `simple`");
+                            return self.error(
+                                "an analyzer: `english`, `german`, `chinese`, `multilingual` or `simple`",
+                            );
                         });
                         self.expect_punct(")")?;
                     }

@@ -601,6 +601,67 @@ fn bm25_scores_are_tantivys_own() {
     }
 }
 
+/// The ids `bm25(note, query, 5)` returns, best first.
+fn bm25_ids(db: &mut Session, query: &str) -> Vec<i64> {
+    rows(
+        db.run(&format!("?- bm25(note, {query:?}, 5)."))
+            .expect("bm25"),
+    )
+    .iter()
+    .map(|row| match row[0] {
+        Val::Int(id) => id,
+        ref other => panic!("an id, got {other:?}"),
+    })
+    .collect()
+}
+
+#[test]
+fn each_analyzer_cuts_its_language_and_multilingual_cuts_each_text_in_its_own() {
+    let notes = r#"note(1, "I have lived in Cologne for three years.").
+        note(2, "Ich wohne seit drei Jahren in Köln.").
+        note(3, "我在腾讯工作了三年，然后搬到了深圳。").
+        note(4, "Meine Schwester arbeitet in Hamburg.")."#;
+    let db_with = |analyzer: &str| {
+        let mut db = hashing_db(Store::in_memory());
+        db.run(&format!(
+            ":create note(id: int key, text: str search({analyzer}))."
+        ))
+        .expect("create");
+        db.run(notes).expect("notes");
+        db.sync_indexes().expect("sync");
+        db
+    };
+    // "Wohnst du noch da?" shares no word with note 2 as written; only
+    // the German stemmer makes "wohnst" and "wohne" one word.
+    let mut english = db_with("english");
+    assert!(bm25_ids(&mut english, "Wohnst du noch da?").is_empty());
+    let mut german = db_with("german");
+    assert_eq!(bm25_ids(&mut german, "Wohnst du noch da?"), [2]);
+    let mut chinese = db_with("chinese");
+    assert_eq!(bm25_ids(&mut chinese, "深圳"), [3]);
+    // Multilingual: each note cut in its own language, a query in every
+    // language the column holds.
+    let mut multilingual = db_with("multilingual");
+    assert_eq!(bm25_ids(&mut multilingual, "Wohnst du noch da?"), [2]);
+    assert_eq!(bm25_ids(&mut multilingual, "Where does she live?"), [1]);
+    assert_eq!(bm25_ids(&mut multilingual, "腾讯"), [3]);
+    assert_eq!(
+        bm25_ids(&mut multilingual, "Wo arbeitet deine Schwester?"),
+        [4]
+    );
+    // The declaration says which analyzer.
+    let declared: Vec<String> = multilingual
+        .store()
+        .relations()
+        .iter()
+        .map(chronolog_engine::declaration)
+        .collect();
+    assert_eq!(
+        declared,
+        ["note(id: int key, text: str search(multilingual))"]
+    );
+}
+
 #[test]
 fn a_write_is_searchable_at_once_by_its_session_and_soon_by_others() {
     let mut writer = memory_db();

@@ -18,6 +18,7 @@ pub(crate) mod default_embedder;
 pub mod embed;
 pub(crate) mod graph;
 pub(crate) mod indexes;
+pub(crate) mod language;
 #[cfg(feature = "minilm")]
 pub mod minilm;
 pub(crate) mod model_files;
@@ -32,6 +33,7 @@ pub mod usem;
 pub(crate) mod vector;
 pub mod words;
 
+mod analyzers;
 mod bm25;
 mod by_value;
 mod decayed;

@@ -20,12 +20,9 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer,
-};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use super::words::WordTokenizer;
+use super::analyzers::Analysis;
 use crate::error::{Error, Result, RetrievalError};
 use roaring::RoaringBitmap;
 
@@ -54,34 +51,8 @@ pub(crate) struct TextIndex {
     row_field: Field,
     body: Field,
     columns: Vec<usize>,
+    analysis: Analysis,
     writer: Mutex<Writer>,
-}
-
-/// The tantivy analyzer for `analyzer`, and the name it is registered
-/// under. Both cut text into words (`words.rs`: on non-alphanumerics, and
-/// Chinese by its dictionary), drop tokens over 40 bytes (base64, URLs)
-/// and lower-case; English also drops English stop words (tantivy's
-/// list, Lucene's) and stems (Snowball).
-fn analyzer_of(analyzer: TextSearch) -> Result<(&'static str, TextAnalyzer)> {
-    let base = || {
-        TextAnalyzer::builder(WordTokenizer::default())
-            .filter(RemoveLongFilter::limit(40))
-            .filter(LowerCaser)
-    };
-    Ok(match analyzer {
-        TextSearch::English => {
-            let stop_words = StopWordFilter::new(Language::English)
-                .ok_or_else(|| text_error("tantivy has no English stop words"))?;
-            (
-                "chronolog_english",
-                base()
-                    .filter(stop_words)
-                    .filter(Stemmer::new(Language::English))
-                    .build(),
-            )
-        }
-        TextSearch::Simple | TextSearch::Off => ("chronolog_simple", base().build()),
-    })
 }
 
 fn text_error(e: impl std::fmt::Display) -> Error {
@@ -95,17 +66,19 @@ impl TextIndex {
         let mut schema = Schema::builder();
         let row_field =
             schema.add_u64_field("row", NumericOptions::default().set_indexed().set_fast());
-        let (name, tokenizer) = analyzer_of(analyzer)?;
+        let analysis = Analysis::new(analyzer)?;
         let body = schema.add_text_field(
             "body",
             TextOptions::default().set_indexing_options(
                 TextFieldIndexing::default()
-                    .set_tokenizer(name)
+                    .set_tokenizer(analysis.name())
                     .set_index_option(IndexRecordOption::WithFreqs),
             ),
         );
         let index = Index::create_in_ram(schema.build());
-        index.tokenizers().register(name, tokenizer);
+        index
+            .tokenizers()
+            .register(analysis.name(), analysis.indexing());
         let writer = index
             .writer_with_num_threads(1, WRITER_BUDGET)
             .map_err(text_error)?;
@@ -120,6 +93,7 @@ impl TextIndex {
             row_field,
             body,
             columns,
+            analysis,
             writer: Mutex::new(Writer {
                 writer,
                 next_row: 0,
@@ -230,25 +204,19 @@ impl TextIndex {
     /// LLM writes is full of colons, hyphens and capitalised `AND`s, which
     /// tantivy's parser would read as fields and operators. Each distinct
     /// token the field's analyzer makes from it is one optional term.
-    fn words(&self, text: &str) -> Result<BooleanQuery> {
-        let mut analyzer = self
-            .index
-            .tokenizer_for_field(self.body)
-            .map_err(text_error)?;
-        let mut stream = analyzer.token_stream(text);
-        let mut seen = std::collections::HashSet::new();
-        let mut terms: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        while stream.advance() {
-            let word = stream.token().text.clone();
-            if seen.insert(word.clone()) {
+    fn words(&self, text: &str) -> BooleanQuery {
+        let terms: Vec<(Occur, Box<dyn Query>)> = self
+            .analysis
+            .query_terms(text)
+            .into_iter()
+            .map(|word| {
                 let term = Term::from_field_text(self.body, &word);
-                terms.push((
-                    Occur::Should,
-                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
-                ));
-            }
-        }
-        Ok(BooleanQuery::new(terms))
+                let query: Box<dyn Query> =
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                (Occur::Should, query)
+            })
+            .collect();
+        BooleanQuery::new(terms)
     }
 
     pub(crate) fn search(
@@ -263,7 +231,7 @@ impl TextIndex {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let query = self.words(query)?;
+        let query = self.words(query);
         let searcher = self.reader.searcher();
         let over = k.saturating_mul(4).max(k + 32);
         let top = searcher

@@ -71,6 +71,9 @@ pub(super) fn schema_of(create: &ast::CreateRelation) -> Schema {
                         None => TextSearch::Off,
                         Some(Analyzer::English) => TextSearch::English,
                         Some(Analyzer::Simple) => TextSearch::Simple,
+                        Some(Analyzer::German) => TextSearch::German,
+                        Some(Analyzer::Chinese) => TextSearch::Chinese,
+                        Some(Analyzer::Multilingual) => TextSearch::Multilingual,
                     },
                     embed: match c.embed {
                         None => Embedding::Off,
