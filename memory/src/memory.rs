@@ -288,7 +288,7 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
-        let lang = self.question_lang(tenant, question, options);
+        let lang = self.question_lang(question, options);
         self.enter_multilingual_for(tenant, lang)?;
         recall::retrieve(self.reader(), tenant, question, lang, options)
     }
@@ -299,7 +299,7 @@ impl Memory {
     /// passages to be embedded once; a tenant never asked so never pays.
     fn enter_multilingual_for(&self, tenant: &str, lang: Lang) -> Result<()> {
         let languages = &self.shared.languages;
-        if !languages.spaces(tenant, lang).multilingual
+        if !languages.spaces(tenant, lang)?.multilingual
             || languages.is_multilingual(tenant)
             || !self.has_tenant(tenant)?
         {
@@ -325,11 +325,11 @@ impl Memory {
     }
 
     /// The language `question` is read in: pinned by `options`, else
-    /// detected, leaning to the tenant's.
-    fn question_lang(&self, tenant: &str, question: &str, options: &SearchOptions) -> Lang {
+    /// detected.
+    fn question_lang(&self, question: &str, options: &SearchOptions) -> Lang {
         options
             .lang
-            .unwrap_or_else(|| Lang::detect_with(question, self.shared.languages.get(tenant)))
+            .unwrap_or_else(|| Lang::detect_question(question))
     }
 
     /// Queues the facts the contexts returned for reinforcement by the
@@ -390,7 +390,7 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<String> {
         check_tenant(tenant)?;
-        let lang = self.question_lang(tenant, question, options);
+        let lang = self.question_lang(question, options);
         self.enter_multilingual_for(tenant, lang)?;
         recall::explain(self.reader(), tenant, question, lang, options)
     }

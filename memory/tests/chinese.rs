@@ -78,7 +78,7 @@ fn a_job_change_in_chinese_supersedes_the_old_job() {
     assert!(!context.abstain, "{context:#?}");
     let facts = fact_items(&context);
     assert!(
-        facts.iter().any(|f| f.contains("works at 月之暗面")),
+        facts.iter().any(|f| f.contains("工作单位：月之暗面")),
         "{facts:?}"
     );
     // Paraphrases ask the same fact by its predicate.
@@ -88,7 +88,7 @@ fn a_job_change_in_chinese_supersedes_the_old_job() {
         assert!(!context.abstain, "{question}: {context:#?}");
         let facts = fact_items(&context);
         assert!(
-            facts.iter().any(|f| f.contains("works at 月之暗面")),
+            facts.iter().any(|f| f.contains("工作单位：月之暗面")),
             "{question}: {facts:?}"
         );
     }
@@ -97,7 +97,7 @@ fn a_job_change_in_chinese_supersedes_the_old_job() {
     assert!(!then.abstain, "{then:#?}");
     let facts = fact_items(&then);
     assert!(
-        facts.iter().any(|f| f.contains("works at 腾讯")),
+        facts.iter().any(|f| f.contains("工作单位：腾讯")),
         "{facts:?}"
     );
     assert!(!facts.iter().any(|f| f.contains("月之暗面")), "{facts:?}");
@@ -212,9 +212,9 @@ fn what_a_chinese_question_asks_by_its_predicate_leads() {
     say(&memory, "u1", "2023-03-02", "我喜欢爬山，不喜欢跑步。");
     memory.consolidate_now().expect("consolidate");
     for (question, expected) in [
-        ("我住在哪里？", "lives in 杭州"),
-        ("我多大了？", "age 30"),
-        ("我在哪里上班？", "works at 字节跳动"),
+        ("我住在哪里？", "居住地：杭州"),
+        ("我多大了？", "年龄：30"),
+        ("我在哪里上班？", "工作单位：字节跳动"),
     ] {
         let context = ask(&memory, "u1", question);
         let facts = fact_items(&context);

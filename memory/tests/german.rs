@@ -81,7 +81,7 @@ fn a_job_change_in_german_supersedes_the_old_job() {
     assert!(!context.abstain, "{context:#?}");
     let facts = fact_items(&context);
     assert!(
-        facts.iter().any(|f| f.contains("works at Moonshot")),
+        facts.iter().any(|f| f.contains("Arbeitgeber: Moonshot")),
         "{facts:?}"
     );
     // Paraphrases ask the same fact by its predicate.
@@ -94,14 +94,14 @@ fn a_job_change_in_german_supersedes_the_old_job() {
         assert!(!context.abstain, "{question}: {context:#?}");
         let facts = fact_items(&context);
         assert!(
-            facts.iter().any(|f| f.contains("works at Moonshot")),
+            facts.iter().any(|f| f.contains("Arbeitgeber: Moonshot")),
             "{question}: {facts:?}"
         );
     }
     let then = ask(&memory, "jürgen", "Wo habe ich im Jahr 2022 gearbeitet?");
     let facts = fact_items(&then);
     assert!(
-        facts.iter().any(|f| f.contains("works at Tencent")),
+        facts.iter().any(|f| f.contains("Arbeitgeber: Tencent")),
         "{then:#?}"
     );
     assert!(!facts.iter().any(|f| f.contains("Moonshot")), "{facts:?}");

@@ -124,6 +124,8 @@ fn a_chinese_or_german_question_finds_an_english_message() {
         ("我在学什么乐器？", "violin"),
         ("Was macht mein Hund gern?", "Rex loves swimming"),
         ("Welches Musikinstrument lerne ich gerade?", "violin"),
+        // Short: lingua is 0.79 sure it is German, enough for a question.
+        ("Welches Instrument lerne ich?", "violin"),
     ] {
         let context = ask(&memory, "alice", question);
         assert!(!context.abstain, "{question}: {:?}", context.reason);
@@ -198,6 +200,51 @@ fn an_english_question_to_an_english_memory_stays_in_the_english_space() {
     // words: nothing here is about a blood type.
     let unknown = ask(&memory, "bob", "What is my blood type?");
     assert!(unknown.abstain, "{unknown:#?}");
+}
+
+#[test]
+fn a_bilingual_memory_is_searched_in_both_spaces_and_its_words_defer() {
+    let Some(memory) = memory() else { return };
+    // Mostly Chinese, the last message English: the memory is in both.
+    for (date, text) in [
+        ("2024-03-01", "我养了一只猫，叫咪咪。"),
+        ("2024-03-02", "我每天早上去公园跑步。"),
+        ("2024-03-03", "I started learning the violin last month."),
+    ] {
+        say(&memory, "mei", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    // A Chinese question is in a language the memory holds: not across
+    // languages, yet the words defer, for its answer is in English.
+    let explained = memory
+        .explain_search("mei", "我在学什么乐器？", &SearchOptions::default())
+        .expect("explain");
+    assert!(
+        explained.contains("mixed languages: the memory is in en, zh"),
+        "{explained}"
+    );
+    let chinese = ask(&memory, "mei", "我在学什么乐器？");
+    assert!(!chinese.abstain, "{chinese:#?}");
+    assert!(
+        place(&chinese, "violin").is_some(),
+        "{:?}",
+        ranked(&chinese)
+    );
+    // An English question reads both spaces: English for the English
+    // message, multilingual for the Chinese ones.
+    let english = ask(&memory, "mei", "What is my cat called?");
+    assert!(
+        channel_ran(&english, "episode_meaning"),
+        "{:?}",
+        english.channels
+    );
+    assert!(
+        channel_ran(&english, "multilingual_meaning"),
+        "{:?}",
+        english.channels
+    );
+    assert!(!english.abstain, "{english:#?}");
+    assert!(place(&english, "咪咪").is_some(), "{:?}", ranked(&english));
 }
 
 #[test]

@@ -103,24 +103,6 @@ impl State {
 
 /// The episode `id` as a passage quotes it; `None` when it is gone
 /// (forgotten).
-/// Each stored conversation's tenant and the text of its last message
-/// read.
-pub(crate) fn last_messages(store: &Store, rel: &Relations) -> Result<Vec<(String, String)>> {
-    let rows = store
-        .snapshot()
-        .scan(rel.conversation)
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    let mut out = Vec::new();
-    for row in rows {
-        let row = Conversation::from_values(store, &row.values)?;
-        if let Some(said) = said(store, rel.episode, &row.previous)? {
-            out.push((row.tenant, said.text));
-        }
-    }
-    Ok(out)
-}
-
 fn said(store: &Store, rel: RelationId, id: &str) -> Result<Option<Said>> {
     let Some(sym) = store.symbol(id) else {
         return Ok(None);

@@ -27,6 +27,5 @@ mod report;
 mod slots;
 
 pub use conflict::{Adjudicator, Decision, KeepBoth};
-pub(crate) use conversation::last_messages;
 pub(crate) use pass::{Consolidator, consolidated};
 pub use report::Report;

@@ -298,7 +298,7 @@ impl Consolidator {
     fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
         report.episodes += 1;
         let lang = Lang::detect(&episode.text);
-        self.languages.set(&episode.tenant, lang);
+        self.languages.add(&episode.tenant, lang);
         let claims = self.claims(episode, lang, report)?;
         let context = entities::Context {
             tenant: &episode.tenant,

@@ -10,12 +10,14 @@
 //! |---|---|
 //! | `mod.rs` | the [`Language`] trait, [`Lang`] (the languages served), what a question's words say |
 //! | `english/` | English: `claims.rs` (the rules), `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
-//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs` (reading), `rules.rs` (the rule table), `time.rs`, `question.rs` |
+//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs` (reading), `rules.rs` (the rule table), `time.rs`, `question.rs`, `facts.rs` (a fact as a context writes it) |
+//! | `german/` | German: `mod.rs` (words, Snowball stems, stop words, person), `claims.rs`, `rules.rs`, `time.rs`, `question.rs`, `facts.rs` |
 
 mod chinese;
-mod detect;
 mod english;
 mod german;
+
+use chronolog_engine::TextLanguage;
 
 use crate::claim::{Claim, EpisodeView};
 pub(crate) use crate::when::TimePhrase;
@@ -53,42 +55,28 @@ impl Lang {
             .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
     }
 
-    /// The language `text` is written in, of those served. Chinese is told
-    /// by its script: a text whose letters are at least a quarter Han
-    /// characters is Chinese ("我用iPhone拍照" is). Latin script is German
-    /// where lingua (its English and German models only) is sure of it,
-    /// and English otherwise: a greeting or a name says too little to
-    /// leave the default.
+    /// The language a message is written in, of those served: the
+    /// engine's [`chronolog_engine::detect_language`], so a message is read
+    /// by the same language its words are indexed in. Chinese by its
+    /// script, German where lingua is sure of it, English otherwise: a
+    /// greeting or a name says too little to leave the default.
     pub fn detect(text: &str) -> Lang {
-        Lang::detect_with(text, None)
+        Lang::of(chronolog_engine::detect_language(text))
     }
 
-    /// [`Lang::detect`], leaning to `prior` (the tenant's language) where
-    /// the text says too little: a short question lingua finds more German
-    /// than not ("Was ist mein Job?", 0.67) is German in a German
-    /// tenant's memory. An English question there stays English ("What is
-    /// my job?" is 0.24).
-    pub fn detect_with(text: &str, prior: Option<Lang>) -> Lang {
-        let (mut han, mut letters) = (0usize, 0usize);
-        for c in text.chars().filter(|c| c.is_alphabetic()) {
-            letters += 1;
-            han += usize::from(chronolog_engine::is_han(c));
+    /// The language a question is written in: German wherever lingua
+    /// finds it more German than English, for a short question says less
+    /// than a message ("Was mag ich?" is 0.61 German, "Was it fun?" 0.49).
+    pub fn detect_question(text: &str) -> Lang {
+        Lang::of(chronolog_engine::detect_question_language(text))
+    }
+
+    fn of(language: TextLanguage) -> Lang {
+        match language {
+            TextLanguage::English => Lang::English,
+            TextLanguage::German => Lang::German,
+            TextLanguage::Chinese => Lang::Chinese,
         }
-        if han > 0 && han * 4 >= letters {
-            return Lang::Chinese;
-        }
-        if letters > 0 {
-            let german = detect::german_confidence(text);
-            let needed = if prior == Some(Lang::German) {
-                detect::GERMAN_LEANING
-            } else {
-                detect::GERMAN_CONFIDENCE
-            };
-            if german >= needed {
-                return Lang::German;
-            }
-        }
-        Lang::English
     }
 
     /// What reads this language.
@@ -140,6 +128,56 @@ pub(crate) struct QuestionWords {
     pub asks_list: bool,
     /// Its time, taken from the tenant's timeline.
     pub anchor: Option<TimelineAnchor>,
+}
+
+/// The words a context writes a fact's interval with: "(2024-06-01 ..
+/// now; replaced Tencent)", "(past: from 2021-03-01 until 2024-06-01)".
+pub(crate) struct FactWords {
+    /// An interval still open.
+    pub now: &'static str,
+    /// A value that no longer holds, shown because the question asks
+    /// about the past.
+    pub past: &'static str,
+    /// Before the start.
+    pub from: &'static str,
+    /// Before the end.
+    pub until: &'static str,
+    /// Before the value it replaced.
+    pub replaced: &'static str,
+}
+
+/// A predicate's label in a language with no other way to write it:
+/// its entry in `labels`, a favourite (`favorite_color`) as its
+/// category's word in `favorites` made a label by `favorite`, else the
+/// predicate's own words (an extractor's `is_employed_at`).
+pub(crate) fn fact_label(
+    predicate: &str,
+    labels: &[(&str, &str)],
+    favorites: &[(&str, &str)],
+    favorite: impl Fn(&str) -> String,
+) -> String {
+    labels
+        .iter()
+        .find(|(p, _)| *p == predicate)
+        .map(|(_, label)| (*label).to_string())
+        .or_else(|| {
+            let category = predicate.strip_prefix("favorite_")?;
+            let (word, _) = favorites.iter().find(|(_, c)| *c == category)?;
+            Some(favorite(word))
+        })
+        .unwrap_or_else(|| predicate.replace('_', " "))
+}
+
+/// Fails unless `labels` names every family and event predicate the
+/// rules make.
+#[cfg(test)]
+pub(crate) fn assert_labels_cover_the_rules(labels: &[(&str, &str)]) {
+    for predicate in crate::claim::FAMILY.iter().chain(crate::claim::EVENTS) {
+        assert!(
+            labels.iter().any(|(p, _)| p == predicate),
+            "{predicate} has no label"
+        );
+    }
 }
 
 /// Everything the memory asks of a language. An implementation reads
@@ -201,6 +239,15 @@ pub(crate) trait Language: Send + Sync {
     /// predicate covers it; the question's other topic words ("iguana" in
     /// "my pet iguana") must still be found.
     fn asks_predicate(&self, word: &str) -> bool;
+
+    /// A fact as a context writes it for a reader of this language:
+    /// "user works at Moonshot", "user 工作单位：月之暗面", "user
+    /// Arbeitgeber: Moonshot"; a predicate the language has no words for
+    /// (an extractor's own) as its own words.
+    fn fact_phrase(&self, subject: &str, predicate: &str, object: &str) -> String;
+
+    /// The words of a fact's interval.
+    fn fact_words(&self) -> &'static FactWords;
 }
 
 /// The predicates `words` ask about, by a language's lexicon (each entry
@@ -249,14 +296,8 @@ mod tests {
         assert_eq!(Lang::detect("Where do I work?"), Lang::English);
         assert_eq!(Lang::detect("Hallo!"), Lang::English);
         assert_eq!(Lang::detect("Was ist mein Job?"), Lang::English);
-        assert_eq!(
-            Lang::detect_with("Was ist mein Job?", Some(Lang::German)),
-            Lang::German
-        );
-        assert_eq!(
-            Lang::detect_with("What is my job?", Some(Lang::German)),
-            Lang::English
-        );
+        assert_eq!(Lang::detect_question("Was ist mein Job?"), Lang::German);
+        assert_eq!(Lang::detect_question("What is my job?"), Lang::English);
         assert_eq!(Lang::from_code("xx"), None);
     }
 }

@@ -10,7 +10,6 @@ use super::speakers::speakers;
 use super::understand::Question;
 use super::{Caches, Channel, Instants, Reader, SearchOptions};
 use crate::error::Result;
-use crate::lang::Lang;
 use crate::tuning::Tuning;
 
 /// One channel's candidates, best first: ids (episode ids or fact slots)
@@ -55,10 +54,9 @@ pub(crate) fn run(
         None
     };
     // Across languages only the multilingual space is searched: the
-    // English one would place the two languages' texts at random.
-    let spaces = languages.spaces(tenant, question.lang);
-    let crossing = spaces.crossing;
-    let english = question.lang == Lang::English && !crossing;
+    // English one would place the two languages' texts at random. A
+    // memory that mixes languages is searched in both.
+    let spaces = languages.spaces(tenant, question.lang)?;
     let multilingual = if wants(Channel::MultilingualMeaning)
         && spaces.multilingual
         && !question.text.trim().is_empty()
@@ -82,8 +80,8 @@ pub(crate) fn run(
         tuning,
         words: Value::str(&question.text),
         vector,
-        english,
-        crossing,
+        english: spaces.english,
+        same_language: spaces.same_language,
         multilingual,
         out: Vec::new(),
     };
@@ -139,11 +137,12 @@ struct Runner<'a> {
     words: Value,
     /// The question's embedding, when a meaning channel runs.
     vector: Option<Value>,
-    /// The question and the memory are in English (the engine's
-    /// embedder's language).
+    /// The question is English and the memory holds English (the
+    /// engine's embedder's language): episodes are searched in its space.
     english: bool,
-    /// The question is in another language than the memory.
-    crossing: bool,
+    /// The memory holds the question's language: facts are searched by
+    /// meaning in the engine's space.
+    same_language: bool,
     /// The question's embedding in the multilingual space, when that
     /// channel runs.
     multilingual: Option<Value>,
@@ -216,7 +215,7 @@ impl Runner<'_> {
                 Channel::FactMeaning,
                 "mem_fact",
                 "at",
-                self.vector.clone().filter(|_| !self.crossing),
+                self.vector.clone().filter(|_| self.same_language),
             ),
         ] {
             if let (true, Some(v)) = (self.wants(channel), vector) {

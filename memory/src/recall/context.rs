@@ -6,6 +6,7 @@
 use chronolog_engine::{Interval, Timestamp};
 
 use super::render::{message_line, render_messages, short_id, short_time};
+use crate::lang::Lang;
 use crate::schema::Episode;
 use crate::view::FactVersion;
 
@@ -192,7 +193,7 @@ pub(super) fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -
 
 /// A fact as an item: subject, predicate, object, when it held (as the
 /// question asks), what it replaced, and the message it came from, said
-/// by `speaker`.
+/// by `speaker`; written in the question's language `lang`.
 pub(super) fn fact_item(
     fact: &FactVersion,
     speaker: Option<String>,
@@ -200,35 +201,39 @@ pub(super) fn fact_item(
     asks_when: bool,
     past: bool,
     tenant_prefix: &str,
+    lang: Lang,
 ) -> Item {
+    let reader = lang.reader();
+    let w = reader.fact_words();
     let subject = crate::ids::entity_name(&fact.subject);
     let until = if fact.valid.to == Timestamp::MAX {
-        "now".to_string()
+        w.now.to_string()
     } else {
         short_time(fact.valid.to)
     };
     let replaced = fact
         .supersedes
         .as_ref()
-        .map_or(String::new(), |s| format!("; replaced {s}"));
+        .map_or(String::new(), |s| format!("; {} {s}", w.replaced));
     // A start not said ("I worked at IBM until 2020") is left out.
     let from = (fact.valid.from != Timestamp::MIN).then(|| short_time(fact.valid.from));
+    let (past_word, from_word, until_word) = (w.past, w.from, w.until);
     let when = match (&from, past || asks_when) {
-        (Some(from), true) if past => format!(" (past: from {from} until {until}{replaced})"),
-        (None, true) if past => format!(" (past: until {until}{replaced})"),
-        (Some(from), true) => format!(" (from {from} until {until}{replaced})"),
-        (None, true) => format!(" (until {until}{replaced})"),
+        (Some(from), true) if past => {
+            format!(" ({past_word}: {from_word} {from} {until_word} {until}{replaced})")
+        }
+        (None, true) if past => format!(" ({past_word}: {until_word} {until}{replaced})"),
+        (Some(from), true) => format!(" ({from_word} {from} {until_word} {until}{replaced})"),
+        (None, true) | (None, false) => format!(" ({until_word} {until}{replaced})"),
         (Some(from), false) => format!(" ({from} .. {until}{replaced})"),
-        (None, false) => format!(" (until {until}{replaced})"),
     };
     let source = fact.source.clone().unwrap_or_default();
     Item {
         kind: ItemKind::Fact,
         id: fact.slot.clone(),
         text: format!(
-            "- {subject} {} {}{when} [from {}]\n",
-            fact.predicate.replace('_', " "),
-            fact.object,
+            "- {}{when} [from {}]\n",
+            reader.fact_phrase(&subject, &fact.predicate, &fact.object),
             short_id(&source, tenant_prefix)
         ),
         said: fact.text.clone(),

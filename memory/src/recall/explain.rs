@@ -27,15 +27,28 @@ pub(crate) fn explain(
         fused,
         reread,
         crossing,
+        mixed,
         ..
     } = &retrieval;
     let mut out = String::new();
     understood_part(&mut out, question, lang, understood, *at);
-    if let (true, Some(memory)) = (*crossing, reader.languages.get(tenant)) {
+    let held: Vec<&str> = reader
+        .languages
+        .held(tenant)?
+        .iter()
+        .map(Lang::code)
+        .collect();
+    if *mixed {
+        let _ = writeln!(
+            out,
+            "  mixed languages: the memory is in {}; both spaces are searched, and the word gates defer",
+            held.join(", ")
+        );
+    } else if *crossing {
         let _ = writeln!(
             out,
             "  across languages: the memory is in {}; meaning is searched in the multilingual space only, and the word gates defer",
-            memory.code()
+            held.join(", ")
         );
     }
     for r in rankings {

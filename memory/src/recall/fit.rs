@@ -248,6 +248,7 @@ impl Fitter<'_> {
                 self.question.asks_when,
                 false,
                 &self.tenant_prefix,
+                self.question.lang,
             );
             // A fact the seed holds keeps its place; its past may fit now.
             let seeded = self.holds_fact(&item);
@@ -263,7 +264,15 @@ impl Fitter<'_> {
             for past in self.gathered.pasts.get(&fact.slot).into_iter().flatten() {
                 let speaker =
                     source_speaker(self.store, past.source.as_deref().unwrap_or_default());
-                let mut item = fact_item(past, speaker, *score, true, true, &self.tenant_prefix);
+                let mut item = fact_item(
+                    past,
+                    speaker,
+                    *score,
+                    true,
+                    true,
+                    &self.tenant_prefix,
+                    self.question.lang,
+                );
                 if self.fits(&mut item) {
                     support.extend(past.source.iter().cloned());
                     self.facts.push(item);

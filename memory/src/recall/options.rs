@@ -46,7 +46,7 @@ pub(crate) struct Reader<'m> {
     pub(crate) caches: &'m Caches,
     pub(crate) tuning: &'m Tuning,
     pub(crate) reranker: Option<&'m dyn chronolog_engine::Reranker>,
-    /// Each tenant's language (its last consolidated message's).
+    /// Each tenant's languages.
     pub(crate) languages: &'m crate::tenant_lang::TenantLanguages,
 }
 
@@ -72,8 +72,8 @@ pub struct SearchOptions {
     /// Let the abstention gate speak (`false`: always assemble, for
     /// measuring what the gate costs and saves).
     pub abstain: bool,
-    /// The question's language, pinned; `None`: detected, leaning to the
-    /// tenant's language when the question is short.
+    /// The question's language, pinned; `None`: detected
+    /// ([`crate::Lang::detect_question`]).
     pub lang: Option<crate::Lang>,
     /// How many of the first candidate messages the memory's reranker
     /// reorders (0: no reranking, for a caller that wants the fastest

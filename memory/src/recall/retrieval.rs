@@ -39,9 +39,13 @@ pub(crate) struct Retrieval<'e> {
     evidence: Option<f32>,
     /// Whether that score says the message answers: the word gates defer.
     answered: bool,
-    /// The question is in another language than the tenant's memory: no
-    /// word of it need occur there, and the word gates defer to meaning.
+    /// The question's words cannot judge: some of the memory is in
+    /// another language, where no word of it need occur; the word gates
+    /// defer to meaning.
     pub(super) crossing: bool,
+    /// The memory holds the question's language and another
+    /// ([`crate::tenant_lang::Spaces::mixed`]).
+    pub(super) mixed: bool,
     /// The ownership check does not depend on the budget: asked once, and
     /// only of a context the other checks let through.
     owners: Option<Option<String>>,
@@ -115,13 +119,16 @@ pub(crate) fn retrieve<'e>(
     )?;
     options.stop.check()?;
     let candidates = gathered.episodes.len();
-    // A reranker reads only its own language, in the question and in the
-    // memory; another keeps fused order.
-    let crossing = reader.languages.spaces(tenant, lang).crossing;
+    // Words judge only within one language: where none of the memory is
+    // in the question's, the reranker (which reads only its own language,
+    // in the question and in the memory) keeps fused order; where any of
+    // it is in another, the word gates and the reranker's floor defer.
+    let spaces = reader.languages.spaces(tenant, lang)?;
+    let crossing = spaces.crossing || spaces.mixed;
     let reread = match reranker {
         Some(reranker)
             if options.rerank_depth > 1
-                && !crossing
+                && !spaces.crossing
                 && reranker.language().is_none_or(|code| code == lang.code()) =>
         {
             let order = rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?;
@@ -152,7 +159,13 @@ pub(crate) fn retrieve<'e>(
         !asked.is_empty() || answered,
         crossing,
     )
-    .or_else(|| weak_evidence(evidence.filter(|_| read_all), &asked, tuning.evidence_floor));
+    .or_else(|| {
+        weak_evidence(
+            evidence.filter(|_| read_all && !crossing),
+            &asked,
+            tuning.evidence_floor,
+        )
+    });
     Ok(Retrieval {
         reader,
         tenant: tenant.to_string(),
@@ -170,6 +183,7 @@ pub(crate) fn retrieve<'e>(
         evidence,
         answered,
         crossing,
+        mixed: spaces.mixed,
         owners: None,
     })
 }

@@ -4,6 +4,7 @@
 //! and no case; 我/我们 are the first person, 你/您 the second.
 
 mod claims;
+mod facts;
 mod question;
 mod rules;
 mod time;
@@ -12,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Language, Person, QuestionWords, TimePhrase};
+use super::{FactWords, Language, Person, QuestionWords, TimePhrase};
 use crate::claim::{Claim, EpisodeView};
 
 /// The Chinese reader.
@@ -196,6 +197,14 @@ impl Language for Chinese {
         // ("我的猫叫什么" has 猫叫, "我养了一只猫" has 猫): one word inside
         // the other is the same topic.
         !word.is_empty() && (topic.contains(word) || word.contains(topic))
+    }
+
+    fn fact_phrase(&self, subject: &str, predicate: &str, object: &str) -> String {
+        facts::phrase(subject, predicate, object)
+    }
+
+    fn fact_words(&self) -> &'static FactWords {
+        &facts::WORDS
     }
 
     fn asks_predicate(&self, word: &str) -> bool {

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Language, Person, QuestionWords, TimePhrase};
+use super::{FactWords, Language, Person, QuestionWords, TimePhrase};
 use crate::claim::{Claim, EpisodeView};
 
 /// The English reader.
@@ -79,6 +79,21 @@ impl Language for English {
 
     fn person(&self, word: &str) -> Option<Person> {
         words::person(word)
+    }
+
+    fn fact_phrase(&self, subject: &str, predicate: &str, object: &str) -> String {
+        format!("{subject} {} {object}", predicate.replace('_', " "))
+    }
+
+    fn fact_words(&self) -> &'static FactWords {
+        const WORDS: FactWords = FactWords {
+            now: "now",
+            past: "past",
+            from: "from",
+            until: "until",
+            replaced: "replaced",
+        };
+        &WORDS
     }
 
     fn asks_predicate(&self, word: &str) -> bool {

@@ -3,6 +3,7 @@
 //! person and du/ihr (and the polite Sie) as the second.
 
 mod claims;
+mod facts;
 mod question;
 mod rules;
 mod time;
@@ -12,7 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::{Language, Person, QuestionWords, TimePhrase};
+use super::{FactWords, Language, Person, QuestionWords, TimePhrase};
 use crate::claim::{Claim, EpisodeView};
 
 /// The German reader.
@@ -271,6 +272,14 @@ impl Language for German {
             || (short.chars().count() >= 4
                 && long.starts_with(short.as_str())
                 && long.chars().count() - short.chars().count() <= 2)
+    }
+
+    fn fact_phrase(&self, subject: &str, predicate: &str, object: &str) -> String {
+        facts::phrase(subject, predicate, object)
+    }
+
+    fn fact_words(&self) -> &'static FactWords {
+        &facts::WORDS
     }
 
     fn asks_predicate(&self, word: &str) -> bool {
