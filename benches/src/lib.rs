@@ -258,6 +258,7 @@ pub fn cozo_query(db: &DbInstance, script: &str, person: Option<usize>, t: i64) 
     Ok(rows.rows.len())
 }
 
+pub mod peers;
 pub mod retrieval;
 
 /// Percentile (0..=100) of a sample of timings (sorted in place).

@@ -1,5 +1,8 @@
-//! Side-by-side report for the language (issue #3): Chronolog's Datalog
-//! against cozo 0.7.6 on the same data in the same run.
+//! Side-by-side report for the language (issues #3, #33): Chronolog's
+//! Datalog against cozo 0.7.6 and, on the graph workloads, ascent 0.8.1
+//! (Datalog compiled by a Rust macro, sequential) and a hand-written
+//! breadth-first search over a CSR array (the floor), on the same data in
+//! the same run, every answer's size checked equal.
 //!
 //! ```sh
 //! cargo run --release -p chronolog-benches --bin compare_language
@@ -9,6 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, ensure};
+use chronolog_benches::peers::{
+    Csr, ascent_closure, ascent_reach, ascent_same_generation, ascent_triangles, ascent_unreached,
+};
 use chronolog_benches::*;
 use chronolog_engine::{Limits, Session};
 use chronolog_storage::{Store, Timestamp, Value};
@@ -63,16 +69,149 @@ fn side_by_side(
     Ok((n, our_median, their_median))
 }
 
-fn main() -> Result<()> {
-    let mut table: Vec<[String; 4]> = Vec::new();
-    let push = |table: &mut Vec<[String; 4]>, what: String, ours: f64, theirs: f64, unit: &str| {
-        let scale = if unit == "us" { 1e6 } else { 1e3 };
-        table.push([
+/// One measure's seconds in each engine (`None`: that peer does not run it).
+struct Row {
+    what: String,
+    ours: f64,
+    cozo: f64,
+    ascent: Option<f64>,
+    hand: Option<f64>,
+    unit: &'static str,
+}
+
+impl Row {
+    fn new(what: String, ours: f64, cozo: f64, unit: &'static str) -> Row {
+        Row {
             what,
-            format!("{:.2} {unit}", ours * scale),
-            format!("{:.2} {unit}", theirs * scale),
-            format!("{:.1}x faster", theirs / ours),
-        ]);
+            ours,
+            cozo,
+            ascent: None,
+            hand: None,
+            unit,
+        }
+    }
+
+    fn print(&self) {
+        let scale = if self.unit == "us" { 1e6 } else { 1e3 };
+        let cell = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{:.2}", t * scale));
+        // Above 1: Chronolog is that many times faster; below, slower.
+        let ratio = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{:.2}", t / self.ours));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            self.what,
+            self.unit,
+            cell(Some(self.ours)),
+            cell(Some(self.cozo)),
+            cell(self.ascent),
+            cell(self.hand),
+            ratio(Some(self.cozo)),
+            ratio(self.ascent),
+        );
+    }
+}
+
+/// A graph workload every engine runs: Chronolog's rules and query,
+/// cozo's script, ascent's program, on the same edges.
+struct GraphWorkload {
+    what: &'static str,
+    pairs: Vec<(i64, i64)>,
+    rules: &'static str,
+    query: &'static str,
+    cozo: &'static str,
+    ascent: fn(&[(i64, i64)]) -> usize,
+}
+
+/// Runs `w` in each engine alone (loaded, measured, dropped), checks
+/// their answers agree, and adds its row.
+fn graph_row(table: &mut Vec<Row>, w: GraphWorkload) -> Result<()> {
+    let mut db = load_graph_chronolog(&w.pairs)?;
+    db.run(w.rules)?;
+    let (n, ours) = time(|| rows_of(db.run(w.query)?))?;
+    drop(db);
+    let cozo = load_graph_cozo(&w.pairs)?;
+    let (m, theirs) = time(|| cozo_rows(&cozo, w.cozo, BTreeMap::new()))?;
+    drop(cozo);
+    let (a, ascent_time) = time(|| Ok((w.ascent)(&w.pairs)))?;
+    ensure!(
+        n == m && n == a,
+        "{}: {n} rows, cozo {m}, ascent {a}",
+        w.what
+    );
+    table.push(Row {
+        ascent: Some(ascent_time),
+        ..Row::new(format!("{}; {n} rows", w.what), ours, theirs, "ms")
+    });
+    Ok(())
+}
+
+/// The closure's edges (2,000 nodes, 10,000 edges).
+fn closure_edges() -> Vec<(i64, i64)> {
+    graph_edges(2_000, 10_000, 12)
+}
+
+/// The closure computed by `engine` alone in this process, then this
+/// process's peak resident memory in KiB (Linux's `VmHWM`), printed.
+fn closure_alone(engine: &str) -> Result<()> {
+    let pairs = closure_edges();
+    let n = match engine {
+        "chronolog" => {
+            let mut db = load_graph_chronolog(&pairs)?;
+            db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
+            rows_of(db.run("?- t(X, Y).")?)?
+        }
+        "cozo" => cozo_rows(
+            &load_graph_cozo(&pairs)?,
+            "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]\n?[x, y] := t[x, y]",
+            BTreeMap::new(),
+        )?,
+        "ascent" => ascent_closure(&pairs),
+        "hand" => Csr::new(2_000, &pairs).closure(),
+        other => return Err(anyhow!("no engine {other}")),
+    };
+    ensure!(n == 3_944_197, "{engine}: {n} pairs");
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .ok_or_else(|| anyhow!("no VmHWM in /proc/self/status"))?;
+    println!("{peak}");
+    Ok(())
+}
+
+/// Each engine's peak resident memory for the closure, in MiB, each
+/// measured in a process of its own (`None` where `/proc` is missing).
+fn closure_peaks() -> Result<Option<[f64; 4]>> {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        return Ok(None);
+    }
+    let exe = std::env::current_exe()?;
+    let mut peaks = [0.0; 4];
+    for (i, engine) in ["chronolog", "cozo", "ascent", "hand"].iter().enumerate() {
+        let out = std::process::Command::new(&exe)
+            .args(["--closure-alone", engine])
+            .output()?;
+        ensure!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let kib: f64 = String::from_utf8_lossy(&out.stdout).trim().parse()?;
+        peaks[i] = kib / 1024.0;
+    }
+    Ok(Some(peaks))
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, engine] = args.as_slice()
+        && flag == "--closure-alone"
+    {
+        return closure_alone(engine);
+    }
+    let mut table: Vec<Row> = Vec::new();
+    let push = |table: &mut Vec<Row>, what: String, ours: f64, theirs: f64, unit: &'static str| {
+        table.push(Row::new(what, ours, theirs, unit));
     };
 
     // 1. The design card's point query on 500,000 versions.
@@ -149,23 +288,45 @@ fn main() -> Result<()> {
     )?;
     drop(cozo);
     ensure!(n == m, "reach: {n} vs {m}");
-    push(
-        &mut table,
-        format!("reachability from one node, first query (20k nodes, 100k edges; {n} reached)"),
-        cold,
-        cozo_first,
-        "ms",
-    );
-    push(
-        &mut table,
-        "reachability from one node, repeated, median of 9".into(),
-        warm,
-        cozo_warm,
-        "ms",
-    );
+    // ascent has no state between runs: each run loads the edges and
+    // indexes them, as a first query does.
+    let (a, ascent_first) = time(|| Ok(ascent_reach(&pairs, 0)))?;
+    let ascent_warm = median((0..9).map(|_| time(|| Ok(ascent_reach(&pairs, 0))).map(|r| r.1)))?;
+    ensure!(n == a, "reach: {n} vs ascent's {a}");
+    let (mut seen, mut queue) = (Vec::new(), Vec::new());
+    let (h, hand_first) = time(|| {
+        let csr = Csr::new(20_000, &pairs);
+        Ok(csr.reach(0, &mut seen, &mut queue))
+    })?;
+    let csr = Csr::new(20_000, &pairs);
+    let hand_warm =
+        median((0..9).map(|_| time(|| Ok(csr.reach(0, &mut seen, &mut queue))).map(|r| r.1)))?;
+    ensure!(n == h, "reach: {n} vs the search's {h}");
+    table.push(Row {
+        ascent: Some(ascent_first),
+        hand: Some(hand_first),
+        ..Row::new(
+            format!(
+                "reachability from one node, first query (20k nodes, 100k edges; {n} reached; hand: CSR built and searched)"
+            ),
+            cold,
+            cozo_first,
+            "ms",
+        )
+    });
+    table.push(Row {
+        ascent: Some(ascent_warm),
+        hand: Some(hand_warm),
+        ..Row::new(
+            "reachability from one node, repeated, median of 9 (hand: the search alone)".into(),
+            warm,
+            cozo_warm,
+            "ms",
+        )
+    });
 
     // 3. Full transitive closure: 2,000 nodes, 10,000 edges.
-    let pairs = graph_edges(2_000, 10_000, 12);
+    let pairs = closure_edges();
     let mut db = load_graph_chronolog(&pairs)?;
     db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
     let (n, ours) = time(|| rows_of(db.run("?- t(X, Y).")?))?;
@@ -180,15 +341,60 @@ fn main() -> Result<()> {
     })?;
     drop(cozo);
     ensure!(n == m, "closure: {n} vs {m}");
-    push(
-        &mut table,
-        format!("transitive closure (2k nodes, 10k edges; {n} pairs)"),
-        ours,
-        theirs,
-        "ms",
-    );
+    let (a, ascent_time) = time(|| Ok(ascent_closure(&pairs)))?;
+    ensure!(n == a, "closure: {n} vs ascent's {a}");
+    let (h, hand) = time(|| Ok(Csr::new(2_000, &pairs).closure()))?;
+    ensure!(n == h, "closure: {n} vs the search's {h}");
+    table.push(Row {
+        ascent: Some(ascent_time),
+        hand: Some(hand),
+        ..Row::new(
+            format!("transitive closure (2k nodes, 10k edges; {n} pairs; hand: a search from every node)"),
+            ours,
+            theirs,
+            "ms",
+        )
+    });
 
-    // 4. colleague: 100,000 people in 10,000 companies.
+    // 4. Same generation, a triangle join and stratified negation, in all
+    // three engines on graphs sized to run in about a second.
+    graph_row(
+        &mut table,
+        GraphWorkload {
+            what: "same generation (1k nodes, 1.5k edges)",
+            pairs: graph_edges(1_000, 1_500, 13),
+            rules: "sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y).",
+            query: "?- sg(X, Y).",
+            cozo: "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[x, y] := sg[x, y]",
+            ascent: ascent_same_generation,
+        },
+    )?;
+    graph_row(
+        &mut table,
+        GraphWorkload {
+            what: "triangles `e(X, Y), e(Y, Z), e(Z, X)` (20k nodes, 100k edges)",
+            pairs: graph_edges(20_000, 100_000, 14),
+            rules: "tri(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).",
+            query: "?- tri(X, Y, Z).",
+            cozo: "?[x, y, z] := *e[x, y], *e[y, z], *e[z, x]",
+            ascent: ascent_triangles,
+        },
+    )?;
+    graph_row(
+        &mut table,
+        GraphWorkload {
+            what: "stratified negation: nodes one node does not reach (20k nodes, 20k edges)",
+            pairs: graph_edges(20_000, 20_000, 15),
+            rules: "node(X) :- e(X, _). node(Y) :- e(_, Y). \
+         reach(Y) :- e(0, Y). reach(Y) :- reach(X), e(X, Y). \
+         unreached(Y) :- node(Y), not reach(Y).",
+            query: "?- unreached(Y).",
+            cozo: "node[x] := *e[x, _]\nnode[y] := *e[_, y]\nreach[y] := *e[0, y]\nreach[y] := reach[x], *e[x, y]\n?[y] := node[y], not reach[y]",
+            ascent: |pairs| ascent_unreached(pairs, 0),
+        },
+    )?;
+
+    // 5. colleague: 100,000 people in 10,000 companies.
     let (mut db, cozo) = load_colleagues(100_000, 10_000)?;
     let (n, ours, theirs) = side_by_side(&mut db, "?- colleague(X, Y).", &cozo, COLLEAGUE_COZO, 3)?;
     push(
@@ -199,7 +405,7 @@ fn main() -> Result<()> {
         "ms",
     );
 
-    // 5. An aggregate over the same data: people per company.
+    // 6. An aggregate over the same data: people per company.
     db.run("headcount(C, count(P)) :- works_at(P, C).")?;
     let headcount_cozo = "?[c, count(p)] := *w[p, c]";
     let (n, ours, theirs) = side_by_side(&mut db, "?- headcount(C, N).", &cozo, headcount_cozo, 5)?;
@@ -211,10 +417,17 @@ fn main() -> Result<()> {
         "ms",
     );
 
-    println!("| measure | chronolog | cozo 0.7.6 (mem) | ratio |");
-    println!("|---|---|---|---|");
-    for [a, b, c, d] in table {
-        println!("| {a} | {b} | {c} | {d} |");
+    println!(
+        "| measure | unit | chronolog | cozo 0.7.6 (mem) | ascent 0.8.1 | hand-written | cozo / chronolog | ascent / chronolog |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for row in &table {
+        row.print();
+    }
+    if let Some([ours, cozo, ascent, hand]) = closure_peaks()? {
+        println!(
+            "\nPeak resident memory of the transitive closure, each engine alone in a process (graph loaded, closure computed): chronolog {ours:.0} MiB, cozo {cozo:.0} MiB, ascent {ascent:.0} MiB, hand-written {hand:.0} MiB."
+        );
     }
     Ok(())
 }
