@@ -143,3 +143,47 @@ fn wide_bodies_run_on_a_small_stack() {
         assert_eq!(rows(out), 1);
     });
 }
+
+#[test]
+fn limit_without_order_stops_at_its_rows() {
+    let mut db = Session::in_memory();
+    let mut script = String::new();
+    for rel in ["a", "b", "c", "d"] {
+        script.push_str(&format!(":create {rel}(v: int).\n"));
+        for i in 0..1_000 {
+            script.push_str(&format!("{rel}({i}).\n"));
+        }
+    }
+    db.run(&script).expect("load");
+    // The whole answer is 10^12 rows; a budget of 10,000 derived rows
+    // refuses any plan that computes it before cutting.
+    let limits = Limits {
+        max_derived: Some(10_000),
+        ..Limits::default()
+    };
+    let query = "?- a(W), b(X), c(Y), d(Z) limit 10.";
+    let rows = |db: &mut Session| match db
+        .run_with(query, &Default::default(), &limits)
+        .expect("ten rows")
+        .pop()
+    {
+        Some(Output::Rows(rows)) => rows.to_vecs(),
+        other => panic!("rows, not {other:?}"),
+    };
+    let first = rows(&mut db);
+    assert_eq!(first.len(), 10);
+    let distinct: std::collections::HashSet<String> =
+        first.iter().map(|r| format!("{r:?}")).collect();
+    assert_eq!(distinct.len(), 10, "{first:?}");
+    // The same rows each time.
+    assert_eq!(rows(&mut db), first);
+    // An order over the whole answer needs all of it: refused.
+    let err = db
+        .run_with(
+            "?- a(W), b(X), c(Y), d(Z) order by W desc limit 10.",
+            &Default::default(),
+            &limits,
+        )
+        .expect_err("the whole answer");
+    assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
+}

@@ -83,6 +83,11 @@ pub(crate) struct Executor<'a> {
     retrieval: &'a Retrieval,
     /// Symbols in name order, once a query needs it.
     symbol_order: Option<Arc<SymbolOrder>>,
+    /// A query with `limit N` and no order over its whole answer stops
+    /// deriving its output relation (this index) at `N` rows.
+    enough_at: Option<(usize, usize)>,
+    /// That many rows were derived: the steps unwind without more work.
+    enough: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -112,6 +117,8 @@ impl<'a> Executor<'a> {
             cache,
             retrieval,
             symbol_order: None,
+            enough_at: None,
+            enough: false,
         }
     }
 }
@@ -159,12 +166,29 @@ impl Executor<'_> {
         let output = plan.derived.len() - 1;
         let rules = self.bind(plan, physical)?;
         let passthrough = physical.passthrough.clone();
+        let limit = resolve_limit(plan.limit.as_ref(), self.params)?;
         let mut next_rule = 0;
         for (i, stratum) in plan.strata.iter().enumerate() {
             let rules = &rules[next_rule..next_rule + stratum.rules.len()];
             next_rule += stratum.rules.len();
-            if i + 1 == plan.strata.len() && passthrough.is_some() {
+            let last = i + 1 == plan.strata.len();
+            if last && passthrough.is_some() {
                 continue;
+            }
+            // `limit N` without `order by`: the answer is the first N rows
+            // found, so the query's own rules stop there (the strata before
+            // it are complete: a negation or an aggregate reads them whole).
+            if last
+                && !stratum.recursive
+                && plan.order_by.is_empty()
+                && rules
+                    .iter()
+                    .all(|r| r.head() == output && !r.plan.aggregates())
+            {
+                self.enough_at = limit.map(|n| (output, usize::try_from(n).unwrap_or(usize::MAX)));
+                if self.enough_at.is_some_and(|(_, n)| n == 0) {
+                    continue;
+                }
             }
             if stratum.recursive && self.limits.strategy == Strategy::Naive {
                 self.naive_fixpoint(rules)?;
@@ -209,7 +233,7 @@ impl Executor<'_> {
             cells,
             len,
             &plan.order_by,
-            resolve_limit(plan.limit.as_ref(), self.params)?,
+            limit,
             &symbols,
         ))
     }

@@ -93,7 +93,7 @@ impl Executor<'_> {
         input: &mut Batch,
         sink: &mut Sink,
     ) -> Result<()> {
-        if input.len() == 0 {
+        if input.len() == 0 || self.enough {
             return Ok(());
         }
         self.tick(input.len())?;
@@ -145,6 +145,10 @@ impl Executor<'_> {
                         if out.len() >= BATCH_ROWS {
                             self.run_steps(run, i + 1, &mut out, sink)?;
                             out.clear();
+                            if self.enough {
+                                self.spare.push(out);
+                                return Ok(());
+                            }
                         }
                     }
                 }
@@ -188,6 +192,9 @@ impl Executor<'_> {
                     if out.len() >= BATCH_ROWS {
                         self.run_steps(run, i + 1, &mut out, sink)?;
                         out.clear();
+                        if self.enough {
+                            return Ok(());
+                        }
                     }
                 }
                 self.run_steps(run, i + 1, &mut out, sink)
@@ -318,6 +325,12 @@ impl Executor<'_> {
                         *added = true;
                         self.derived_count += 1;
                         self.check_limits()?;
+                        if self.enough_at.is_some_and(|(rel, n)| {
+                            rel == head && self.derived[head].len() as usize >= n
+                        }) {
+                            self.enough = true;
+                            break;
+                        }
                     }
                 }
             }
