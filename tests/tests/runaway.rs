@@ -187,3 +187,29 @@ fn limit_without_order_stops_at_its_rows() {
         .expect_err("the whole answer");
     assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
 }
+
+#[test]
+fn a_limited_answer_is_part_of_the_whole_one() {
+    let mut db = Session::in_memory();
+    db.run(
+        ":create p(a: int, b: int).
+         p(1, 2). p(2, 3). p(3, 4). p(4, 1). p(2, 5). p(5, 6).
+         r(X, Z) :- p(X, Y), p(Y, Z).
+         r(X, Z) :- p(X, Z), X > 3.",
+    )
+    .expect("load");
+    let rows = |db: &mut Session, q: &str| match db.run(q).expect("query").pop() {
+        Some(Output::Rows(rows)) => rows.to_vecs(),
+        other => panic!("rows, not {other:?}"),
+    };
+    let whole = rows(&mut db, "?- r(X, Z), p(Z, W).");
+    assert!(whole.len() > 3, "{whole:?}");
+    for n in 0..=whole.len() + 1 {
+        let part = rows(&mut db, &format!("?- r(X, Z), p(Z, W) limit {n}."));
+        assert_eq!(part.len(), n.min(whole.len()), "limit {n}");
+        assert!(
+            part.iter().all(|row| whole.contains(row)),
+            "limit {n}: {part:?}"
+        );
+    }
+}
