@@ -15,6 +15,7 @@
 //!    variable bound before use) is checked here, and `let` names become
 //!    their values → [`Plan`].
 
+mod demand;
 mod lower;
 mod resolve;
 mod stratify;
@@ -78,6 +79,18 @@ pub fn compile_query(
     lets: &Lets,
     catalog: &dyn Catalog,
 ) -> Result<Plan, CompileError> {
+    // A bound argument the recursion keeps reads a specialised copy of its
+    // relation (`demand.rs`). A program that does not compile is reported
+    // as written: the copy is tried only when it does.
+    if let Some((query, rules)) = demand::specialise(query, rules) {
+        let plan = resolve(&query, &rules, catalog).and_then(|resolved| {
+            let strata = stratify(&resolved)?;
+            lower(&resolved, &strata, lets, catalog)
+        });
+        if let Ok(plan) = plan {
+            return Ok(plan);
+        }
+    }
     let resolved = resolve(query, rules, catalog)?;
     let strata = stratify(&resolved)?;
     lower(&resolved, &strata, lets, catalog)

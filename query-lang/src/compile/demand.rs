@@ -1,0 +1,262 @@
+//! Demand for a bound argument: `?- reach(alice, Y).` over
+//! `reach(X, Y) :- e(X, Y). reach(X, Y) :- reach(X, Z), e(Z, Y).` needs
+//! only the tuples whose first argument is `alice`, and the recursion never
+//! changes that argument, so the rules can be specialised to it:
+//! `reach[0=alice](alice, Y) :- e(alice, Y).` and
+//! `reach[0=alice](alice, Y) :- reach[0=alice](alice, Z), e(Z, Y).`, which
+//! touch only what `alice` reaches. (The general rewrite is magic sets;
+//! this is its case where the binding passes through the recursion
+//! unchanged, the shape of every reachability, ancestry and
+//! part-of query.)
+//!
+//! A position `i` of a derived relation `p` is *invariant* when every rule
+//! of `p` has a plain variable `V` there in its head, and every atom of
+//! `p` in those rules' bodies has the same `V` there; and `p` is not
+//! mutually recursive with another relation (whose rules would need the
+//! binding too). Then `{t in p : t[i] = c}` is the least fixpoint of `p`'s
+//! rules with `V` replaced by `c`, and the query reads that relation
+//! instead. Anything else (an aggregate head, a retrieval operator in a
+//! rule, a negated or unbound use) is left as written.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{self, Atom, Expr, HeadArg, Literal, Rule};
+
+/// The query with each bound atom of an invariant relation reading its
+/// specialised copy, and the rules with those copies added; `None` when
+/// nothing is specialised.
+pub(super) fn specialise(query: &ast::Query, rules: &[Rule]) -> Option<(ast::Query, Vec<Rule>)> {
+    let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
+    for rule in rules {
+        by_head
+            .entry(rule.head.name.text.as_str())
+            .or_default()
+            .push(rule);
+    }
+    let mut query = query.clone();
+    let mut added: Vec<Rule> = Vec::new();
+    let mut made: HashSet<String> = HashSet::new();
+    for lit in &mut query.body {
+        let Literal::Atom(atom) = lit else { continue };
+        let Some(defining) = by_head.get(atom.name.text.as_str()) else {
+            continue;
+        };
+        let Some((i, value)) = atom
+            .args
+            .iter()
+            .enumerate()
+            .find_map(|(i, arg)| bound(arg).then(|| (i, arg.clone())))
+            .filter(|(i, _)| {
+                invariant(&atom.name.text, *i, defining)
+                    && !mutually_recursive(&atom.name.text, defining, &by_head)
+            })
+        else {
+            continue;
+        };
+        let name = format!("{}[{i}={}]", atom.name.text, show(&value));
+        if made.insert(name.clone()) {
+            for rule in defining {
+                added.push(specialised(rule, &atom.name.text, &name, i, &value));
+            }
+        }
+        atom.name.text = name;
+    }
+    if added.is_empty() {
+        return None;
+    }
+    let mut all = rules.to_vec();
+    all.extend(added);
+    Some((query, all))
+}
+
+/// A constant the query fixes: a literal, a symbol or `let`, a parameter.
+fn bound(arg: &Expr) -> bool {
+    matches!(arg, Expr::Const(..) | Expr::Ident(_) | Expr::Param(_))
+}
+
+fn show(value: &Expr) -> String {
+    match value {
+        Expr::Ident(n) => n.text.clone(),
+        Expr::Param(n) => format!("${}", n.text),
+        Expr::Const(c, _) => match c {
+            ast::Const::Int(i) => i.to_string(),
+            ast::Const::Float(x) => x.to_string(),
+            ast::Const::Str(s) => format!("{s:?}"),
+            ast::Const::Time(t) => format!("@{t}"),
+            ast::Const::Bool(b) => b.to_string(),
+            ast::Const::Null => "null".into(),
+        },
+        _ => "?".into(),
+    }
+}
+
+/// Whether position `i` of `p` is passed through every rule of `p`
+/// unchanged.
+fn invariant(p: &str, i: usize, defining: &[&Rule]) -> bool {
+    defining.iter().all(|rule| {
+        let Some(HeadArg::Term(Expr::Var(v))) = rule.head.args.get(i) else {
+            return false;
+        };
+        if rule
+            .head
+            .args
+            .iter()
+            .any(|a| !matches!(a, HeadArg::Term(_)))
+        {
+            return false;
+        }
+        rule.body.iter().all(|lit| match lit {
+            Literal::Atom(a) if a.name.text == p => {
+                matches!(a.args.get(i), Some(Expr::Var(w)) if w.text == v.text)
+            }
+            Literal::Not(a, _) => a.name.text != p,
+            Literal::Ranked(..) => false,
+            _ => true,
+        })
+    })
+}
+
+/// Whether a relation `p`'s rules read reads `p` back (other than `p`
+/// reading itself).
+fn mutually_recursive(p: &str, defining: &[&Rule], by_head: &HashMap<&str, Vec<&Rule>>) -> bool {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<&str> = Vec::new();
+    for rule in defining {
+        for name in body_relations(rule) {
+            if name != p && seen.insert(name) {
+                stack.push(name);
+            }
+        }
+    }
+    while let Some(q) = stack.pop() {
+        for rule in by_head.get(q).into_iter().flatten() {
+            for name in body_relations(rule) {
+                if name == p {
+                    return true;
+                }
+                if seen.insert(name) {
+                    stack.push(name);
+                }
+            }
+        }
+    }
+    false
+}
+
+fn body_relations(rule: &Rule) -> impl Iterator<Item = &str> {
+    rule.body.iter().filter_map(|lit| match lit {
+        Literal::Atom(a) | Literal::Not(a, _) => Some(a.name.text.as_str()),
+        _ => None,
+    })
+}
+
+/// `rule` for `p` as a rule for `name`: its variable at position `i`
+/// replaced by `value` everywhere, and `p` read as `name`.
+fn specialised(rule: &Rule, p: &str, name: &str, i: usize, value: &Expr) -> Rule {
+    let Some(HeadArg::Term(Expr::Var(v))) = rule.head.args.get(i) else {
+        return rule.clone();
+    };
+    let var = v.text.clone();
+    let mut rule = rule.clone();
+    rule.head.name.text = name.to_string();
+    for arg in &mut rule.head.args {
+        if let HeadArg::Term(e) = arg {
+            substitute(e, &var, value);
+        }
+    }
+    for lit in &mut rule.body {
+        match lit {
+            Literal::Atom(a) | Literal::Not(a, _) => {
+                rename(a, p, name);
+                for e in &mut a.args {
+                    substitute(e, &var, value);
+                }
+            }
+            Literal::Compare(a, _, b, _) => {
+                substitute(a, &var, value);
+                substitute(b, &var, value);
+            }
+            Literal::Ranked(..) => {}
+        }
+    }
+    rule
+}
+
+fn rename(atom: &mut Atom, p: &str, name: &str) {
+    if atom.name.text == p {
+        atom.name.text = name.to_string();
+    }
+}
+
+fn substitute(e: &mut Expr, var: &str, value: &Expr) {
+    match e {
+        Expr::Var(n) if n.text == var => *e = value.clone(),
+        Expr::Binary(a, _, b, _) => {
+            substitute(a, var, value);
+            substitute(b, var, value);
+        }
+        Expr::Neg(a, _) => substitute(a, var, value),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parser::parse;
+
+    fn program(text: &str) -> (ast::Query, Vec<Rule>) {
+        let mut rules = Vec::new();
+        let mut query = None;
+        for statement in parse(text).expect("parse").statements {
+            match statement {
+                ast::Statement::Rule(r) => rules.push(r),
+                ast::Statement::Query(q) => query = Some(q),
+                _ => {}
+            }
+        }
+        (query.expect("a query"), rules)
+    }
+
+    fn heads(rules: &[Rule]) -> Vec<String> {
+        rules.iter().map(|r| r.head.name.text.clone()).collect()
+    }
+
+    #[test]
+    fn a_bound_argument_the_recursion_keeps_is_specialised() {
+        let (query, rules) = program(
+            "reach(X, Y) :- e(X, Y). reach(X, Y) :- reach(X, Z), e(Z, Y). ?- reach(alice, Y).",
+        );
+        let (query, all) = specialise(&query, &rules).expect("specialised");
+        assert_eq!(heads(&all)[2..], ["reach[0=alice]", "reach[0=alice]"]);
+        let Literal::Atom(a) = &query.body[0] else {
+            panic!("an atom")
+        };
+        assert_eq!(a.name.text, "reach[0=alice]");
+        // The recursive atom reads the copy, its first argument the constant.
+        let Literal::Atom(r) = &all[3].body[0] else {
+            panic!("an atom")
+        };
+        assert_eq!(r.name.text, "reach[0=alice]");
+        assert!(matches!(&r.args[0], Expr::Ident(n) if n.text == "alice"));
+    }
+
+    #[test]
+    fn what_the_recursion_changes_or_aggregates_is_left_as_written() {
+        for text in [
+            // The second argument changes through the recursion.
+            "reach(X, Y) :- e(X, Y). reach(X, Y) :- reach(X, Z), e(Z, Y). ?- reach(X, bob).",
+            // Nonlinear: the second atom has Z first.
+            "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), t(Z, Y). ?- t(1, Y).",
+            // An aggregate head.
+            "d(X, count(Y)) :- e(X, Y). ?- d(1, N).",
+            // Mutual recursion through another relation.
+            "a(X, Y) :- e(X, Y). a(X, Y) :- b(X, Y). b(X, Y) :- a(X, Z), e(Z, Y). ?- a(1, Y).",
+            // Nothing bound.
+            "reach(X, Y) :- e(X, Y). ?- reach(X, Y).",
+        ] {
+            let (query, rules) = program(text);
+            assert!(specialise(&query, &rules).is_none(), "{text}");
+        }
+    }
+}
