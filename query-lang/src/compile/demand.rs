@@ -105,14 +105,21 @@ fn invariant(p: &str, i: usize, defining: &[&Rule]) -> bool {
         {
             return false;
         }
-        rule.body.iter().all(|lit| match lit {
-            Literal::Atom(a) if a.name.text == p => {
-                matches!(a.args.get(i), Some(Expr::Var(w)) if w.text == v.text)
-            }
-            Literal::Not(a, _) => a.name.text != p,
-            Literal::Ranked(..) => false,
-            _ => true,
-        })
+        // Bound by a positive atom, so the rule is safe whatever the
+        // query binds: a program is accepted or refused as written.
+        let bound_in_body = rule.body.iter().any(|lit| {
+            matches!(lit, Literal::Atom(a)
+                if a.args.iter().any(|e| matches!(e, Expr::Var(w) if w.text == v.text)))
+        });
+        bound_in_body
+            && rule.body.iter().all(|lit| match lit {
+                Literal::Atom(a) if a.name.text == p => {
+                    matches!(a.args.get(i), Some(Expr::Var(w)) if w.text == v.text)
+                }
+                Literal::Not(a, _) => a.name.text != p,
+                Literal::Ranked(..) => false,
+                _ => true,
+            })
     })
 }
 
@@ -254,6 +261,8 @@ mod tests {
             "a(X, Y) :- e(X, Y). a(X, Y) :- b(X, Y). b(X, Y) :- a(X, Z), e(Z, Y). ?- a(1, Y).",
             // Nothing bound.
             "reach(X, Y) :- e(X, Y). ?- reach(X, Y).",
+            // Unsafe as written (X bound by nothing): refused as written.
+            "p(X, Y) :- e(Y, Z). ?- p(1, Y).",
         ] {
             let (query, rules) = program(text);
             assert!(specialise(&query, &rules).is_none(), "{text}");
