@@ -144,6 +144,12 @@ fn graph_row(table: &mut Vec<Row>, w: GraphWorkload) -> Result<()> {
     Ok(())
 }
 
+/// The transitive closure's rules in Chronolog, and in cozo (without its
+/// query).
+const CLOSURE_RULES: &str = "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).";
+/// See [`CLOSURE_RULES`].
+const CLOSURE_COZO: &str = "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]";
+
 /// The closure's edges (2,000 nodes, 10,000 edges).
 fn closure_edges() -> Vec<(i64, i64)> {
     graph_edges(2_000, 10_000, 12)
@@ -156,12 +162,12 @@ fn closure_alone(engine: &str) -> Result<()> {
     let n = match engine {
         "chronolog" => {
             let mut db = load_graph_chronolog(&pairs)?;
-            db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
+            db.run(CLOSURE_RULES)?;
             rows_of(db.run("?- t(X, Y).")?)?
         }
         "cozo" => cozo_rows(
             &load_graph_cozo(&pairs)?,
-            "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]\n?[x, y] := t[x, y]",
+            &format!("{CLOSURE_COZO}\n?[x, y] := t[x, y]"),
             BTreeMap::new(),
         )?,
         "ascent" => ascent_closure(&pairs),
@@ -328,14 +334,14 @@ fn main() -> Result<()> {
     // 3. Full transitive closure: 2,000 nodes, 10,000 edges.
     let pairs = closure_edges();
     let mut db = load_graph_chronolog(&pairs)?;
-    db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
+    db.run(CLOSURE_RULES)?;
     let (n, ours) = time(|| rows_of(db.run("?- t(X, Y).")?))?;
     drop(db);
     let cozo = load_graph_cozo(&pairs)?;
     let (m, theirs) = time(|| {
         cozo_rows(
             &cozo,
-            "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]\n?[x, y] := t[x, y]",
+            &format!("{CLOSURE_COZO}\n?[x, y] := t[x, y]"),
             BTreeMap::new(),
         )
     })?;
@@ -359,14 +365,14 @@ fn main() -> Result<()> {
     // 3b. The closure asked from one node: the bound argument passes
     // through the recursion, so only what node 0 reaches is derived.
     let mut db = load_graph_chronolog(&pairs)?;
-    db.run("t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).")?;
+    db.run(CLOSURE_RULES)?;
     let (n, ours) = time(|| rows_of(db.run("?- t(0, Y).")?))?;
     drop(db);
     let cozo = load_graph_cozo(&pairs)?;
     let (m, theirs) = time(|| {
         cozo_rows(
             &cozo,
-            "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], *e[z, y]\n?[y] := t[0, y]",
+            &format!("{CLOSURE_COZO}\n?[y] := t[0, y]"),
             BTreeMap::new(),
         )
     })?;

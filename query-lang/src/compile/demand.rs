@@ -26,6 +26,16 @@ use crate::ast::{self, Atom, Expr, HeadArg, Literal, Rule};
 /// specialised copy, and the rules with those copies added; `None` when
 /// nothing is specialised.
 pub(super) fn specialise(query: &ast::Query, rules: &[Rule]) -> Option<(ast::Query, Vec<Rule>)> {
+    // Most queries bind no argument of a derived relation: they cost one
+    // pass over the body, nothing is copied.
+    let candidate = query.body.iter().any(|lit| {
+        matches!(lit, Literal::Atom(a)
+            if a.args.iter().any(bound)
+                && rules.iter().any(|r| r.head.name.text == a.name.text))
+    });
+    if !candidate {
+        return None;
+    }
     let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
     for rule in rules {
         by_head
