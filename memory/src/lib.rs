@@ -59,7 +59,7 @@ pub use consolidate::extract::{Claim, ClaimKind, EpisodeView, Extractor, RuleExt
 pub use consolidate::{Adjudicator, Decision, KeepBoth, Report};
 pub use error::{Error, Result};
 pub use forget::ForgetReport;
-pub use lang::Lang;
+pub use lang::{Lang, UnknownLanguage};
 pub use memory::{Memory, check_tenant};
 pub use message::{MAX_MESSAGE_BYTES, Message};
 pub use options::Options;

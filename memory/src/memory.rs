@@ -19,7 +19,7 @@ use crate::message::Message;
 use crate::options::Options;
 use crate::recall::{self, Context, ItemKind, SearchOptions};
 use crate::schema;
-use crate::tenant_lang::TenantLanguages;
+use crate::tenant_lang::{Chosen, TenantLanguages, write_said_in};
 use crate::tuning::Tuning;
 use crate::view::{self, FactVersion};
 use crate::worker::{self, Status, WorkerFailure};
@@ -51,6 +51,8 @@ struct Shared {
     failure: Mutex<Option<WorkerFailure>>,
     episode: RelationId,
     retrieved: RelationId,
+    said_in: RelationId,
+    language_pin: RelationId,
 }
 
 /// The append path's state: a session and the next episode number.
@@ -103,6 +105,8 @@ impl Memory {
             failure: Mutex::new(None),
             episode: relations.episode,
             retrieved: relations.retrieved,
+            said_in: relations.said_in,
+            language_pin: relations.language_pin,
         });
         let worker = if options.background {
             let (tx, rx) = crossbeam_channel::unbounded();
@@ -158,6 +162,7 @@ impl Memory {
         }
         let now = Timestamp::now();
         let rel = self.shared.episode;
+        let said_in = self.shared.said_in;
         let mut writer = self.shared.writer.lock();
         let first = writer.next_seq;
         let ids: Vec<String> = (0..messages.len() as u64)
@@ -177,6 +182,16 @@ impl Memory {
                 };
                 let values = row.to_values(txn)?;
                 txn.assert(rel, values, Interval::starting(row.at), None)?;
+                if let Some(lang) = m.lang {
+                    let said = crate::consolidate::passage::Said {
+                        episode: &row.id,
+                        tenant,
+                        role: &row.role,
+                        at: row.at,
+                        text: &row.text,
+                    };
+                    write_said_in(txn, said_in, &said, lang, Chosen::Given)?;
+                }
             }
             Ok(())
         })?;
@@ -191,6 +206,51 @@ impl Memory {
             let _ = tx.send(last);
         }
         Ok(ids)
+    }
+
+    /// Pins the language `tenant`'s messages and questions are read in,
+    /// for a user whose language is known (short messages say too little
+    /// for detection: "Was ist mein Job?" reads as English); `None`
+    /// unpins, and detection reads them again. A message `add` is given
+    /// with its own language and a search that names one keep theirs. The
+    /// pin holds for messages consolidated from now on: pin before the
+    /// first message, since what is consolidated is not read again.
+    pub fn pin_language(&self, tenant: &str, lang: Option<Lang>) -> Result<()> {
+        check_tenant(tenant)?;
+        let rel = self.shared.language_pin;
+        let mut writer = self.shared.writer.lock();
+        let current = self.shared.languages.pinned(tenant);
+        if current == lang {
+            return Ok(());
+        }
+        writer.session.write(|txn| {
+            let row = |code: Lang| schema::LanguagePin {
+                tenant: tenant.to_string(),
+                lang: code.code().to_string(),
+            };
+            match (lang, current) {
+                (Some(lang), _) => {
+                    let values = row(lang).to_values(txn)?;
+                    txn.assert_from_commit(rel, values, None)?;
+                }
+                (None, Some(current)) => {
+                    let values = row(current).to_values(txn)?;
+                    txn.retract_from_commit(rel, values)?;
+                }
+                (None, None) => {}
+            }
+            Ok(())
+        })?;
+        self.shared.languages.set_pin(tenant, lang);
+        drop(writer);
+        self.shared.caches.readers.wrote();
+        Ok(())
+    }
+
+    /// The language `tenant` is pinned to, if any ([`Memory::pin_language`]).
+    pub fn pinned_language(&self, tenant: &str) -> Result<Option<Lang>> {
+        check_tenant(tenant)?;
+        Ok(self.shared.languages.pinned(tenant))
     }
 
     /// Consolidates every episode not consolidated yet, and waits until
@@ -288,7 +348,7 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<recall::Retrieval<'_>> {
         check_tenant(tenant)?;
-        let lang = self.question_lang(question, options);
+        let lang = self.question_lang(tenant, question, options);
         self.enter_multilingual_for(tenant, lang)?;
         recall::retrieve(self.reader(), tenant, question, lang, options)
     }
@@ -324,12 +384,12 @@ impl Memory {
         }
     }
 
-    /// The language `question` is read in: pinned by `options`, else
-    /// detected.
-    fn question_lang(&self, question: &str, options: &SearchOptions) -> Lang {
-        options
-            .lang
-            .unwrap_or_else(|| Lang::detect_question(question))
+    /// The language a question to `tenant` is read in: named by
+    /// `options`, else the tenant's pinned language, else detected.
+    fn question_lang(&self, tenant: &str, question: &str, options: &SearchOptions) -> Lang {
+        self.shared
+            .languages
+            .question_lang(tenant, options.lang, question)
     }
 
     /// Queues the facts the contexts returned for reinforcement by the
@@ -390,7 +450,7 @@ impl Memory {
         options: &SearchOptions,
     ) -> Result<String> {
         check_tenant(tenant)?;
-        let lang = self.question_lang(question, options);
+        let lang = self.question_lang(tenant, question, options);
         self.enter_multilingual_for(tenant, lang)?;
         recall::explain(self.reader(), tenant, question, lang, options)
     }

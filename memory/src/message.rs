@@ -3,6 +3,7 @@
 use chronolog_engine::Timestamp;
 
 use crate::error::{Error, Result};
+use crate::lang::Lang;
 
 /// The most text one message may hold: 256 KiB, about 60,000 tokens.
 /// Consolidation reads a message whole, so a larger one (a document, a
@@ -21,6 +22,10 @@ pub struct Message {
     pub at: Option<Timestamp>,
     /// The conversation it belongs to; `default` when `None`.
     pub session: Option<String>,
+    /// The language it is written in, when the caller knows it (a chat's
+    /// locale, say); `None`: the tenant's pinned language, else detected
+    /// from its words, which a short message may say too little for.
+    pub lang: Option<Lang>,
 }
 
 impl Message {
@@ -31,12 +36,19 @@ impl Message {
             text: text.into(),
             at: None,
             session: None,
+            lang: None,
         }
     }
 
     /// Said at `at` rather than now.
     pub fn at(mut self, at: Timestamp) -> Message {
         self.at = Some(at);
+        self
+    }
+
+    /// Written in `lang`: read in it, not detected.
+    pub fn lang(mut self, lang: Lang) -> Message {
+        self.lang = Some(lang);
         self
     }
 

@@ -1,22 +1,28 @@
-//! Each tenant's languages: which languages its messages are written in,
-//! and whether its passages are in the multilingual space. A search picks
-//! its meaning spaces and whether its word gates can judge from these
-//! ([`TenantLanguages::spaces`]).
+//! Each tenant's languages: the one it pinned, which languages its
+//! messages are written in, and whether its passages are in the
+//! multilingual space. A search picks its meaning spaces and whether its
+//! word gates can judge from these ([`TenantLanguages::spaces`]).
 //!
-//! A tenant's languages are read from its messages the first time they
-//! are asked for (one scan of its episodes, each detected as
-//! consolidation detects it), and kept in RAM; consolidation adds each
-//! message's language as it reads it, so a message committed while the
-//! scan runs is not lost. `forget` drops them all, to be read again.
+//! A message is read in the language `add` was given, else its tenant's
+//! pinned language, else the one detected from its words
+//! ([`TenantLanguages::message_lang`]); consolidation records which in
+//! `mem_said_in`. A tenant's languages are read back from those rows the
+//! first time they are asked for (detecting only the messages not
+//! consolidated yet) and kept in RAM; consolidation adds each message's
+//! language as it reads it, so a message committed while the scan runs is
+//! not lost. `forget` drops them all, to be read again. Pins are few and
+//! all kept in RAM from the store's open.
 
 use std::collections::{HashMap, HashSet};
 
 use chronolog_engine::{Store, Value};
 use parking_lot::RwLock;
 
+use crate::consolidate::passage::Said;
 use crate::error::Result;
 use crate::lang::Lang;
-use crate::schema::{Episode, Multilingual, Relations};
+use crate::schema::declare::{Sym, cell};
+use crate::schema::{Episode, LanguagePin, Multilingual, Relations, SaidIn};
 
 /// Which meaning spaces a question reads, and whether its words can judge
 /// ([`TenantLanguages::spaces`]).
@@ -78,12 +84,37 @@ struct Known {
     scanned: bool,
 }
 
-/// Tenant name to the languages its messages are written in, and the
-/// tenants whose passages are in the multilingual space.
+/// How a message's language was chosen (`mem_said_in.how`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Chosen {
+    /// `add` was given it with the message.
+    Given,
+    /// The tenant's pinned language.
+    Pinned,
+    /// Detected from the message's words.
+    Detected,
+}
+
+impl Chosen {
+    /// Its name in `mem_said_in`.
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            Chosen::Given => "given",
+            Chosen::Pinned => "pinned",
+            Chosen::Detected => "detected",
+        }
+    }
+}
+
+/// Tenant name to its pinned language and the languages its messages are
+/// written in, and the tenants whose passages are in the multilingual
+/// space.
 pub(crate) struct TenantLanguages {
     store: Store,
     episode: chronolog_engine::RelationId,
+    said_in: chronolog_engine::RelationId,
     held: RwLock<HashMap<String, Known>>,
+    pins: RwLock<HashMap<String, Lang>>,
     spanning: RwLock<HashSet<String>>,
 }
 
@@ -91,6 +122,7 @@ impl std::fmt::Debug for TenantLanguages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TenantLanguages")
             .field("held", &*self.held.read())
+            .field("pins", &*self.pins.read())
             .field("spanning", &*self.spanning.read())
             .finish_non_exhaustive()
     }
@@ -116,12 +148,97 @@ impl TenantLanguages {
             )?;
             spanning.insert(tenant);
         }
+        let mut pins = HashMap::new();
+        let rows = snapshot
+            .scan(rel.language_pin)
+            .collect()
+            .map_err(chronolog_engine::Error::from)?;
+        for row in &rows {
+            let tenant = cell::<Sym>(
+                store,
+                &row.values,
+                LanguagePin::RELATION,
+                LanguagePin::TENANT,
+            )?;
+            let code = cell::<Sym>(store, &row.values, LanguagePin::RELATION, LanguagePin::LANG)?;
+            // A code this build does not serve (a newer one wrote it) pins
+            // nothing here.
+            if let Some(lang) = Lang::from_code(&code) {
+                pins.insert(tenant, lang);
+            }
+        }
         Ok(TenantLanguages {
             store: store.clone(),
             episode: rel.episode,
+            said_in: rel.said_in,
             held: RwLock::new(HashMap::new()),
+            pins: RwLock::new(pins),
             spanning: RwLock::new(spanning),
         })
+    }
+
+    /// `tenant`'s pinned language.
+    pub(crate) fn pinned(&self, tenant: &str) -> Option<Lang> {
+        self.pins.read().get(tenant).copied()
+    }
+
+    /// Pins `tenant` to `lang` (`None`: unpins), once the store holds it.
+    pub(crate) fn set_pin(&self, tenant: &str, lang: Option<Lang>) {
+        let mut pins = self.pins.write();
+        match lang {
+            Some(lang) => pins.insert(tenant.to_string(), lang),
+            None => pins.remove(tenant),
+        };
+    }
+
+    /// The language `add` was given with `episode`, if it was.
+    pub(crate) fn given(&self, episode: &str) -> Result<Option<Lang>> {
+        let Some(sym) = self.store.symbol(episode) else {
+            return Ok(None);
+        };
+        let mut given = None;
+        self.store
+            .snapshot()
+            .scan(self.said_in)
+            .eq(SaidIn::EPISODE, Value::Sym(sym))
+            .for_each(|row| {
+                let how = row.value(SaidIn::HOW).to_owned();
+                let lang = row.value(SaidIn::LANG).to_owned();
+                if let (Value::Sym(how), Value::Sym(lang)) = (how, lang)
+                    && self.store.symbol_name(how).ok().as_deref() == Some(Chosen::Given.code())
+                {
+                    given = self
+                        .store
+                        .symbol_name(lang)
+                        .ok()
+                        .and_then(|code| Lang::from_code(&code));
+                }
+            })
+            .map_err(chronolog_engine::Error::from)?;
+        Ok(given)
+    }
+
+    /// The language a message of `tenant` is read in, and how it was
+    /// chosen: `given` with it, else the tenant's pin, else detected.
+    pub(crate) fn message_lang(
+        &self,
+        tenant: &str,
+        given: Option<Lang>,
+        text: &str,
+    ) -> (Lang, Chosen) {
+        match (given, self.pinned(tenant)) {
+            (Some(lang), _) => (lang, Chosen::Given),
+            (None, Some(lang)) => (lang, Chosen::Pinned),
+            (None, None) => (Lang::detect(text), Chosen::Detected),
+        }
+    }
+
+    /// The language a question to `tenant` is read in: `named` by the
+    /// call, else the tenant's pin, else detected.
+    pub(crate) fn question_lang(&self, tenant: &str, named: Option<Lang>, question: &str) -> Lang {
+        named
+            .or_else(|| self.pinned(tenant))
+            .unwrap_or_else(|| Lang::detect_question(question))
     }
 
     /// How a question in `lang` to `tenant`'s memory reads meaning: the
@@ -142,7 +259,10 @@ impl TenantLanguages {
         })
     }
 
-    /// The languages `tenant`'s messages are written in.
+    /// The languages `tenant`'s messages are written in: those
+    /// `mem_said_in` records, and for a message it does not (not
+    /// consolidated yet, or by a build from before it) the language it
+    /// will be read in.
     pub(crate) fn held(&self, tenant: &str) -> Result<Held> {
         if let Some(known) = self.held.read().get(tenant)
             && known.scanned
@@ -151,20 +271,47 @@ impl TenantLanguages {
         }
         let mut scanned = Held::default();
         if let Some(sym) = self.store.symbol(tenant) {
+            let snapshot = self.store.snapshot();
+            let mut recorded: HashSet<chronolog_engine::Symbol> = HashSet::new();
+            let mut codes: HashSet<chronolog_engine::Symbol> = HashSet::new();
+            snapshot
+                .scan(self.said_in)
+                .eq(SaidIn::TENANT, Value::Sym(sym))
+                .for_each(|row| {
+                    if let (Value::Sym(episode), Value::Sym(lang)) = (
+                        row.value(SaidIn::EPISODE).to_owned(),
+                        row.value(SaidIn::LANG).to_owned(),
+                    ) {
+                        recorded.insert(episode);
+                        codes.insert(lang);
+                    }
+                })
+                .map_err(chronolog_engine::Error::from)?;
+            for code in codes {
+                if let Some(lang) = self
+                    .store
+                    .symbol_name(code)
+                    .ok()
+                    .and_then(|c| Lang::from_code(&c))
+                {
+                    scanned = scanned.with(lang);
+                }
+            }
             let mut texts: Vec<String> = Vec::new();
-            self.store
-                .snapshot()
+            snapshot
                 .scan(self.episode)
                 .history()
                 .eq(Episode::TENANT, Value::Sym(sym))
                 .for_each(|row| {
-                    if let Value::Str(text) = row.value(Episode::TEXT).to_owned() {
+                    let recorded = matches!(row.value(Episode::ID).to_owned(),
+                        Value::Sym(id) if recorded.contains(&id));
+                    if !recorded && let Value::Str(text) = row.value(Episode::TEXT).to_owned() {
                         texts.push(text.to_string());
                     }
                 })
                 .map_err(chronolog_engine::Error::from)?;
             for text in &texts {
-                scanned = scanned.with(Lang::detect(text));
+                scanned = scanned.with(self.message_lang(tenant, None, text).0);
             }
         }
         let mut held = self.held.write();
@@ -206,4 +353,29 @@ impl TenantLanguages {
     pub(crate) fn clear(&self) {
         self.held.write().clear();
     }
+}
+
+/// Records in `mem_said_in` that the message `said` is read in `lang`,
+/// chosen as `chosen`, valid from when it was said.
+pub(crate) fn write_said_in(
+    txn: &mut chronolog_engine::WriteTxn<'_>,
+    rel: chronolog_engine::RelationId,
+    said: &Said<'_>,
+    lang: Lang,
+    chosen: Chosen,
+) -> chronolog_engine::Result<()> {
+    let row = SaidIn {
+        episode: said.episode.to_string(),
+        tenant: said.tenant.to_string(),
+        lang: lang.code().to_string(),
+        how: chosen.code().to_string(),
+    };
+    let values = row.to_values(txn)?;
+    txn.assert(
+        rel,
+        values,
+        chronolog_engine::Interval::starting(said.at),
+        None,
+    )?;
+    Ok(())
 }

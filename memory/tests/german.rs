@@ -2,7 +2,8 @@
 //! learned over time, a move, a corrected rumour, a question never
 //! answered, two tenants. The same beliefs as their English twins.
 
-use chronolog_memory::{Context, ItemKind, Memory, SearchOptions};
+use chronolog_engine::Output;
+use chronolog_memory::{Context, ItemKind, Lang, Memory, Message, SearchOptions};
 
 mod common;
 use common::{at, memory, say};
@@ -221,4 +222,121 @@ fn endings_in_german_end_what_they_name_and_until_bounds_a_job() {
     memory.consolidate_now().expect("consolidate");
     assert_eq!(believed(&memory, "u2", "2019-06-01", "works_at"), ["IBM"]);
     assert!(believed(&memory, "u2", "2021-01-01", "works_at").is_empty());
+}
+
+/// How many of `tenant`'s rows in `mem_said_in` match `lang` and `how`
+/// (`_`: any).
+fn said_in(memory: &Memory, tenant: &str, lang: &str, how: &str) -> usize {
+    let out = memory
+        .engine()
+        .session()
+        .run(&format!("?- mem_said_in(E, \"{tenant}\", {lang}, {how})."))
+        .expect("query");
+    match out.last() {
+        Some(Output::Rows(rows)) => rows.len(),
+        other => panic!("rows: {other:?}"),
+    }
+}
+
+#[test]
+fn a_pinned_tenant_or_a_message_given_its_language_is_read_in_it() {
+    // Too short for detection, which reads it as English and finds nothing.
+    let jazz = "Ich mag Jazz.";
+    assert_eq!(Lang::detect(jazz), Lang::English);
+    let dir = tempfile::tempdir().expect("a directory");
+    {
+        let memory = common::memory_in(dir.path());
+        say(&memory, "detected", "2024-01-01", jazz);
+        memory
+            .pin_language("pinned", Some(Lang::German))
+            .expect("pin");
+        say(&memory, "pinned", "2024-01-01", jazz);
+        memory
+            .add(
+                "given",
+                Message::new("user", jazz)
+                    .at(at("2024-01-01"))
+                    .lang(Lang::German),
+            )
+            .expect("add");
+        memory.consolidate_now().expect("consolidate");
+        assert!(believed(&memory, "detected", "2024-06-01", "likes").is_empty());
+        assert_eq!(believed(&memory, "pinned", "2024-06-01", "likes"), ["Jazz"]);
+        assert_eq!(believed(&memory, "given", "2024-06-01", "likes"), ["Jazz"]);
+        assert_eq!(said_in(&memory, "detected", "en", "detected"), 1);
+        assert_eq!(said_in(&memory, "pinned", "de", "pinned"), 1);
+        assert_eq!(said_in(&memory, "given", "de", "given"), 1);
+        assert_eq!(said_in(&memory, "given", "_", "_"), 1);
+    }
+    // The pin is durable; a question to the pinned tenant is read in
+    // German and answered in it.
+    let memory = common::memory_in(dir.path());
+    assert_eq!(
+        memory.pinned_language("pinned").expect("pinned"),
+        Some(Lang::German)
+    );
+    assert_eq!(memory.pinned_language("given").expect("pinned"), None);
+    let context = ask(&memory, "pinned", "Was mag ich?");
+    assert!(
+        fact_items(&context).iter().any(|f| f.contains("Jazz")),
+        "{context:#?}"
+    );
+    // A search that names its language keeps it.
+    let english = memory
+        .explain_search(
+            "pinned",
+            "Was mag ich?",
+            &SearchOptions {
+                lang: Some(Lang::English),
+                ..SearchOptions::default()
+            },
+        )
+        .expect("explain");
+    let german = memory
+        .explain_search("pinned", "Was mag ich?", &SearchOptions::default())
+        .expect("explain");
+    assert_ne!(english, german);
+    memory.pin_language("pinned", None).expect("unpin");
+    assert_eq!(memory.pinned_language("pinned").expect("pinned"), None);
+    // A message is read in its language from then on; forgetting it takes
+    // the record of its language with it.
+    let report = memory.forget("given", "Jazz").expect("forget");
+    assert_eq!(report.episodes, 1);
+    assert_eq!(said_in(&memory, "given", "_", "_"), 0);
+    drop(memory);
+    let memory = common::memory_in(dir.path());
+    assert_eq!(memory.pinned_language("pinned").expect("pinned"), None);
+    // Unpinned and reopened, the tenant's memory is still known to be in
+    // German: its languages are read back from what consolidation
+    // recorded, not detected again (which would say English).
+    let explained = memory
+        .explain_search(
+            "pinned",
+            "Was mag ich?",
+            &SearchOptions {
+                lang: Some(Lang::German),
+                ..SearchOptions::default()
+            },
+        )
+        .expect("explain");
+    assert!(!explained.contains("across languages"), "{explained}");
+    let explained = memory
+        .explain_search(
+            "detected",
+            "Was mag ich?",
+            &SearchOptions {
+                lang: Some(Lang::German),
+                ..SearchOptions::default()
+            },
+        )
+        .expect("explain");
+    assert!(
+        explained.contains("across languages: the memory is in en;"),
+        "{explained}"
+    );
+    assert!(
+        memory
+            .pin_language("bad tenant", Some(Lang::German))
+            .is_err()
+    );
 }

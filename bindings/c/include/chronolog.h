@@ -195,6 +195,29 @@ enum ChronologStatus chronolog_memory_add(ChronologMemory memory,
                                           const char *session,
                                           char **out_id);
 
+// Pins the language `tenant`'s messages and questions are read in, for
+// a user whose language is known (a short message says too little to
+// detect: "Ich mag Jazz." reads as English): `lang` is `en`, `zh` or
+// `de`; null or `none` unpins, and each message's language is detected
+// again. A search's `"lang"` option still names its own. Pin before the
+// tenant's first message: what is consolidated is not read again.
+//
+// # Safety
+// `tenant` and `lang` are null or NUL-terminated strings.
+enum ChronologStatus chronolog_memory_pin_language(ChronologMemory memory,
+                                                   const char *tenant,
+                                                   const char *lang);
+
+// Writes the language `tenant` is pinned to (`en`, `zh` or `de`) to
+// `out_lang`, or null when it is not pinned.
+//
+// # Safety
+// `tenant` is null or a NUL-terminated string; `out_lang` points to
+// writable storage for one pointer.
+enum ChronologStatus chronolog_memory_pinned_language(ChronologMemory memory,
+                                                      const char *tenant,
+                                                      char **out_lang);
+
 // Consolidates every episode not consolidated yet into facts, now, and
 // writes what it did to `out_json`: `{"episodes", "claims", "facts",
 // "restated", "ended", "withdrawn", "contested", "paraphrased",

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use chronolog_engine::{Engine, Limits};
-use chronolog_memory::{Memory, Message, Options, SearchOptions, SearchRequest, Stop};
+use chronolog_memory::{Lang, Memory, Message, Options, SearchOptions, SearchRequest, Stop};
 use serde_json::Value as Json;
 
 use crate::{
@@ -197,6 +197,63 @@ pub unsafe extern "C" fn chronolog_memory_add(
             .map_err(Failure::memory)?;
         // SAFETY: checked by `clear_out`.
         unsafe { give_string(out_id, id) }
+    })
+}
+
+/// Pins the language `tenant`'s messages and questions are read in, for
+/// a user whose language is known (a short message says too little to
+/// detect: "Ich mag Jazz." reads as English): `lang` is `en`, `zh` or
+/// `de`; null or `none` unpins, and each message's language is detected
+/// again. A search's `"lang"` option still names its own. Pin before the
+/// tenant's first message: what is consolidated is not read again.
+///
+/// # Safety
+/// `tenant` and `lang` are null or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_pin_language(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    lang: *const c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        let lang = match unsafe { optional_text_arg(lang, "lang") }? {
+            None => None,
+            Some(code) => Lang::parse_pin(code).map_err(|e| {
+                Failure::new(ChronologStatus::InvalidArgument, format!("`lang`: {e}"))
+            })?,
+        };
+        memory_of(memory)?
+            .pin_language(tenant, lang)
+            .map_err(Failure::memory)
+    })
+}
+
+/// Writes the language `tenant` is pinned to (`en`, `zh` or `de`) to
+/// `out_lang`, or null when it is not pinned.
+///
+/// # Safety
+/// `tenant` is null or a NUL-terminated string; `out_lang` points to
+/// writable storage for one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronolog_memory_pinned_language(
+    memory: ChronologMemory,
+    tenant: *const c_char,
+    out_lang: *mut *mut c_char,
+) -> ChronologStatus {
+    boundary(|| {
+        // SAFETY: the caller's contract, for each pointer.
+        unsafe { clear_out(out_lang, "out_lang") }?;
+        let tenant = unsafe { text_arg(tenant, "tenant") }?;
+        match memory_of(memory)?
+            .pinned_language(tenant)
+            .map_err(Failure::memory)?
+        {
+            // SAFETY: checked by `clear_out`.
+            Some(lang) => unsafe { give_string(out_lang, lang.code().to_string()) },
+            None => Ok(()),
+        }
     })
 }
 

@@ -92,8 +92,12 @@ enum Command {
         /// The conversation it belongs to.
         #[arg(long)]
         session: Option<String>,
-        /// A file of {"role", "text", "at", "session"} lines, stored all or
-        /// nothing.
+        /// Its language: en, zh or de (default: the tenant's pinned
+        /// language, else detected from its words).
+        #[arg(long)]
+        lang: Option<String>,
+        /// A file of {"role", "text", "at", "session", "lang"} lines,
+        /// stored all or nothing.
         #[arg(long, value_name = "FILE")]
         jsonl: Option<PathBuf>,
         /// The message.
@@ -152,6 +156,19 @@ enum Command {
         #[command(subcommand)]
         action: KeysAction,
     },
+    /// Show or pin the language a tenant's messages and questions are read
+    /// in (short messages say too little for detection): `de` pins German,
+    /// `none` unpins. Pin before the first message: what is consolidated
+    /// is not read again.
+    Language {
+        /// The database directory.
+        db: PathBuf,
+        /// Whose memory.
+        #[arg(long)]
+        tenant: String,
+        /// en, zh, de, or none; absent: show the pin.
+        lang: Option<String>,
+    },
     /// Consolidate every episode not consolidated yet into facts.
     Consolidate {
         /// The database directory.
@@ -192,6 +209,10 @@ enum Command {
         /// text (ready for a prompt) or json.
         #[arg(long, default_value = "text")]
         format: String,
+        /// The question's language: en, zh or de (default: the tenant's
+        /// pinned language, else detected).
+        #[arg(long)]
+        lang: Option<String>,
         /// Show the channels, the fusion and the verdict instead.
         #[arg(long)]
         explain: bool,
@@ -296,6 +317,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             role,
             at,
             session,
+            lang,
             jsonl,
             text,
         }) => {
@@ -311,6 +333,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 role,
                 at,
                 session,
+                lang: lang.as_deref().map(remember::parse_lang).transpose()?,
                 jsonl,
                 text,
             };
@@ -331,6 +354,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             budget,
             rerank,
             format,
+            lang,
             explain,
             question,
         }) => {
@@ -340,6 +364,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 explain,
                 budget,
                 rerank,
+                lang: lang.as_deref().map(remember::parse_lang).transpose()?,
                 ..recall::Recall::default()
             };
             request.set("format", &format)?;
@@ -354,6 +379,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 None => request.run(&open_memory(&db)?)?,
             };
             print!("{answer}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Language { db, tenant, lang }) => {
+            let answer = remember::language(&db, &tenant, lang.as_deref(), || open_memory(&db))?;
+            println!("{answer}");
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Eval { args }) => return eval::run(&args),

@@ -4,11 +4,11 @@
 
 use anyhow::{Result, anyhow, bail};
 use chronolog_engine::Timestamp;
-use chronolog_memory::{Memory, SearchOptions};
+use chronolog_memory::{Lang, Memory, SearchOptions};
 
 /// Usage of `:recall`.
 pub const USAGE: &str = "usage: :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] \
-                         [--rerank N] [--format text|json] [--explain] QUESTION";
+                         [--rerank N] [--lang en|zh|de] [--format text|json] [--explain] QUESTION";
 
 /// A question and how to answer it.
 #[derive(Debug, Default, PartialEq)]
@@ -26,6 +26,9 @@ pub struct Recall {
     /// How many first candidates the reranker reorders (default: the
     /// memory's tuning, 20; 0: none).
     pub rerank: Option<usize>,
+    /// The question's language (default: the tenant's pin, else
+    /// detected).
+    pub lang: Option<Lang>,
     /// Print JSON rather than text.
     pub json: bool,
     /// Show the channels, the fusion and the verdict instead.
@@ -82,6 +85,7 @@ impl Recall {
                     anyhow!("--rerank takes how many candidates to reorder (0: none)")
                 })?)
             }
+            "lang" => self.lang = Some(crate::remember::parse_lang(value)?),
             "format" => match value {
                 "text" => self.json = false,
                 "json" => self.json = true,
@@ -105,6 +109,7 @@ impl Recall {
             known_at: self.known_at,
             budget: self.budget.unwrap_or(memory.tuning().budget),
             rerank_depth: self.rerank.unwrap_or(memory.tuning().rerank_depth),
+            lang: self.lang,
             ..SearchOptions::with_tuning(memory.tuning())
         };
         if self.explain {
@@ -126,6 +131,7 @@ impl Recall {
             "known_at": self.known_at.map(|t| t.to_string()),
             "budget": self.budget,
             "rerank": self.rerank,
+            "lang": self.lang.map(|l| l.code()),
             "explain": self.explain,
         });
         let answer = client.post("/v1/recall", &body)?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use chronolog_engine::Timestamp;
-use chronolog_memory::{Memory, Message};
+use chronolog_memory::{Lang, Memory, Message};
 
 /// What to remember: one message, or a file of them.
 #[derive(Debug, Default, PartialEq)]
@@ -20,14 +20,17 @@ pub struct Remember {
     pub at: Option<Timestamp>,
     /// Its conversation (one message only).
     pub session: Option<String>,
-    /// A JSON-lines file of `{"role", "text", "at", "session"}`.
+    /// Its language (one message only; default: the tenant's pin, else
+    /// detected).
+    pub lang: Option<Lang>,
+    /// A JSON-lines file of `{"role", "text", "at", "session", "lang"}`.
     pub jsonl: Option<PathBuf>,
     /// The message.
     pub text: Option<String>,
 }
 
 /// Usage of `:remember`.
-pub const USAGE: &str = "usage: :remember --tenant T --role R [--at TIME] [--session S] TEXT \
+pub const USAGE: &str = "usage: :remember --tenant T --role R [--at TIME] [--session S] [--lang en|zh|de] TEXT \
                          | :remember --tenant T --jsonl FILE";
 
 impl Remember {
@@ -48,6 +51,7 @@ impl Remember {
                 "role" => out.role = Some(value.to_string()),
                 "at" => out.at = Some(parse_time(value)?),
                 "session" => out.session = Some(value.to_string()),
+                "lang" => out.lang = Some(parse_lang(value)?),
                 "jsonl" => out.jsonl = Some(PathBuf::from(value)),
                 other => bail!("unknown option --{other}; {USAGE}"),
             }
@@ -84,11 +88,14 @@ impl Remember {
                 let mut message = Message::new(role.as_str(), text.as_str());
                 message.at = self.at;
                 message.session = self.session.clone();
+                message.lang = self.lang;
                 Ok(vec![message])
             }
             (None, Some(_), None) => bail!("--role is required; {USAGE}"),
             (None, None, _) => bail!("nothing to remember; {USAGE}"),
-            (Some(_), _, _) => bail!("--jsonl takes no text, --role, --at or --session"),
+            (Some(_), _, _) => bail!(
+                "--jsonl takes no text, --role, --at, --session or --lang (a line has its own)"
+            ),
         }
     }
 }
@@ -97,6 +104,50 @@ impl Remember {
 /// takes.
 fn parse_time(text: &str) -> Result<Timestamp> {
     Timestamp::parse(text).map_err(|e| anyhow!("bad time {text:?}: {e}"))
+}
+
+/// `chronolog language`: pins `tenant`'s language (`none` unpins) or,
+/// without `pin`, says what it is pinned to. Goes through the server that
+/// holds `db` when one does, else opens it with `open`.
+pub fn language(
+    db: &Path,
+    tenant: &str,
+    pin: Option<&str>,
+    open: impl FnOnce() -> Result<Memory>,
+) -> Result<String> {
+    let pin = pin
+        .map(Lang::parse_pin)
+        .transpose()
+        .map_err(|e| anyhow!("bad language: {e}"))?;
+    let pinned = match chronolog_server::Client::find(db) {
+        Some(client) => {
+            let mut body = serde_json::json!({ "tenant": tenant });
+            if let Some(pin) = pin {
+                body["pin"] = pin.map_or("none", |l| l.code()).into();
+            }
+            let answer = client.post("/v1/language", &body)?;
+            match answer["lang"].as_str() {
+                Some(code) => Some(parse_lang(code)?),
+                None => None,
+            }
+        }
+        None => {
+            let memory = open()?;
+            if let Some(pin) = pin {
+                memory.pin_language(tenant, pin)?;
+            }
+            memory.pinned_language(tenant)?
+        }
+    };
+    Ok(match pinned {
+        Some(lang) => format!("{tenant}: pinned to {lang}"),
+        None => format!("{tenant}: not pinned (each message's language is detected)"),
+    })
+}
+
+/// A language code given on the command line.
+pub fn parse_lang(code: &str) -> Result<Lang> {
+    code.parse().map_err(|e| anyhow!("bad --lang: {e}"))
 }
 
 /// Every line of `file` as a message; a bad line is an error naming it,
@@ -129,6 +180,9 @@ pub fn read_jsonl(file: &Path) -> Result<Vec<Message>> {
             message.at = Some(Timestamp::parse(&at).map_err(|e| bad(format!("bad `at`: {e}")))?);
         }
         message.session = field("session")?;
+        if let Some(code) = field("lang")? {
+            message.lang = Some(code.parse().map_err(|e| bad(format!("bad `lang`: {e}")))?);
+        }
         messages.push(message);
     }
     Ok(messages)

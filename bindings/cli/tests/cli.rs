@@ -346,6 +346,75 @@ fn remember_and_consolidate_from_the_command_line() {
     assert_eq!(text(&out.stdout), "C\nTencent\nC\nMoonshot\n");
 }
 
+/// `chronolog language` pins a tenant's language before its first
+/// message, `remember --lang` names one message's, `recall --lang` a
+/// question's; a code not served is refused and changes nothing.
+#[test]
+fn a_tenant_language_is_pinned_and_a_message_or_question_names_its_own() {
+    let home = tempfile::tempdir().expect("home");
+    let db = home.path().join("db");
+    let run = |args: &[&str]| {
+        let out = chronolog(home.path())
+            .arg(args[0])
+            .arg(&db)
+            .args(&args[1..])
+            .output()
+            .expect("run");
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    };
+    let (ok, out, _) = run(&["language", "--tenant", "jana"]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "jana: not pinned (each message's language is detected)\n"
+    );
+    let (ok, _, err) = run(&["language", "--tenant", "jana", "fr"]);
+    assert!(!ok);
+    assert!(err.contains("\"fr\" is not a language served"), "{err}");
+    let (ok, out, _) = run(&["language", "--tenant", "jana", "de"]);
+    assert!(ok);
+    assert_eq!(out, "jana: pinned to de\n");
+    // Detection alone reads these as English and finds nothing in them.
+    let said = ["remember", "--role", "user", "--at", "2024-01-01"];
+    let (ok, _, err) = run(&[&said[..], &["--tenant", "jana", "Ich mag Jazz."]].concat());
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&[
+        &said[..],
+        &["--tenant", "otto", "--lang", "de", "Ich hasse Golf."],
+    ]
+    .concat());
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&[
+        &said[..],
+        &["--tenant", "otto", "--lang", "xx", "Ich hasse Golf."],
+    ]
+    .concat());
+    assert!(!ok && err.contains("bad --lang"), "{err}");
+    let (ok, _, _) = run(&["consolidate"]);
+    assert!(ok);
+    let (ok, out, _) = run(&["recall", "--tenant", "jana", "Was mag ich?"]);
+    assert!(ok);
+    assert!(out.contains("Jazz"), "{out}");
+    let (ok, out, _) = run(&[
+        "recall",
+        "--tenant",
+        "otto",
+        "--lang",
+        "de",
+        "--explain",
+        "Was hasse ich?",
+    ]);
+    assert!(ok);
+    assert!(out.contains("\"Was hasse ich?\" (de)"), "{out}");
+    assert!(out.contains("otto/user/feels_about/golf"), "{out}");
+    let (ok, out, _) = run(&["language", "--tenant", "jana", "none"]);
+    assert!(ok);
+    assert_eq!(
+        out,
+        "jana: not pinned (each message's language is detected)\n"
+    );
+}
+
 /// `chronolog eval ...` runs the harness's own binary with its
 /// arguments and passes its exit status on; without the binary it says
 /// how to build it.

@@ -52,5 +52,5 @@ fn the_official_python_mcp_client_drives_the_server() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "pytest failed:\n{report}");
-    assert!(report.contains("11 passed"), "{report}");
+    assert!(report.contains("12 passed"), "{report}");
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use chronolog_engine::{Embedder, Engine, HashingEmbedder, Limits, Output, Store};
-use chronolog_memory::{Message, Options, SearchRequest};
+use chronolog_memory::{Lang, Message, Options, SearchRequest};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -95,7 +95,10 @@ impl Memory {
 
     /// Appends one message to `tenant`'s memory and returns its episode
     /// id. Durable and searchable by words when it returns; no model runs.
-    #[pyo3(signature = (tenant, role, text, at=None, session=None))]
+    /// `lang` (`en`, `zh`, `de`) names its language when the caller knows
+    /// it; default: the tenant's pinned language, else detected.
+    #[pyo3(signature = (tenant, role, text, at=None, session=None, lang=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments.
     fn add(
         &self,
         py: Python<'_>,
@@ -104,16 +107,23 @@ impl Memory {
         text: String,
         at: Option<&Bound<'_, PyAny>>,
         session: Option<String>,
+        lang: Option<&str>,
     ) -> PyResult<String> {
-        let message = message(role, text, to_timestamp_opt(at)?, session);
+        let message = message(
+            role,
+            text,
+            to_timestamp_opt(at)?,
+            session,
+            parse_lang(lang)?,
+        );
         let memory = self.get()?;
         py.detach(|| memory.add(tenant, message))
             .map_err(|e| memory_error(&e))
     }
 
     /// Appends many messages of `tenant` in one commit, all or nothing.
-    /// Each is a dict with `role`, `text` and optionally `at` and
-    /// `session`, or a `(role, text)` / `(role, text, at)` tuple.
+    /// Each is a dict with `role`, `text` and optionally `at`, `session`
+    /// and `lang`, or a `(role, text)` / `(role, text, at)` tuple.
     fn add_many(
         &self,
         py: Python<'_>,
@@ -137,6 +147,26 @@ impl Memory {
         let memory = self.get()?;
         py.detach(|| memory.add_batch(tenant, &batch))
             .map_err(|e| memory_error(&e))
+    }
+
+    /// Pins the language `tenant`'s messages and questions are read in
+    /// (`en`, `zh`, `de`; `None` unpins): for a user whose language is
+    /// known, since short messages say too little to detect. Pin before
+    /// the first message: what is consolidated is not read again.
+    fn pin_language(&self, py: Python<'_>, tenant: &str, lang: Option<&str>) -> PyResult<()> {
+        let lang = parse_lang(lang)?;
+        let memory = self.get()?;
+        py.detach(|| memory.pin_language(tenant, lang))
+            .map_err(|e| memory_error(&e))
+    }
+
+    /// The language `tenant` is pinned to (`en`, `zh`, `de`), or `None`.
+    fn pinned_language(&self, py: Python<'_>, tenant: &str) -> PyResult<Option<String>> {
+        let memory = self.get()?;
+        let lang = py
+            .detach(|| memory.pinned_language(tenant))
+            .map_err(|e| memory_error(&e))?;
+        Ok(lang.map(|l| l.code().to_string()))
     }
 
     /// Consolidates every episode not consolidated yet into facts, now,
@@ -343,13 +373,23 @@ impl Memory {
     }
 }
 
+/// A language code from Python: `chronolog.Error` for one not served,
+/// as for any bad field of a message or search.
+fn parse_lang(code: Option<&str>) -> PyResult<Option<Lang>> {
+    code.map(|c| c.parse::<Lang>())
+        .transpose()
+        .map_err(|e| crate::Error::new_err(format!("lang: {e}")))
+}
+
 fn message(
     role: String,
     text: String,
     at: Option<chronolog_engine::Timestamp>,
     session: Option<String>,
+    lang: Option<Lang>,
 ) -> Message {
     let mut message = Message::new(role, text);
+    message.lang = lang;
     if let Some(at) = at {
         message = message.at(at);
     }
@@ -374,7 +414,12 @@ fn message_from(item: &Bound<'_, PyAny>) -> PyResult<Message> {
             Some(s) if !s.is_none() => Some(s.extract()?),
             _ => None,
         };
-        return Ok(message(role, text, at, session));
+        let lang: Option<String> = match field("lang")? {
+            Some(s) if !s.is_none() => Some(s.extract()?),
+            _ => None,
+        };
+        let lang = parse_lang(lang.as_deref())?;
+        return Ok(message(role, text, at, session, lang));
     }
     let tuple = item
         .cast::<PyTuple>()
@@ -390,7 +435,7 @@ fn message_from(item: &Bound<'_, PyAny>) -> PyResult<Message> {
             )));
         }
     };
-    Ok(message(role, text, at, None))
+    Ok(message(role, text, at, None, None))
 }
 
 /// What a search returns: a small context for a prompt, or an abstention.

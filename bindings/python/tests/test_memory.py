@@ -219,3 +219,31 @@ def test_search_options_are_the_c_abis_and_mcps(job_change):
     assert "works at Moonshot" in facts(pinned)[0]
     with pytest.raises(chronolog.Error, match="not a language served"):
         job_change.search("u1", "Where do I work?", lang="tlh")
+
+
+def test_a_pinned_tenant_and_a_message_given_its_language_are_read_in_it(tmp_path):
+    path = tmp_path / "mem"
+    # Detection reads these short German messages as English and finds
+    # nothing in them; read in German, each is a taste.
+    with chronolog.Memory(path, embedder="hashing", background=False) as mem:
+        assert mem.pinned_language("jana") is None
+        mem.pin_language("jana", "de")
+        mem.add("jana", "user", "Ich mag Jazz.", at="2024-01-01")
+        mem.add("otto", "user", "Ich hasse Golf.", at="2024-01-01", lang="de")
+        mem.add_many("paul", [{"role": "user", "text": "Ich mag Jazz.", "at": "2024-01-01",
+                               "lang": "de"}])
+        mem.add("anna", "user", "Ich mag Jazz.", at="2024-01-01")
+        with pytest.raises(chronolog.Error, match="not a language served"):
+            mem.add("otto", "user", "Ich mag Jazz.", lang="xx")
+        with pytest.raises(chronolog.Error, match="not a language served"):
+            mem.pin_language("otto", "fr")
+        assert mem.consolidate()["episodes"] == 4
+        assert [f.object for f in mem.history("jana", "user")] == ["Jazz"]
+        assert [f.object for f in mem.history("otto", "user")] == ["Golf"]
+        assert [f.object for f in mem.history("paul", "user")] == ["Jazz"]
+        assert mem.history("anna", "user") == []
+        assert "Jazz" in " ".join(facts(mem.search("jana", "Was mag ich?")))
+    with chronolog.Memory(path, embedder="hashing", background=False) as mem:
+        assert mem.pinned_language("jana") == "de"
+        mem.pin_language("jana", None)
+        assert mem.pinned_language("jana") is None

@@ -152,6 +152,7 @@ impl Client {
                     "text": m.text,
                     "at": m.at.map(|t| t.to_string()),
                     "session": m.session,
+                    "lang": m.lang.map(|l| l.code()),
                 })
             })
             .collect();

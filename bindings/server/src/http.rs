@@ -21,7 +21,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use chronolog_engine::Timestamp;
-use chronolog_memory::{Memory, Message, SearchRequest, Stop};
+use chronolog_memory::{Lang, Memory, Message, SearchRequest, Stop};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value as Json, json};
@@ -54,6 +54,7 @@ pub(crate) fn routes(state: AppState) -> Router {
         .route("/timeline", post(timeline))
         .route("/forget", post(forget))
         .route("/consolidate", post(consolidate))
+        .route("/language", post(language))
         .route("/status", get(status))
         .route("/query", post(run_query))
         .with_state(state.clone())
@@ -327,6 +328,11 @@ fn time(name: &str, text: &str) -> Result<Timestamp, ApiError> {
     })
 }
 
+fn lang(name: &str, code: &str) -> Result<Lang, ApiError> {
+    code.parse()
+        .map_err(|e| ApiError::bad_request(format!("`{name}`: {e}")))
+}
+
 /// One message of `POST /v1/remember`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -335,6 +341,7 @@ struct MessageBody {
     text: String,
     at: Option<String>,
     session: Option<String>,
+    lang: Option<String>,
 }
 
 impl MessageBody {
@@ -345,6 +352,9 @@ impl MessageBody {
         }
         if let Some(session) = self.session {
             message = message.session(session);
+        }
+        if let Some(code) = self.lang {
+            message = message.lang(lang("lang", &code)?);
         }
         Ok(message)
     }
@@ -359,6 +369,7 @@ struct RememberBody {
     text: Option<String>,
     at: Option<String>,
     session: Option<String>,
+    lang: Option<String>,
     messages: Option<Vec<MessageBody>>,
 }
 
@@ -370,16 +381,21 @@ async fn remember(
     writes(&caller)?;
     let tenant = resolve_tenant(&caller, body.tenant)?;
     let messages = match (body.messages, body.role, body.text) {
-        (Some(messages), None, None) if body.at.is_none() && body.session.is_none() => messages,
+        (Some(messages), None, None)
+            if body.at.is_none() && body.session.is_none() && body.lang.is_none() =>
+        {
+            messages
+        }
         (None, Some(role), Some(text)) => vec![MessageBody {
             role,
             text,
             at: body.at,
             session: body.session,
+            lang: body.lang,
         }],
         _ => {
             return Err(ApiError::bad_request(
-                "send `role` and `text` (with `at` and `session` if you like) for one message, \
+                "send `role` and `text` (with `at`, `session` and `lang` if you like) for one message, \
                  or `messages`, a list of them, for a batch",
             ));
         }
@@ -511,6 +527,47 @@ async fn forget(
         .blocking(move |memory, _| Ok(memory.forget(&tenant, &body.subject)?))
         .await?;
     Ok(axum::Json(report.to_json()))
+}
+
+/// `POST /v1/language`: `{"tenant"?, "pin"?}`. With `pin` (`en`, `zh`,
+/// `de`, or `none` to unpin) it pins the language the tenant's messages
+/// and questions are read in (a tenant with no messages yet may be
+/// pinned: pin before the first); the answer is the pin, `{"tenant",
+/// "lang": code or null}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LanguageBody {
+    tenant: Option<String>,
+    pin: Option<String>,
+}
+
+async fn language(
+    State(state): State<AppState>,
+    axum::Extension(caller): axum::Extension<Caller>,
+    Body(body): Body<LanguageBody>,
+) -> Result<axum::Json<Json>, ApiError> {
+    let tenant = resolve_tenant(&caller, body.tenant)?;
+    let pin = body
+        .pin
+        .as_deref()
+        .map(Lang::parse_pin)
+        .transpose()
+        .map_err(|e| ApiError::bad_request(format!("`pin`: {e}")))?;
+    if pin.is_some() {
+        writes(&caller)?;
+    }
+    let name = tenant.clone();
+    let pinned = state
+        .blocking(move |memory, _| {
+            if let Some(pin) = pin {
+                memory.pin_language(&name, pin)?;
+            }
+            Ok(memory.pinned_language(&name)?)
+        })
+        .await?;
+    Ok(axum::Json(
+        json!({ "tenant": tenant, "lang": pinned.map(|l| l.code()) }),
+    ))
 }
 
 /// `POST /v1/consolidate`: every message not consolidated yet, now. The

@@ -99,6 +99,10 @@ struct RememberArgs {
     at: Option<String>,
     /// The conversation it belongs to, if you keep several apart.
     session: Option<String>,
+    /// Its language, `en`, `zh` or `de`, when you know it (a short
+    /// message says too little to detect); default: the tenant's pinned
+    /// language, else detected.
+    lang: Option<String>,
 }
 
 /// Arguments of `recall`.
@@ -194,6 +198,9 @@ impl MemoryServer {
         }
         if let Some(session) = args.session {
             message = message.session(session);
+        }
+        if let Some(code) = args.lang {
+            message = message.lang(code.parse().map_err(|e| format!("`lang`: {e}"))?);
         }
         let id = self
             .blocking(None, move |backend, _| match backend {

@@ -483,6 +483,7 @@ fn health_and_the_openapi_description_need_no_key_and_list_every_route() {
         "/v1/timeline",
         "/v1/forget",
         "/v1/consolidate",
+        "/v1/language",
         "/v1/status",
         "/v1/query",
         "/mcp",
@@ -690,4 +691,82 @@ fn a_client_that_goes_away_stops_the_query_it_started() {
         took < Duration::from_secs(5),
         "the query ran on for {took:?}"
     );
+}
+
+#[test]
+fn a_tenant_pins_its_language_and_a_message_may_name_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = keys(dir.path());
+    let server = Running::start(dir.path(), options()).expect("start");
+    // Not pinned; a tenant with no messages yet may be pinned.
+    let answer = post(&server, &k.alice, "/v1/language", json!({}));
+    assert_eq!(answer, json!({"tenant": "alice", "lang": null}));
+    let answer = post(&server, &k.alice, "/v1/language", json!({"pin": "de"}));
+    assert_eq!(answer, json!({"tenant": "alice", "lang": "de"}));
+    // A key that only reads may see the pin but not set it; a bad code
+    // and another tenant are refused.
+    let answer = post(&server, &k.reader, "/v1/language", json!({}));
+    assert_eq!(answer["lang"], "de");
+    let (status, _) = call(
+        &server,
+        Some(&k.reader),
+        "POST",
+        "/v1/language",
+        json!({"pin": "en"}),
+    );
+    assert_eq!(status, 403);
+    let (status, body) = call(
+        &server,
+        Some(&k.alice),
+        "POST",
+        "/v1/language",
+        json!({"pin": "fr"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(text_of(&body).contains("not a language served"), "{body}");
+    let (status, _) = call(
+        &server,
+        Some(&k.alice),
+        "POST",
+        "/v1/language",
+        json!({"tenant": "bob", "pin": "en"}),
+    );
+    assert_eq!(status, 403);
+    // Read in German: the pinned tenant's short message, and bob's whose
+    // message names its language; detection alone reads it as English.
+    post(
+        &server,
+        &k.alice,
+        "/v1/remember",
+        json!({"role": "user", "text": "Ich mag Jazz.", "at": "2024-01-01"}),
+    );
+    post(
+        &server,
+        &k.bob,
+        "/v1/remember",
+        json!({"messages": [{"role": "user", "text": "Ich mag Jazz.", "at": "2024-01-01", "lang": "de"}]}),
+    );
+    let (status, body) = call(
+        &server,
+        Some(&k.bob),
+        "POST",
+        "/v1/remember",
+        json!({"role": "user", "text": "Ich mag Jazz.", "lang": "klingon"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    post(&server, &k.admin, "/v1/consolidate", json!({}));
+    for key in [&k.alice, &k.bob] {
+        let answer = post(&server, key, "/v1/history", json!({"subject": "user"}));
+        assert!(text_of(&answer).contains("jazz"), "{answer}");
+    }
+    // Unpinned, and still unpinned for the next server.
+    let answer = post(&server, &k.alice, "/v1/language", json!({"pin": "none"}));
+    assert_eq!(answer["lang"], Json::Null);
+    server.stop().expect("stop");
+    let server = Running::start(dir.path(), options()).expect("start");
+    assert_eq!(
+        post(&server, &k.alice, "/v1/language", json!({}))["lang"],
+        Json::Null
+    );
+    server.stop().expect("stop");
 }

@@ -22,7 +22,7 @@ use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
 use crate::salience::{self, Level};
 use crate::schema::{Cursor, Episode, Multilingual, Passage, Relations, Retrieved};
-use crate::tenant_lang::TenantLanguages;
+use crate::tenant_lang::{Chosen, TenantLanguages, write_said_in};
 use crate::tuning::Tuning;
 
 /// The cursor's row key.
@@ -297,7 +297,10 @@ impl Consolidator {
     /// Consolidates one episode in one transaction, cursor included.
     fn episode(&mut self, episode: &Episode, report: &mut Report) -> Result<()> {
         report.episodes += 1;
-        let lang = Lang::detect(&episode.text);
+        let given = self.languages.given(&episode.id)?;
+        let (lang, chosen) = self
+            .languages
+            .message_lang(&episode.tenant, given, &episode.text);
         self.languages.add(&episode.tenant, lang);
         let claims = self.claims(episode, lang, report)?;
         let context = entities::Context {
@@ -355,6 +358,9 @@ impl Consolidator {
             txn.symbol(&episode.tenant)?;
             entities.write(txn, &episode.tenant, &episode.id, &resolved)?;
             write_multilingual(txn, rel.multilingual, &entering)?;
+            if chosen != Chosen::Given {
+                write_said_in(txn, rel.said_in, &said(episode), lang, chosen)?;
+            }
             passage::write(txn, &rel, &said(episode), passage, multilingual)?;
             for plan in &plans {
                 apply(txn, &rel, plan, &written)?;

@@ -55,6 +55,15 @@ impl Lang {
             .find(|l| l.code().eq_ignore_ascii_case(code.trim()))
     }
 
+    /// A pin as the surfaces take it: a language code, or `none` to
+    /// unpin ([`crate::Memory::pin_language`]).
+    pub fn parse_pin(code: &str) -> Result<Option<Lang>, UnknownLanguage> {
+        if code.trim().eq_ignore_ascii_case("none") {
+            return Ok(None);
+        }
+        code.parse().map(Some)
+    }
+
     /// The language a message is written in, of those served: the
     /// engine's [`chronolog_engine::detect_language`], so a message is read
     /// by the same language its words are indexed in. Chinese by its
@@ -86,6 +95,27 @@ impl Lang {
             Lang::Chinese => &chinese::Chinese,
             Lang::German => &german::German,
         }
+    }
+}
+
+/// A language code this memory does not serve.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a language served: en, zh or de")]
+pub struct UnknownLanguage(pub String);
+
+impl std::str::FromStr for Lang {
+    type Err = UnknownLanguage;
+
+    /// The language of an ISO 639-1 code (`en`, `zh`, `de`, any case).
+    fn from_str(code: &str) -> Result<Lang, UnknownLanguage> {
+        Lang::from_code(code).ok_or_else(|| UnknownLanguage(code.to_string()))
+    }
+}
+
+impl std::fmt::Display for Lang {
+    /// Its ISO 639-1 code.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
     }
 }
 

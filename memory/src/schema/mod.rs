@@ -236,8 +236,39 @@ relation! {
     }
 }
 
+relation! {
+    /// The language each message is read in: the one `add` was given
+    /// (`given`), the tenant's pinned language (`pinned`), or the one
+    /// detected from its words (`detected`). Written by `add` for a given
+    /// language and by consolidation otherwise, so a tenant's languages
+    /// read back without detecting anything again; keyed by the episode,
+    /// so forgetting the episode erases it.
+    SaidIn = "mem_said_in" {
+        /// The episode.
+        episode / EPISODE: Sym "key",
+        /// Whose memory it is.
+        tenant / TENANT: Sym,
+        /// `en`, `zh` or `de` ([`crate::Lang::code`]).
+        lang / LANG: Sym,
+        /// `given`, `pinned` or `detected`.
+        how / HOW: Sym,
+    }
+}
+
+relation! {
+    /// A tenant's pinned language: its messages and questions are read in
+    /// it, not detected, unless a call names another. Retracted by
+    /// unpinning.
+    LanguagePin = "mem_language" {
+        /// The tenant.
+        tenant / TENANT: Sym "key",
+        /// `en`, `zh` or `de`.
+        lang / LANG: Sym,
+    }
+}
+
 /// Every relation's name, in creation order.
-pub const NAMES: [&str; 15] = [
+pub const NAMES: [&str; 17] = [
     Episode::RELATION,
     Passage::RELATION,
     Fact::RELATION,
@@ -253,10 +284,12 @@ pub const NAMES: [&str; 15] = [
     Conversation::RELATION,
     Retrieved::RELATION,
     Multilingual::RELATION,
+    SaidIn::RELATION,
+    LanguagePin::RELATION,
 ];
 
 /// Every relation's name and `:create` statement, in creation order.
-fn declarations() -> [(&'static str, String); 15] {
+fn declarations() -> [(&'static str, String); 17] {
     [
         (Episode::RELATION, Episode::create()),
         (Passage::RELATION, Passage::create()),
@@ -273,6 +306,8 @@ fn declarations() -> [(&'static str, String); 15] {
         (Conversation::RELATION, Conversation::create()),
         (Retrieved::RELATION, Retrieved::create()),
         (Multilingual::RELATION, Multilingual::create()),
+        (SaidIn::RELATION, SaidIn::create()),
+        (LanguagePin::RELATION, LanguagePin::create()),
     ]
 }
 
@@ -307,6 +342,8 @@ pub(crate) struct Relations {
     pub conversation: RelationId,
     pub retrieved: RelationId,
     pub multilingual: RelationId,
+    pub said_in: RelationId,
+    pub language_pin: RelationId,
 }
 
 impl Relations {
@@ -333,6 +370,8 @@ impl Relations {
             conversation: id(Conversation::RELATION)?,
             retrieved: id(Retrieved::RELATION)?,
             multilingual: id(Multilingual::RELATION)?,
+            said_in: id(SaidIn::RELATION)?,
+            language_pin: id(LanguagePin::RELATION)?,
         })
     }
 }

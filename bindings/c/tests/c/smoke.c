@@ -180,6 +180,34 @@ int main(int argc, char **argv) {
         "memory execute: an arity error");
   CHECK(chronolog_memory_execute(db, "?- 1 = 1.", NULL, &json) == CHRONOLOG_STATUS_INVALID_HANDLE,
         "memory execute: a database handle is not a memory");
+  /* A tenant's language, pinned before its first message: a short German
+     message detection would read as English is read in German. */
+  char *lang = NULL;
+  CHECK(chronolog_memory_pinned_language(mem, "jana", &lang) == CHRONOLOG_STATUS_OK &&
+            lang == NULL,
+        "not pinned");
+  CHECK(chronolog_memory_pin_language(mem, "jana", "fr") == CHRONOLOG_STATUS_INVALID_ARGUMENT &&
+            strstr(chronolog_last_error(), "not a language served"),
+        "a language not served is refused");
+  CHECK(chronolog_memory_pin_language(mem, "jana", "de") == CHRONOLOG_STATUS_OK, "pin");
+  CHECK(chronolog_memory_pinned_language(mem, "jana", &lang) == CHRONOLOG_STATUS_OK && lang &&
+            strcmp(lang, "de") == 0,
+        "pinned to de");
+  chronolog_free_string(lang);
+  CHECK(chronolog_memory_add(mem, "jana", "user", "Ich mag Jazz.", "2024-01-01", NULL, &eid) ==
+            CHRONOLOG_STATUS_OK,
+        "a pinned tenant's message");
+  chronolog_free_string(eid);
+  st = chronolog_memory_consolidate(mem, &json);
+  chronolog_free_string(json);
+  st = chronolog_memory_history(mem, "jana", "user", &json);
+  CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"object\":\"Jazz\""),
+        "read in German");
+  chronolog_free_string(json);
+  CHECK(chronolog_memory_pin_language(mem, "jana", NULL) == CHRONOLOG_STATUS_OK &&
+            chronolog_memory_pinned_language(mem, "jana", &lang) == CHRONOLOG_STATUS_OK &&
+            lang == NULL,
+        "unpinned");
   st = chronolog_memory_forget(mem, "alice", "Tencent", &json);
   CHECK(st == CHRONOLOG_STATUS_OK && json && strstr(json, "\"episodes\":1"), "forget");
   chronolog_free_string(json);

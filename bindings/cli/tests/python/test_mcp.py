@@ -35,9 +35,34 @@ def test_lists_five_tools_each_with_a_schema_and_a_description(tmp_path):
                 assert tool.input_schema["type"] == "object"
             remember = tools["remember"].input_schema
             assert set(remember["required"]) == {"role", "text"}
-            assert {"tenant", "at", "session"} <= set(remember["properties"])
+            assert {"tenant", "at", "session", "lang"} <= set(remember["properties"])
             assert set(tools["recall"].input_schema["required"]) == {"question"}
             assert set(tools["query"].input_schema["required"]) == {"query"}
+
+    run(main())
+
+
+def test_a_message_named_german_is_read_in_german(tmp_path):
+    async def main():
+        async with server(tmp_path / "db") as session:
+            # Too short for detection, which would read it as English.
+            said = await session.call_tool(
+                "remember",
+                {"tenant": "carl", "role": "user", "text": "Ich mag Jazz.",
+                 "at": "2024-01-01", "lang": "de"})
+            assert not said.is_error, text(said)
+            bad = await session.call_tool(
+                "remember",
+                {"tenant": "carl", "role": "user", "text": "Ich mag Jazz.", "lang": "xx"})
+            assert bad.is_error and "not a language served" in text(bad)
+            deadline = time.monotonic() + 60
+            while True:
+                history = await session.call_tool("history", {"tenant": "carl", "subject": "user"})
+                objects = [v["object"] for v in history.structured_content["versions"]]
+                if objects or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+            assert objects == ["Jazz"]
 
     run(main())
 

@@ -204,6 +204,10 @@ def test_commands_and_stdio_mcp_clients_go_through_a_running_server(tmp_path):
         assert "consolidated" in cli("consolidate", str(db))
         answer = cli("recall", str(db), "--tenant", "alice", "--rerank", "0", "Where do I live?")
         assert "Berlin" in answer and "tokens" in answer
+        assert cli("language", str(db), "--tenant", "alice", "de") == "alice: pinned to de\n"
+        assert cli("language", str(db), "--tenant", "alice") == "alice: pinned to de\n"
+        assert cli("language", str(db), "--tenant", "alice", "none").startswith(
+            "alice: not pinned")
         run(stdio_agents())
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, "".join(log)
@@ -306,9 +310,15 @@ def test_the_python_client_has_the_memorys_methods_over_the_server(tmp_path):
             except client.RemoteError as error:
                 assert error.status == 400 and "at" in str(error)
             assert mem.forget(None, "Tencent")["episodes"] == 1
+            assert mem.pinned_language() is None
+            mem.pin_language(None, "de")
+            assert mem.pinned_language(None) == "de"
+            mem.pin_language(None, None)
+            assert mem.pinned_language() is None
+            assert mem.add(None, "user", "Ich mag Jazz.", lang="de") == "alice/e3"
         rows = client.connect(url, admin).query(
             "?- mem_episode(I, T, _, _, _, _, _), T = $t.", {"t": {"sym": "alice"}})
-        assert rows.columns == ["I", "T"] and [r["I"] for r in rows] == ["alice/e2"]
+        assert rows.columns == ["I", "T"] and [r["I"] for r in rows] == ["alice/e2", "alice/e3"]
     try:
         client.connect(url, key).status()
         raise AssertionError("a stopped server answered")

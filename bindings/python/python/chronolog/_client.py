@@ -169,14 +169,23 @@ class RemoteMemory:
                               f"cannot reach the server at {self.url}: {error.reason}") from None
 
     def add(self, tenant: Optional[str], role: str, text: str, at: Optional[TimeLike] = None,
-            session: Optional[str] = None) -> str:
-        """Stores one message; its episode id."""
+            session: Optional[str] = None, lang: Optional[str] = None) -> str:
+        """Stores one message (in ``lang``, when given: en, zh or de); its episode id."""
         answer = self._call("/v1/remember", {"tenant": tenant, "role": role, "text": text,
-                                             "at": _iso(at), "session": session})
+                                             "at": _iso(at), "session": session, "lang": lang})
         return answer["episodes"][0]
 
+    def pin_language(self, tenant: Optional[str], lang: Optional[str]) -> None:
+        """Pins the language the tenant's messages and questions are read in
+        (en, zh, de; None unpins)."""
+        self._call("/v1/language", {"tenant": tenant, "pin": lang or "none"})
+
+    def pinned_language(self, tenant: Optional[str] = None) -> Optional[str]:
+        """The language the tenant is pinned to, or None."""
+        return self._call("/v1/language", {"tenant": tenant})["lang"]
+
     def add_many(self, tenant: Optional[str], messages: Iterable[Any]) -> List[str]:
-        """Stores messages (dicts with role, text, at, session; or (role, text[, at])
+        """Stores messages (dicts with role, text, at, session, lang; or (role, text[, at])
         tuples) in one batch, all or nothing."""
         batch = []
         for m in messages:
