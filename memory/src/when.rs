@@ -130,6 +130,46 @@ pub enum TimeExpr {
     /// A month (1 to 12) of the year `step` years from the message's own
     /// ("去年三月", "letztes Jahr im März").
     MonthOfYear(i64, i8),
+    /// A day of the Chinese lunisolar calendar, which moves every year
+    /// ("中秋节", "农历八月十五", "去年春节前后"), with `before` and
+    /// `after` days either side of it ("前后": a week each way).
+    LunarDay {
+        /// Which year's.
+        year: YearOf,
+        /// Its lunar month, 1 to 12.
+        month: i8,
+        /// Its day of the lunar month, 1 to 30.
+        day: i8,
+        /// The day before it instead: the new year's eve (除夕), which
+        /// is the last day of the old year, whether the 12th month has 29
+        /// days or 30.
+        eve: bool,
+        /// Days before it the period starts.
+        before: i8,
+        /// Days after it the period ends.
+        after: i8,
+    },
+    /// A lunar month ("腊月", "农历八月"), of a year.
+    LunarMonth {
+        /// Which year's.
+        year: YearOf,
+        /// Its lunar month, 1 to 12.
+        month: i8,
+    },
+}
+
+/// Which year a day or month that recurs yearly falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YearOf {
+    /// The one in this calendar year ("2023年春节": the Spring Festival
+    /// of January 2023).
+    Calendar(i16),
+    /// The one in the calendar year `step` years from the message's own
+    /// ("去年中秋").
+    Step(i64),
+    /// The nearest one the tense allows: the last before the message, or
+    /// the next after it when the sentence looks ahead.
+    Tense,
 }
 
 /// A time phrase a language found: its byte range, its meaning, and the
@@ -267,8 +307,95 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             month_period(y, m)
         }
         TimeExpr::NamedMonth(toward, m) => named_month(toward, m, day, future),
+        TimeExpr::LunarDay {
+            year,
+            month,
+            day: d,
+            eve,
+            before,
+            after,
+        } => {
+            let on = |lunar_year: i32| {
+                let date = lunar(
+                    lunar_year + i32::from(eve),
+                    if eve { 1 } else { month },
+                    if eve { 1 } else { d },
+                )?;
+                if eve {
+                    date.yesterday().ok()
+                } else {
+                    Some(date)
+                }
+            };
+            let date = recurring(year, day, future, on)?;
+            let from = shift(date, -i64::from(before), Unit::Day)?;
+            period(from, shift(date, 1 + i64::from(after), Unit::Day)?)
+        }
+        TimeExpr::LunarMonth { year, month } => {
+            let start = recurring(year, day, future, |y| lunar(y, month, 1))?;
+            // The next month's first day, wherever a leap month falls: the
+            // month has 29 or 30 days.
+            let days = lunar_lite::lunar_month_days(
+                start_lunar_year(start)?,
+                u8::try_from(month).ok()?,
+                false,
+            )
+            .ok()?;
+            period(start, shift(start, i64::from(days), Unit::Day)?)
+        }
     }
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
+}
+
+/// The Gregorian date of a day of the lunar calendar, if it exists.
+fn lunar(year: i32, month: i8, day: i8) -> Option<Date> {
+    let solar = lunar_lite::lunar_to_solar(lunar_lite::LunarDate {
+        year,
+        month: u8::try_from(month).ok()?,
+        day: u8::try_from(day).ok()?,
+        is_leap_month: false,
+    })
+    .ok()?;
+    Date::new(
+        i16::try_from(solar.year).ok()?,
+        i8::try_from(solar.month).ok()?,
+        i8::try_from(solar.day).ok()?,
+    )
+    .ok()
+}
+
+/// The lunar year `date` (a lunar month's first day) belongs to.
+fn start_lunar_year(date: Date) -> Option<i32> {
+    let lunar = lunar_lite::solar_to_lunar(lunar_lite::SolarDate {
+        year: i32::from(date.year()),
+        month: u8::try_from(date.month()).ok()?,
+        day: u8::try_from(date.day()).ok()?,
+    })
+    .ok()?;
+    Some(lunar.year)
+}
+
+/// The date of a yearly day (`on` gives its date in a lunar year) that
+/// `year` picks, near `day` (the message's date): the one falling in a
+/// calendar year (a lunar year straddles two, but a festival falls once in
+/// each), or the nearest before `day` (after it when the sentence looks
+/// ahead; the day itself counts as either).
+fn recurring(
+    year: YearOf,
+    day: Date,
+    future: bool,
+    on: impl Fn(i32) -> Option<Date>,
+) -> Option<Date> {
+    let around = |g: i32| (g - 2..=g + 1).filter_map(&on);
+    match year {
+        YearOf::Calendar(g) => around(i32::from(g)).find(|d| d.year() == g),
+        YearOf::Step(step) => {
+            let g = day.year().checked_add(i16::try_from(step).ok()?)?;
+            around(i32::from(g)).find(|d| d.year() == g)
+        }
+        YearOf::Tense if future => around(i32::from(day.year())).find(|d| *d >= day),
+        YearOf::Tense => around(i32::from(day.year())).filter(|d| *d <= day).last(),
+    }
 }
 
 /// "until 2020": up to that day, from a start not said (the earliest).

@@ -150,6 +150,26 @@ fn a_move_in_chinese_is_read_with_its_time() {
 }
 
 #[test]
+fn a_move_at_a_lunar_festival_is_read_with_its_date_and_asked_by_one() {
+    let memory = memory();
+    say(&memory, "u1", "2022-06-01", "我住在上海。");
+    // Said in 2024, 去年春节 is the Spring Festival of 2023 (January 22).
+    say(&memory, "u1", "2024-05-17", "去年春节前后我搬到了北京。");
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2023-01-10", "lives_in"), ["上海"]);
+    assert_eq!(believed(&memory, "u1", "2023-01-20", "lives_in"), ["北京"]);
+    // A question asked as of a festival: the Mid-Autumn Festival of 2022
+    // (September 10) was in Shanghai.
+    let context = ask(&memory, "u1", "2022年中秋节的时候我住在哪里？");
+    assert!(
+        context.as_of_because.as_deref().is_some_and(|b| b.contains("中秋")),
+        "{context:#?}"
+    );
+    let facts = fact_items(&context);
+    assert!(facts.first().is_some_and(|f| f.contains("上海")), "{facts:#?}");
+}
+
+#[test]
 fn tenants_in_chinese_never_see_each_other_and_a_conversation_may_switch_languages() {
     let memory = memory();
     say(&memory, "张三", "2023-01-01", "我在腾讯工作。");

@@ -1,21 +1,33 @@
 //! Chinese time phrases: 昨天, 上周三, 去年三月, 两年前, 3月5日, 2023年5月,
 //! 下个月, 从2019年起, 工作了三年, read into [`TimeExpr`]s that `when`
 //! anchors at the message's time. Numbers may be digits or Chinese
-//! numerals (三, 十二, 两, 几). Lunar dates (春节前后) move every year and
-//! are not read.
+//! numerals (三, 十二, 两, 几). Days of the lunar calendar, which move
+//! every year, are read too: the festivals (春节, 除夕, 元宵节, 端午,
+//! 七夕, 中秋, 重阳, 腊八节), lunar dates and months (农历八月十五, 正月初一,
+//! 腊月), with a year (2023年, 去年) or the nearest the tense allows, and
+//! "前后"/"左右" (a week either side) or "春节期间" (the holiday week).
 
 use std::sync::LazyLock;
 
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit, YearOf};
 
 /// A number: digits, or Chinese numerals up to 99.
 const N: &str = r"\d{1,4}|[零一二两三四五六七八九十几]{1,3}";
 
+/// A year before a yearly day: digits, or a year near the message's.
+const YEAR: &str = r"(?:(\d{4})年|(前年|去年|今年|明年|后年))?(?:的)?";
+
+/// What may follow a yearly day: a week either side, the holiday, or a
+/// side of it (which no interval says, so nothing is read).
+const AROUND: &str = r"(前后|左右|期间|之前|之后|以前|以后|前|后)?";
+
 #[derive(Clone, Copy, Debug)]
 enum Rule {
+    Festival,
+    LunarDate,
     YearMonthDay,
     IsoDate,
     UntilYearMonth,
@@ -46,6 +58,18 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         )
     };
     vec![
+        p(
+            &format!(
+                "{YEAR}(春节|过年|大年初一|除夕|大年三十|年三十|元宵节|端午节?|七夕节?|中元节|中秋节?|重阳节?|腊八节){AROUND}"
+            ),
+            Rule::Festival,
+        ),
+        p(
+            &format!(
+                "{YEAR}((?:农历|阴历)(?:正月|冬月|腊月|{{N}}月)|正月|冬月|腊月)(初[一二三四五六七八九十]|廿[一二三四五六七八九]|{{N}})?(?:日|号)?{AROUND}"
+            ),
+            Rule::LunarDate,
+        ),
         p(r"(\d{4})年({N})月({N})[日号]", Rule::YearMonthDay),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
         p(
@@ -117,6 +141,7 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
     let day = |i: usize| exact(i).filter(|d| (1..=31).contains(d)).map(|d| d as i8);
     let year = |i: usize| num(i).map(|y| y as i16);
     Some(match rule {
+        Rule::Festival | Rule::LunarDate => return lunar(rule, caps),
         Rule::YearMonthDay | Rule::IsoDate => TimeExpr::Day {
             year: year(1)?,
             month: month(2)?,
@@ -157,6 +182,76 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
         Rule::WeekdayOfWeek => TimeExpr::WeekdayOfWeek(step(group(1)), weekday(group(2))?),
         Rule::SinceMonth => TimeExpr::NamedMonth(Toward::Since, month(1)?),
         Rule::Month => TimeExpr::NamedMonth(Toward::Tense, month(1)?),
+    })
+}
+
+/// A festival or a lunar date or month: `caps` holds the year (digits or
+/// a word), then the festival, or the month and the day.
+fn lunar(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
+    let group = |i: usize| caps.get(i).map_or("", |m| m.as_str());
+    let year = match (group(1), group(2)) {
+        ("", "") => YearOf::Tense,
+        ("", word) => YearOf::Step(match word {
+            "前年" => -2,
+            "去年" => -1,
+            "明年" => 1,
+            "后年" => 2,
+            _ => 0,
+        }),
+        (digits, _) => YearOf::Calendar(digits.parse().ok()?),
+    };
+    let (month, day, eve, around) = match rule {
+        Rule::Festival => {
+            let (month, day, eve) = match group(3) {
+                "除夕" | "大年三十" | "年三十" => (1, 1, true),
+                "元宵节" => (1, 15, false),
+                "端午" | "端午节" => (5, 5, false),
+                "七夕" | "七夕节" => (7, 7, false),
+                "中元节" => (7, 15, false),
+                "中秋" | "中秋节" => (8, 15, false),
+                "重阳" | "重阳节" => (9, 9, false),
+                "腊八节" => (12, 8, false),
+                _ => (1, 1, false),
+            };
+            (month, Some(day), eve, group(4))
+        }
+        _ => {
+            let name = group(3).trim_start_matches(['农', '阴', '历']);
+            let month = match name {
+                "正月" => 1,
+                "冬月" => 11,
+                "腊月" => 12,
+                other => number(other.strip_suffix('月')?)?,
+            };
+            let day = match group(4) {
+                "" => None,
+                d if d.starts_with('初') => Some(number(d.trim_start_matches('初'))?),
+                d if d.starts_with('廿') => Some(20 + number(d.trim_start_matches('廿'))?),
+                d => Some(number(d)?),
+            };
+            (month, day, false, group(5))
+        }
+    };
+    let month = i8::try_from(month).ok().filter(|m| (1..=12).contains(m))?;
+    let Some(day) = day else {
+        return Some(TimeExpr::LunarMonth { year, month });
+    };
+    let day = i8::try_from(day).ok().filter(|d| (1..=30).contains(d))?;
+    let (before, after) = match around {
+        "" => (0, 0),
+        "前后" | "左右" => (7, 7),
+        // The Spring Festival's holiday: its eve to the sixth day.
+        "期间" if (month, day, eve) == (1, 1, false) => (1, 5),
+        "期间" => (0, 0),
+        _ => return None,
+    };
+    Some(TimeExpr::LunarDay {
+        year,
+        month,
+        day,
+        eve,
+        before,
+        after,
     })
 }
 
@@ -267,6 +362,63 @@ mod tests {
         assert_eq!(when("十二月", said), "2022-12-01 .. 2023-01-01");
         assert_eq!(when("我喜欢喝茶", said), "none");
         assert_eq!(when("我几月搬家的", said), "none");
+    }
+
+    #[test]
+    fn lunar_days_move_with_the_year() {
+        // The Spring Festival fell on 2023-01-22 and 2024-02-10; the
+        // Mid-Autumn Festival on 2023-09-29.
+        assert_eq!(
+            when("春节我回了老家", "2023-03-01"),
+            "2023-01-22 .. 2023-01-23"
+        );
+        assert_eq!(
+            when("春节我回了老家", "2024-03-01"),
+            "2024-02-10 .. 2024-02-11"
+        );
+        // Said before this year's, in the past tense: last year's.
+        assert_eq!(
+            when("春节我回了老家", "2024-01-15"),
+            "2023-01-22 .. 2023-01-23"
+        );
+        assert_eq!(
+            when("去年春节前后我换了工作", "2024-05-01"),
+            "2023-01-15 .. 2023-01-30"
+        );
+        assert_eq!(
+            when("2023年中秋节我们在杭州", "2025-01-01"),
+            "2023-09-29 .. 2023-09-30"
+        );
+        assert_eq!(
+            when("今年中秋我们去了杭州", "2023-12-01"),
+            "2023-09-29 .. 2023-09-30"
+        );
+        // The eve is the old year's last day, whatever its length.
+        assert_eq!(
+            when("除夕我们吃了饺子", "2024-03-01"),
+            "2024-02-09 .. 2024-02-10"
+        );
+        assert_eq!(
+            when("春节期间我在北京", "2024-03-01"),
+            "2024-02-09 .. 2024-02-16"
+        );
+        assert_eq!(
+            when("农历八月十五是她的生日", "2023-12-01"),
+            "2023-09-29 .. 2023-09-30"
+        );
+        assert_eq!(
+            when("正月十五我们看了花灯", "2023-03-01"),
+            "2023-02-05 .. 2023-02-06"
+        );
+        assert_eq!(
+            when("腊月二十三我到家了", "2024-03-01"),
+            "2024-02-02 .. 2024-02-03"
+        );
+        assert_eq!(when("腊月我很忙", "2024-03-01"), "2024-01-11 .. 2024-02-10");
+        // A side of a festival is no interval: nothing is read from it.
+        assert_eq!(when("端午前我搬了家", "2024-08-01"), "none");
+        // Food named after a festival is not a time.
+        assert_eq!(when("我喜欢吃元宵", "2024-03-01"), "none");
     }
 
     #[test]
