@@ -162,11 +162,17 @@ fn a_move_at_a_lunar_festival_is_read_with_its_date_and_asked_by_one() {
     // (September 10) was in Shanghai.
     let context = ask(&memory, "u1", "2022年中秋节的时候我住在哪里？");
     assert!(
-        context.as_of_because.as_deref().is_some_and(|b| b.contains("中秋")),
+        context
+            .as_of_because
+            .as_deref()
+            .is_some_and(|b| b.contains("中秋")),
         "{context:#?}"
     );
     let facts = fact_items(&context);
-    assert!(facts.first().is_some_and(|f| f.contains("上海")), "{facts:#?}");
+    assert!(
+        facts.first().is_some_and(|f| f.contains("上海")),
+        "{facts:#?}"
+    );
 }
 
 #[test]

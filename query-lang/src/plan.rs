@@ -418,6 +418,34 @@ pub struct Stratum {
     pub rules: Vec<RulePlan>,
     /// Whether its relations depend on themselves (needs iteration).
     pub recursive: bool,
+    /// The recursion is a graph search the executor runs instead of
+    /// joining round by round (`compile/closure.rs`).
+    pub closure: Option<Closure>,
+}
+
+/// A recursive stratum that is the transitive closure of one binary
+/// relation, or, once demand bound its source, what one node reaches:
+/// computed by searching the relation's edges (breadth first, each node
+/// once per source) instead of joining the paths found so far with the
+/// edges until nothing is new. The answer is the same set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Closure {
+    /// The edges: a two-column relation the stratum does not define.
+    pub edges: RelRef,
+    /// The rule that reads the edges alone (the base case), by its index
+    /// among the stratum's rules.
+    pub base: usize,
+    /// `None`: every pair `(X, Y)` with a path from `X` to `Y` (the
+    /// stratum's relation has two columns); `Some`: every node a path
+    /// reaches from this value (one column).
+    pub from: Option<Term>,
+    /// Paths are followed against the edges' direction: the nodes from
+    /// which `from` is reached (`r(X) :- e(X, c). r(X) :- e(X, Y), r(Y).`).
+    pub backward: bool,
+    /// The relation has two columns and this one holds `from` itself in
+    /// every row: a closure asked from a bound node, as `demand.rs`
+    /// specialises it (`t[0=c](c, Y)`).
+    pub pinned: Option<usize>,
 }
 
 /// A compiled query.
@@ -586,10 +614,28 @@ impl fmt::Display for Plan {
                 .iter()
                 .map(|&r| self.derived[r].name.as_str())
                 .collect();
-            let kind = if stratum.recursive {
-                "semi-naive fixpoint"
-            } else {
-                "once"
+            let kind = match (&stratum.closure, stratum.recursive) {
+                (Some(c), _) => {
+                    let edges = match &c.edges {
+                        RelRef::Stored(name) => name.as_str(),
+                        RelRef::Derived(d) => self.derived[*d].name.as_str(),
+                    };
+                    match &c.from {
+                        None => format!("closure of {edges}: a search from every node"),
+                        Some(t) if c.backward => {
+                            format!(
+                                "what reaches {} along {edges}: one search",
+                                ShowTerm(t, &[])
+                            )
+                        }
+                        Some(t) => format!(
+                            "reached from {} along {edges}: one search",
+                            ShowTerm(t, &[])
+                        ),
+                    }
+                }
+                (None, true) => "semi-naive fixpoint".to_string(),
+                (None, false) => "once".to_string(),
             };
             writeln!(f, "  stratum {i} [{}] ({kind})", names.join(", "))?;
             for rule in &stratum.rules {

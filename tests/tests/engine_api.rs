@@ -140,13 +140,17 @@ fn program() -> impl Strategy<Value = (Vec<(u8, u8)>, Vec<u8>, usize)> {
     (
         prop::collection::vec((0u8..12, 0u8..12), 0..40),
         prop::collection::vec(0u8..12, 0..4),
-        0usize..4,
+        0usize..7,
     )
 }
 
-const PROGRAMS: [&str; 4] = [
-    // transitive closure, right-linear
+const PROGRAMS: [&str; 7] = [
+    // transitive closure, right-linear (searched: `exec/closure.rs`)
     "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y). ?- t(X, Y).",
+    // left-linear, and one node's reach each way (searched)
+    "t(X, Y) :- e(X, Y). t(X, Y) :- e(X, Z), t(Z, Y). ?- t(X, Y).",
+    "r(Y) :- e(3, Y). r(Y) :- r(X), e(X, Y). ?- r(Y).",
+    "r(X) :- e(X, 3). r(X) :- e(X, Y), r(Y). ?- r(X).",
     // non-linear (two recursive atoms)
     "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), t(Z, Y). ?- t(X, Y).",
     // mutual recursion with a filter and stratified negation on top

@@ -13,6 +13,10 @@
 //! enough to copy it whole into a grouped, columnar form (`frozen.rs`). No
 //! storage lock is held across a step.
 //!
+//! A recursive stratum the planner marked as a transitive closure or one
+//! node's reach is searched instead (`closure.rs`), unless the strategy is
+//! naive (kept to check the others against).
+//!
 //! The executor, file by file: `physical.rs` (the plan's names resolved and
 //! terms bound before evaluation starts), `limits.rs` (what stops a query),
 //! `steps.rs` (a rule's steps over batches of bindings), `stored.rs`
@@ -20,6 +24,7 @@
 //! (values of terms, comparisons).
 
 mod aggregate;
+mod closure;
 mod history;
 mod limits;
 mod physical;
@@ -192,6 +197,8 @@ impl Executor<'_> {
             }
             if stratum.recursive && self.limits.strategy == Strategy::Naive {
                 self.naive_fixpoint(rules)?;
+            } else if let Some(closure) = &stratum.closure {
+                self.search(closure, rules, stratum.relations[0])?;
             } else if stratum.recursive {
                 self.fixpoint(rules, &stratum.relations)?;
             } else {

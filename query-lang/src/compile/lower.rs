@@ -44,6 +44,7 @@ pub fn lower(
             relations: component.relations.clone(),
             rules,
             recursive: component.recursive,
+            closure: None,
         });
     }
     let columns = output_columns(&query.body);

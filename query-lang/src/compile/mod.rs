@@ -14,7 +14,13 @@
 //!    retrieval operator as soon as its inputs are bound. Safety (every
 //!    variable bound before use) is checked here, and `let` names become
 //!    their values → [`Plan`].
+//!
+//! Then two rewrites keep the answer and change the work: before the
+//! passes, `demand.rs` specialises a relation whose bound argument the
+//! recursion keeps; after them, `closure.rs` marks a recursion that is a
+//! transitive closure or one node's reach, for the executor to search.
 
+mod closure;
 mod demand;
 mod lower;
 mod resolve;
@@ -87,13 +93,17 @@ pub fn compile_query(
             let strata = stratify(&resolved)?;
             lower(&resolved, &strata, lets, catalog)
         });
-        if let Ok(plan) = plan {
+        if let Ok(mut plan) = plan {
+            closure::recognise(&mut plan);
             return Ok(plan);
         }
     }
     let resolved = resolve(query, rules, catalog)?;
     let strata = stratify(&resolved)?;
-    lower(&resolved, &strata, lets, catalog)
+    let mut plan = lower(&resolved, &strata, lets, catalog)?;
+    // A recursion that is a closure or a reach is searched, not joined.
+    closure::recognise(&mut plan);
+    Ok(plan)
 }
 
 /// A literal from the AST as a plan constant.

@@ -179,3 +179,60 @@ fn rejects_what_cannot_run() {
         "`history` takes exactly one atom of a stored relation"
     );
 }
+
+/// The closure or reach the planner marked the first stratum with.
+fn closure(src: &str) -> Option<Closure> {
+    compile(src).expect("compiles").strata[0].closure.clone()
+}
+
+#[test]
+fn closures_and_reaches_are_recognised_in_every_form() {
+    let edges = RelRef::Stored("knows".into());
+    for rules in [
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- knows(Y, Z), t(X, Y).",
+        "t(X, Z) :- knows(X, Y), t(Y, Z). t(A, B) :- knows(A, B).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), t(Y, Z).",
+    ] {
+        let c = closure(&format!("{rules} ?- t(X, Y).")).expect(rules);
+        assert_eq!(
+            (&c.edges, &c.from, c.backward, c.pinned),
+            (&edges, &None, false, None),
+            "{rules}"
+        );
+    }
+    let alice = Some(Term::Const(Constant::Sym("alice".into())));
+    let c = closure("r(Y) :- knows(alice, Y). r(Z) :- r(Y), knows(Y, Z). ?- r(Y).").expect("reach");
+    assert_eq!((&c.from, c.backward, c.pinned), (&alice, false, None));
+    let c = closure("r(X) :- knows(X, alice). r(X) :- knows(X, Y), r(Y). ?- r(X).").expect("back");
+    assert_eq!((&c.from, c.backward, c.pinned), (&alice, true, None));
+    // A closure asked from a bound node, as demand specialises it.
+    let c = closure("t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z). ?- t(alice, Y).")
+        .expect("bound");
+    assert_eq!((&c.from, c.backward, c.pinned), (&alice, false, Some(0)));
+    let c = closure("t(X, Z) :- knows(X, Y), t(Y, Z). t(X, Y) :- knows(X, Y). ?- t(X, alice).")
+        .expect("bound");
+    assert_eq!((&c.from, c.backward, c.pinned), (&alice, true, Some(1)));
+    let c = closure("r(Y) :- knows($who, Y). r(Z) :- r(Y), knows(Y, Z). ?- r(Y).").expect("param");
+    assert_eq!(c.from, Some(Term::Param("who".into())));
+}
+
+#[test]
+fn a_recursion_that_is_not_a_plain_closure_is_left_to_the_fixpoint() {
+    for program in [
+        // A filter, a third atom, a constant, a negation, a swapped head,
+        // a second base, a self-loop edge, another edge relation.
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z), X != Z. ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z), works_at(Z, _). ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, bob), knows(Y, Z). ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z), not blocked(Z). ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(Z, X) :- t(X, Y), knows(Y, Z). ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(X, Y) :- works_at(X, Y). t(X, Z) :- t(X, Y), knows(Y, Z). ?- t(X, Y).",
+        "t(X, X) :- knows(X, X). t(X, Z) :- t(X, Y), knows(Y, Z). ?- t(X, Y).",
+        "t(X, Y) :- knows(X, Y). t(X, Z) :- t(X, Y), works_at(Y, Z). ?- t(X, Y).",
+        "r(Y) :- knows(alice, Y). r(Z) :- r(Y), knows(Z, Y). ?- r(Y).",
+        "r(Y) :- knows(alice, Y). r(Y) :- r(Y), knows(Y, Y). ?- r(Y).",
+    ] {
+        assert_eq!(closure(program), None, "{program}");
+    }
+}
