@@ -48,6 +48,21 @@ impl Rows {
     ) -> Rows {
         let width = columns.len();
         debug_assert_eq!(cells.len(), len * width);
+        let row = |i: usize| &cells[i * width..(i + 1) * width];
+        // An answer derived in order (a searched closure) is not sorted
+        // again; an unsorted one is found out at its first inversion.
+        let in_order = order_by.is_empty()
+            && width > 0
+            && (1..len).all(|i| symbols.cmp_rows(row(i - 1), row(i)).is_le());
+        if in_order {
+            let kept = limit.map_or(len, |n| len.min(usize::try_from(n).unwrap_or(usize::MAX)));
+            cells.truncate(kept * width);
+            return Rows {
+                columns,
+                cells,
+                len: kept,
+            };
+        }
         let mut order = canonical_order(&cells, width, len, symbols);
         let row = |i: u32| &cells[i as usize * width..(i as usize + 1) * width];
         if !order_by.is_empty() {
@@ -64,10 +79,15 @@ impl Rows {
         if let Some(n) = limit {
             order.truncate(usize::try_from(n).unwrap_or(usize::MAX));
         }
-        let len = order.len();
+        let kept = order.len();
         let identity = order.iter().enumerate().all(|(i, &r)| i == r as usize);
         if identity {
-            cells.truncate(len * width);
+            cells.truncate(kept * width);
+        } else if kept == len && std::mem::size_of_val(cells.as_slice()) > IN_PLACE_ABOVE {
+            // Every row of a large answer stays: moved in place, so it is
+            // never held twice (slower than a copy, whose writes run in
+            // order).
+            permute_rows(&mut cells, width, &order);
         } else {
             // Move each value to its place (no clone, no drop).
             let mut out = Vec::with_capacity(len * width);
@@ -84,7 +104,7 @@ impl Rows {
         Rows {
             columns,
             cells,
-            len,
+            len: kept,
         }
     }
 
@@ -147,10 +167,40 @@ impl<'a> IntoIterator for &'a Rows {
     }
 }
 
-/// Row numbers in `Val` order of the rows. When every first value has the
-/// same scalar type, the sort runs on `(u64 key, row)` pairs that order the
-/// same way, which is several times faster than comparing rows. Equal rows
-/// (bindings to aggregate may repeat) end up next to each other.
+/// Answers whose values take more bytes than this are put in order in
+/// place rather than copied: a copy would hold them twice.
+const IN_PLACE_ABOVE: usize = 64 << 20;
+
+/// Puts row `order[i]` of `cells` (rows of `width` values) at position
+/// `i`, for a permutation `order` of all the rows, by following its cycles
+/// and swapping: nothing is cloned and nothing allocated but a bit per row.
+fn permute_rows(cells: &mut [Val], width: usize, order: &[u32]) {
+    let mut placed = vec![false; order.len()];
+    for start in 0..order.len() {
+        let mut at = start;
+        while !placed[at] {
+            placed[at] = true;
+            let from = order[at] as usize;
+            if from == start {
+                break;
+            }
+            // `at` takes the row that belongs there; the cycle's first row
+            // travels on to the next place that wants it.
+            for c in 0..width {
+                cells.swap(at * width + c, from * width + c);
+            }
+            at = from;
+        }
+    }
+}
+
+/// Row numbers in `Val` order of the rows. The leading columns in which
+/// every value has one scalar type (symbols, ints or times) are sorted as
+/// `(u64 key, row)` pairs that order the same way, last of them first
+/// (stable radix passes, so the first column decides, then the second,
+/// ...): several times faster than comparing rows. Only rows equal on all
+/// of those columns compare their other values. Equal rows (bindings to
+/// aggregate may repeat) end up next to each other.
 pub(crate) fn canonical_order(
     cells: &[Val],
     width: usize,
@@ -170,44 +220,52 @@ pub(crate) fn canonical_order(
             _ => None,
         }
     };
-    let first = cells.first().and_then(key);
-    let keys: Option<Vec<(u64, u32)>> = first.and_then(|(kind, _)| {
-        (0..len as u32)
-            .map(|i| match key(&row(i)[0]) {
-                Some((k, x)) if k == kind => Some((x, i)),
-                _ => None,
-            })
-            .collect()
-    });
-    match keys {
-        Some(mut keys) => {
-            // Pairs sort by their integer key (stably, so by row within a
-            // key); only rows that share a first value then need their
-            // other values compared.
-            sort_by_low_bits(&mut keys, 64);
-            if width > 1 {
-                let mut start = 0;
-                while start < keys.len() {
-                    let mut end = start + 1;
-                    while end < keys.len() && keys[end].0 == keys[start].0 {
-                        end += 1;
-                    }
-                    if end - start > 1 {
-                        keys[start..end].sort_unstable_by(|a, b| {
-                            symbols.cmp_rows(&row(a.1)[1..], &row(b.1)[1..])
-                        });
-                    }
-                    start = end;
-                }
+    // The leading columns whose values are all of one scalar kind.
+    let one_kind = |c: usize| -> bool {
+        let Some((kind, _)) = key(&row(0)[c]) else {
+            return false;
+        };
+        (0..len as u32).all(|i| matches!(key(&row(i)[c]), Some((k, _)) if k == kind))
+    };
+    let keyed = if len == 0 {
+        0
+    } else {
+        (0..width).take_while(|&c| one_kind(c)).count()
+    };
+    let mut order: Vec<u32> = (0..len as u32).collect();
+    if keyed == 0 {
+        order.sort_unstable_by(|&a, &b| symbols.cmp_rows(row(a), row(b)));
+        return order;
+    }
+    let key_of = |r: u32, c: usize| key(&row(r)[c]).map_or(0, |(_, x)| x);
+    // Stable passes from the last keyed column to the first; each pass's
+    // keys are read as it runs, so no column of keys is kept.
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(len);
+    for c in (0..keyed).rev() {
+        pairs.clear();
+        pairs.extend(order.iter().map(|&r| (key_of(r, c), r)));
+        sort_by_low_bits(&mut pairs, 64);
+        order.clear();
+        order.extend(pairs.iter().map(|&(_, r)| r));
+    }
+    drop(pairs);
+    if keyed < width {
+        let same = |a: u32, b: u32| (0..keyed).all(|c| key_of(a, c) == key_of(b, c));
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() && same(order[start], order[end]) {
+                end += 1;
             }
-            keys.into_iter().map(|(_, i)| i).collect()
-        }
-        None => {
-            let mut order: Vec<u32> = (0..len as u32).collect();
-            order.sort_unstable_by(|&a, &b| symbols.cmp_rows(row(a), row(b)));
-            order
+            if end - start > 1 {
+                order[start..end].sort_unstable_by(|&a, &b| {
+                    symbols.cmp_rows(&row(a)[keyed..], &row(b)[keyed..])
+                });
+            }
+            start = end;
         }
     }
+    order
 }
 
 #[cfg(test)]
@@ -222,6 +280,43 @@ mod tests {
 
     fn cols(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("c{i}")).collect()
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The keyed radix passes give the order comparing whole rows
+        /// gives, whichever columns are scalar of one kind.
+        #[test]
+        fn canonical_order_is_the_order_of_whole_rows(
+            rows in proptest::collection::vec(
+                proptest::collection::vec(
+                    prop_oneof![
+                        6 => (-3i64..4).prop_map(Val::Int),
+                        1 => (-3i64..4).prop_map(|t| Val::Time(t * 1000)),
+                        1 => (0.0f64..2.0).prop_map(Val::Float),
+                        1 => "[ab]{0,2}".prop_map(|s| Val::Str(s.into())),
+                    ],
+                    3,
+                ),
+                0..40,
+            ),
+        ) {
+            let symbols = SymbolOrder::default();
+            let cells: Vec<Val> = rows.iter().flatten().cloned().collect();
+            let order = canonical_order(&cells, 3, rows.len(), &symbols);
+            let got: Vec<&Vec<Val>> = order.iter().map(|&i| &rows[i as usize]).collect();
+            let mut want: Vec<&Vec<Val>> = rows.iter().collect();
+            want.sort_by(|a, b| symbols.cmp_rows(a, b));
+            prop_assert_eq!(&got, &want);
+            // A large answer moves its rows in place into that order.
+            let want: Vec<Vec<Val>> = want.into_iter().cloned().collect();
+            let mut moved = cells.clone();
+            permute_rows(&mut moved, 3, &order);
+            prop_assert_eq!(moved.chunks(3).map(<[Val]>::to_vec).collect::<Vec<_>>(), want.clone());
+            let sorted = Rows::sorted(cols(3), cells, rows.len(), &[], None, &symbols);
+            prop_assert_eq!(sorted.to_vecs(), want);
+        }
     }
 
     #[test]

@@ -80,11 +80,21 @@ impl Executor<'_> {
             fill[a as usize] += 1;
         }
         drop(numbered);
+        // Sources, and each source's nodes, in the answer's order (by
+        // value, symbols by name): the pairs come out sorted, and the
+        // answer is not sorted again.
+        let symbols = self.symbol_order();
+        let mut by_value: Vec<u32> = (0..n as u32).collect();
+        by_value.sort_unstable_by(|&a, &b| symbols.cmp(&nodes[a as usize], &nodes[b as usize]));
+        let mut rank = vec![0u32; n];
+        for (r, &node) in by_value.iter().enumerate() {
+            rank[node as usize] = r as u32;
+        }
         // `seen[v] == source + 1`: v was reached from this source.
         let mut seen = vec![0u32; n];
         let mut queue: Vec<u32> = Vec::new();
         let mut pending = 0usize;
-        for source in 0..n as u32 {
+        for &source in &by_value {
             let (start, end) = (offsets[source as usize], offsets[source as usize + 1]);
             if start == end {
                 continue;
@@ -109,6 +119,14 @@ impl Executor<'_> {
                         queue.push(t);
                     }
                 }
+            }
+            // What was reached, in value order: picked from every node in
+            // that order when it is most of them, else sorted.
+            if queue.len() * 16 >= n {
+                queue.clear();
+                queue.extend(by_value.iter().filter(|&&v| seen[v as usize] == mark));
+            } else {
+                queue.sort_unstable_by_key(|&v| rank[v as usize]);
             }
             let out = &mut self.derived[relation];
             let x = &nodes[source as usize];
