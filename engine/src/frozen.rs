@@ -19,11 +19,13 @@
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::Arc;
 
 use chronolog_storage::{ColumnType, Gathered};
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 
+use crate::graph::Graph;
 use crate::radix::sort_by_low_bits;
 use crate::val::{Val, hash_part, mix64};
 
@@ -56,7 +58,7 @@ impl Kind {
     /// `None` if no value of the column equals `v` (a float equals an int
     /// of the same value, as everywhere in the engine).
     #[inline]
-    fn code(self, v: &Val) -> Option<u64> {
+    pub(crate) fn code(self, v: &Val) -> Option<u64> {
         match (self, v) {
             (Kind::Int, Val::Int(i)) => Some(*i as u64),
             (Kind::Int, Val::Float(x)) => {
@@ -71,7 +73,7 @@ impl Kind {
     }
 
     #[inline]
-    fn val(self, code: u64) -> Val {
+    pub(crate) fn val(self, code: u64) -> Val {
         match self {
             Kind::Bool => Val::Bool(code != 0),
             Kind::Int => Val::Int(code as i64),
@@ -191,6 +193,9 @@ pub(crate) struct Frozen {
     columns: Vec<Column>,
     /// One grouped copy per pattern (a query has few: a list beats a map).
     groups: Vec<(SmallVec<[usize; 4]>, Grouped)>,
+    /// A two-column relation as a graph, edges forward and backward, built
+    /// for the first search that needs it (`graph.rs`).
+    graphs: [Option<Arc<Graph>>; 2],
 }
 
 /// Key hash -> `(hash, start, len)` of the key's run.
@@ -220,7 +225,34 @@ impl Frozen {
             len,
             columns,
             groups: Vec::new(),
+            graphs: [None, None],
         }
+    }
+
+    /// The relation's two columns as a graph, edges from the first to the
+    /// second (or, `backward`, the reverse); `None` unless it has two.
+    pub(crate) fn graph(&mut self, backward: bool) -> Option<Arc<Graph>> {
+        let [first, second] = &self.columns[..] else {
+            return None;
+        };
+        let (from, to) = if backward {
+            (second, first)
+        } else {
+            (first, second)
+        };
+        let slot = &mut self.graphs[usize::from(backward)];
+        if let Some(graph) = slot {
+            return Some(graph.clone());
+        }
+        let graph = match (from, to) {
+            (Column::Scalar(a, x), Column::Scalar(b, y)) if a == b => {
+                Graph::of_bits(*a, x.iter().copied().zip(y.iter().copied()))
+            }
+            _ => Graph::of_vals((0..self.len).map(|r| (from.get(r), to.get(r)))),
+        };
+        let graph = Arc::new(graph);
+        *slot = Some(graph.clone());
+        Some(graph)
     }
 
     /// Bytes held, grouped copies included (what a cached copy costs).
@@ -231,6 +263,12 @@ impl Frozen {
                 .groups
                 .iter()
                 .map(|(_, g)| columns(&g.columns) + g.heads.len() * 16)
+                .sum::<usize>()
+            + self
+                .graphs
+                .iter()
+                .flatten()
+                .map(|g| g.bytes())
                 .sum::<usize>()
     }
 

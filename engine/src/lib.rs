@@ -24,6 +24,7 @@ mod engine;
 mod error;
 mod exec;
 mod frozen;
+mod graph;
 pub mod json;
 mod marks;
 mod ops;

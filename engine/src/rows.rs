@@ -195,11 +195,11 @@ fn permute_rows(cells: &mut [Val], width: usize, order: &[u32]) {
 }
 
 /// Row numbers in `Val` order of the rows. The leading columns in which
-/// every value has one scalar type (symbols, ints or times) are sorted as
-/// `(u64 key, row)` pairs that order the same way, last of them first
-/// (stable radix passes, so the first column decides, then the second,
-/// ...): several times faster than comparing rows. Only rows equal on all
-/// of those columns compare their other values. Equal rows (bindings to
+/// every value has one scalar type (symbols, ints or times) compare as
+/// `u64` keys that order the same way: the rows are radix-sorted by the
+/// first column's, then each run sharing it is sorted by the next keys,
+/// and only rows equal on all of those compare their other values
+/// (several times faster than comparing rows). Equal rows (bindings to
 /// aggregate may repeat) end up next to each other.
 pub(crate) fn canonical_order(
     cells: &[Val],
@@ -238,29 +238,27 @@ pub(crate) fn canonical_order(
         return order;
     }
     let key_of = |r: u32, c: usize| key(&row(r)[c]).map_or(0, |(_, x)| x);
-    // Stable passes from the last keyed column to the first; each pass's
-    // keys are read as it runs, so no column of keys is kept.
-    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(len);
-    for c in (0..keyed).rev() {
-        pairs.clear();
-        pairs.extend(order.iter().map(|&r| (key_of(r, c), r)));
-        sort_by_low_bits(&mut pairs, 64);
-        order.clear();
-        order.extend(pairs.iter().map(|&(_, r)| r));
-    }
-    drop(pairs);
-    if keyed < width {
-        let same = |a: u32, b: u32| (0..keyed).all(|c| key_of(a, c) == key_of(b, c));
+    // Radix passes by the first column, then each run of rows sharing it
+    // sorted by the other keyed columns' keys and the rest's values.
+    let mut pairs: Vec<(u64, u32)> = order.iter().map(|&r| (key_of(r, 0), r)).collect();
+    sort_by_low_bits(&mut pairs, 64);
+    order.clear();
+    order.extend(pairs.iter().map(|&(_, r)| r));
+    if width > 1 {
+        let by_rest = |a: &u32, b: &u32| {
+            (1..keyed)
+                .map(|c| key_of(*a, c).cmp(&key_of(*b, c)))
+                .find(|o| o.is_ne())
+                .unwrap_or_else(|| symbols.cmp_rows(&row(*a)[keyed..], &row(*b)[keyed..]))
+        };
         let mut start = 0;
-        while start < order.len() {
+        while start < pairs.len() {
             let mut end = start + 1;
-            while end < order.len() && same(order[start], order[end]) {
+            while end < pairs.len() && pairs[end].0 == pairs[start].0 {
                 end += 1;
             }
             if end - start > 1 {
-                order[start..end].sort_unstable_by(|&a, &b| {
-                    symbols.cmp_rows(&row(a)[keyed..], &row(b)[keyed..])
-                });
+                order[start..end].sort_unstable_by(by_rest);
             }
             start = end;
         }
