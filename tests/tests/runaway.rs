@@ -213,3 +213,51 @@ fn a_limited_answer_is_part_of_the_whole_one() {
         );
     }
 }
+
+#[test]
+fn a_searched_closure_with_a_limit_derives_only_its_rows() {
+    let mut db = Session::in_memory();
+    nodes(&mut db, 3_000);
+    db.run(
+        "reach(X, Y) :- edge(X, Y).
+         reach(X, Y) :- reach(X, Z), edge(Z, Y).",
+    )
+    .expect("rules");
+    // 9 million pairs in all; a budget of 1,000 derived tuples refuses any
+    // evaluation that computes them before cutting.
+    let limits = Limits {
+        max_derived: Some(1_000),
+        ..Limits::default()
+    };
+    let rows = |db: &mut Session, query: &str| match db
+        .run_with(query, &Default::default(), &limits)
+        .expect("answered within the budget")
+        .pop()
+    {
+        Some(Output::Rows(rows)) => rows.to_vecs(),
+        other => panic!("rows, not {other:?}"),
+    };
+    let first = rows(&mut db, "?- reach(X, Y) limit 5.");
+    // The closure's first five pairs in the answer's order: node 0 reaches
+    // every node, 0 itself included around the cycle.
+    let pairs: Vec<String> = first.iter().map(|r| format!("{:?}", r)).collect();
+    assert_eq!(
+        pairs,
+        (0..5)
+            .map(|y| format!("[Int(0), Int({y})]"))
+            .collect::<Vec<_>>()
+    );
+    // One node's reach likewise.
+    db.run("from0(Y) :- edge(0, Y). from0(Y) :- from0(X), edge(X, Y).")
+        .expect("rules");
+    assert_eq!(rows(&mut db, "?- from0(Y) limit 3.").len(), 3);
+    // An order over the whole answer needs all of it: refused.
+    let err = db
+        .run_with(
+            "?- reach(X, Y) order by Y desc limit 5.",
+            &Default::default(),
+            &limits,
+        )
+        .expect_err("the whole answer");
+    assert!(matches!(err, Error::LimitExceeded(_)), "{err}");
+}

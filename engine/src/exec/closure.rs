@@ -28,13 +28,17 @@ const CHECK_EVERY: usize = 4096;
 
 impl Executor<'_> {
     /// Derives `relation` (the stratum's one relation) as `closure` says,
-    /// reading the edges the way the stratum's base rule reads them.
+    /// reading the edges the way the stratum's base rule reads them; with
+    /// `enough`, only its first that many tuples in value order (a query
+    /// whose answer is the relation cut to that many, in no other order).
     pub(super) fn search(
         &mut self,
         closure: &Closure,
         rules: &[BoundRule<'_>],
         relation: usize,
+        enough: Option<usize>,
     ) -> Result<()> {
+        let enough = enough.unwrap_or(usize::MAX);
         let Some(BoundStep::Atom { rel: edges, .. }) =
             rules.get(closure.base).and_then(|r| r.steps.first())
         else {
@@ -46,29 +50,36 @@ impl Executor<'_> {
         match &closure.from {
             None => {
                 let graph = self.graph(edges, false)?;
-                self.close(&graph, relation)
+                self.close(&graph, relation, enough)
             }
             Some(from) => {
                 let from = self.eval(from, &[])?;
-                self.reach(edges, relation, from, closure)
+                self.reach(edges, relation, from, closure, enough)
             }
         }
     }
 
-    /// Every `(x, y)` with a path from `x` to `y` in `graph`.
-    fn close(&mut self, graph: &Graph, relation: usize) -> Result<()> {
+    /// Every `(x, y)` with a path from `x` to `y` in `graph` (the first
+    /// `enough` of them).
+    fn close(&mut self, graph: &Graph, relation: usize, enough: usize) -> Result<()> {
         let n = graph.len();
         let symbols = self.symbol_order();
         // `seen[v] == mark`: v was reached from the current source.
         let mut seen = vec![0u32; n];
         let mut found: Vec<u32> = Vec::new();
         let mut pending = 0usize;
+        let mut derived = 0usize;
         for (mark, &source) in (1..).zip(graph.by_value(&symbols)) {
+            if derived >= enough {
+                break;
+            }
             if graph.targets(source).is_empty() {
                 continue;
             }
             search_from(graph, source, mark, &mut seen, &mut found);
             graph.in_value_order(&mut found, |u| seen[u as usize] == mark, &symbols);
+            found.truncate(enough - derived);
+            derived += found.len();
             let out = &mut self.derived[relation];
             let x = graph.node(source);
             for &y in &found {
@@ -92,6 +103,7 @@ impl Executor<'_> {
         relation: usize,
         from: Val,
         closure: &Closure,
+        enough: usize,
     ) -> Result<()> {
         // The relation keeps the value as the rule's head writes it; the
         // search looks it up as the edges hold it.
@@ -109,6 +121,7 @@ impl Executor<'_> {
         search_from(&graph, source, 1, &mut seen, &mut found);
         let symbols = self.symbol_order();
         graph.in_value_order(&mut found, |u| seen[u as usize] == 1, &symbols);
+        found.truncate(enough);
         let out = &mut self.derived[relation];
         for &v in &found {
             let v = graph.node(v).clone();

@@ -198,7 +198,16 @@ impl Executor<'_> {
             if stratum.recursive && self.limits.strategy == Strategy::Naive {
                 self.naive_fixpoint(rules)?;
             } else if let Some(closure) = &stratum.closure {
-                self.search(closure, rules, stratum.relations[0])?;
+                // The answer is this relation's rows, unordered and cut to
+                // N: the search stops at N (its first N are the answer's).
+                let relation = stratum.relations[0];
+                let enough = match &passthrough {
+                    Some((rel, _)) if *rel == relation && plan.order_by.is_empty() => {
+                        limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                    }
+                    _ => None,
+                };
+                self.search(closure, rules, relation, enough)?;
             } else if stratum.recursive {
                 self.fixpoint(rules, &stratum.relations)?;
             } else {
