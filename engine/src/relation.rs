@@ -178,6 +178,21 @@ impl Relation {
         self.len += 1;
     }
 
+    /// Appends whole rows known to be new, end to end in `cells` (a
+    /// search's output made elsewhere), moving them. As
+    /// [`Relation::push_distinct`]: the set is not updated.
+    pub(crate) fn append_distinct(&mut self, mut cells: Vec<Val>) {
+        debug_assert!(self.set.is_empty() && self.indexes.is_empty());
+        debug_assert_eq!(cells.len() % self.arity.max(1), 0);
+        let rows = cells.len() / self.arity.max(1);
+        if self.cells.is_empty() {
+            self.cells = cells;
+        } else {
+            self.cells.append(&mut cells);
+        }
+        self.len += rows as u32;
+    }
+
     fn index_new_row(&mut self, at: u32) {
         let Relation {
             arity,

@@ -34,6 +34,17 @@ fn a_query_past_its_memory_budget_stops_naming_the_rule() {
     assert!(matches!(err, Error::LimitExceeded(_)), "{message}");
     assert!(message.contains("memory budget of 64 MiB"), "{message}");
     assert!(message.contains("`reach`"), "{message}");
+    // The same on two threads, which watch the budget together.
+    let two = Limits {
+        threads: 2,
+        ..limits.clone()
+    };
+    let err = db
+        .run_with("?- reach(X, Y).", &Default::default(), &two)
+        .expect_err("over budget on two threads");
+    let message = err.to_string();
+    assert!(message.contains("memory budget of 64 MiB"), "{message}");
+    assert!(message.contains("`reach`"), "{message}");
     // The database is untouched and answers the next query.
     let out = db.run("?- edge(0, Y).").expect("still usable");
     assert_eq!(out.len(), 1);

@@ -64,6 +64,9 @@ impl Executor<'_> {
     fn close(&mut self, graph: &Graph, relation: usize, enough: usize) -> Result<()> {
         let n = graph.len();
         let symbols = self.symbol_order();
+        if self.limits.threads > 1 && enough == usize::MAX {
+            return self.close_on_threads(graph, relation, &symbols);
+        }
         // `seen[v] == mark`: v was reached from the current source.
         let mut seen = vec![0u32; n];
         let mut found: Vec<u32> = Vec::new();
@@ -92,6 +95,124 @@ impl Executor<'_> {
             }
         }
         self.counted(pending)
+    }
+
+    /// [`Executor::close`] on `self.limits.threads` threads: the sources
+    /// (in value order) cut into as many runs, each searched on its own
+    /// thread into rows of its own, then appended in order. The threads
+    /// watch the limits together (cancel, deadline, tuples, the memory
+    /// budget) and stop at the first one passed.
+    fn close_on_threads(
+        &mut self,
+        graph: &Graph,
+        relation: usize,
+        symbols: &crate::order::SymbolOrder,
+    ) -> Result<()> {
+        use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+        let n = graph.len();
+        let sources: Vec<u32> = graph
+            .by_value(symbols)
+            .iter()
+            .copied()
+            .filter(|&s| !graph.targets(s).is_empty())
+            .collect();
+        let threads = self.limits.threads.min(sources.len()).max(1);
+        let per_thread = sources.len().div_ceil(threads).max(1);
+        let held = self.derived.iter().map(Relation::heap_bytes).sum::<usize>();
+        let tuples = AtomicU64::new(self.derived_count);
+        let bytes = AtomicUsize::new(held);
+        let stop = AtomicBool::new(false);
+        let limits = self.limits;
+        let tuple_bytes = 2 * std::mem::size_of::<Val>();
+        // A run's rows, or the limit it stopped at.
+        let search_run = |run: &[u32]| -> Result<Vec<Val>> {
+            let mut seen = vec![0u32; n];
+            let mut found = Vec::new();
+            let mut cells: Vec<Val> = Vec::new();
+            for (mark, &source) in (1..).zip(run) {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let passed = || -> Option<Error> {
+                    if limits
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|f| f.load(Ordering::Relaxed))
+                    {
+                        return Some(Error::Cancelled);
+                    }
+                    if limits
+                        .deadline
+                        .is_some_and(|d| std::time::Instant::now() >= d)
+                    {
+                        return Some(Error::LimitExceeded("the time limit".into()));
+                    }
+                    let derived = tuples.load(Ordering::Relaxed);
+                    if let Some(max) = limits.max_derived
+                        && derived > max
+                    {
+                        return Some(Error::LimitExceeded(format!(
+                            "more than {max} derived tuples"
+                        )));
+                    }
+                    None
+                };
+                if let Some(e) = passed() {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+                if limits
+                    .max_memory
+                    .is_some_and(|budget| bytes.load(Ordering::Relaxed) > budget)
+                {
+                    // Said by the caller, which names the relation.
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+                search_from(graph, source, mark, &mut seen, &mut found);
+                graph.in_value_order(&mut found, |u| seen[u as usize] == mark, symbols);
+                let before = cells.capacity();
+                let x = graph.node(source);
+                for &y in &found {
+                    cells.push(x.clone());
+                    cells.push(graph.node(y).clone());
+                }
+                tuples.fetch_add(found.len() as u64, Ordering::Relaxed);
+                let grown = (cells.capacity() - before) * (tuple_bytes / 2);
+                bytes.fetch_add(grown, Ordering::Relaxed);
+            }
+            Ok(cells)
+        };
+        let runs: Vec<Result<Vec<Val>>> =
+            std::thread::scope(|scope| {
+                let mut chunks = sources.chunks(per_thread);
+                let first = chunks.next().unwrap_or(&[]);
+                let others: Vec<_> = chunks
+                    .map(|run| scope.spawn(move || search_run(run)))
+                    .collect();
+                let mut runs = vec![search_run(first)];
+                for handle in others {
+                    runs.push(handle.join().unwrap_or_else(|_| {
+                        Err(Error::Internal("a search thread panicked".into()))
+                    }));
+                }
+                runs
+            });
+        let mut parts = Vec::with_capacity(runs.len());
+        for run in runs {
+            parts.push(run?);
+        }
+        let pending: usize = parts
+            .iter()
+            .map(|p| p.capacity() * std::mem::size_of::<Val>())
+            .sum();
+        self.check_memory_with(Some((relation, pending)))?;
+        for part in parts {
+            let found = part.len() / 2;
+            self.derived[relation].append_distinct(part);
+            self.counted(found)?;
+        }
+        Ok(())
     }
 
     /// Every node a path along `edges` reaches from `from` (backwards,

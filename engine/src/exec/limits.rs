@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use super::*;
 use crate::error::{Error, Result};
-use crate::relation::Relation;
 
 /// How recursive strata are evaluated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +36,9 @@ pub struct Limits {
     /// bytes, with an error naming the largest, before the operating
     /// system's out-of-memory killer ends the whole process.
     pub max_memory: Option<usize>,
+    /// Threads a graph search (a transitive closure) may run on, the
+    /// calling one included: 1 runs it on the calling thread alone.
+    pub threads: usize,
 }
 
 impl Default for Limits {
@@ -47,6 +49,7 @@ impl Default for Limits {
             deadline: None,
             cancel: None,
             max_memory: Some(default_query_memory()),
+            threads: 1,
         }
     }
 }
@@ -92,10 +95,22 @@ impl Executor<'_> {
 
     /// Measures the derived relations against the memory budget.
     pub(super) fn check_memory(&self) -> Result<()> {
+        self.check_memory_with(None)
+    }
+
+    /// The memory budget against the derived relations and `pending`:
+    /// `(relation, bytes)` a search has derived for a relation but not
+    /// yet added to it.
+    pub(super) fn check_memory_with(&self, pending: Option<(usize, usize)>) -> Result<()> {
         let Some(budget) = self.limits.max_memory else {
             return Ok(());
         };
-        let sizes = self.derived.iter().map(Relation::heap_bytes);
+        let extra = |i: usize| pending.filter(|&(r, _)| r == i).map_or(0, |(_, b)| b);
+        let sizes = self
+            .derived
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.heap_bytes() + extra(i));
         let total: usize = sizes.clone().sum();
         if total <= budget {
             return Ok(());
