@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::frozen::Kind;
 use crate::order::SymbolOrder;
+use crate::radix::sort_by_low_bits;
 use crate::val::Val;
 
 /// Nodes by number, and the edges from each.
@@ -160,9 +161,34 @@ impl Graph {
     pub(crate) fn by_value(&self, symbols: &SymbolOrder) -> &[u32] {
         self.by_value.get_or_init(|| {
             let nodes = &self.nodes;
-            let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
-            order.sort_unstable_by(|&a, &b| symbols.cmp(&nodes[a as usize], &nodes[b as usize]));
-            order
+            // Ints, times or symbols alone: a radix sort of their keys.
+            const FLIP: u64 = 1 << 63;
+            let key = |v: &Val| match v {
+                Val::Int(i) => Some((0, (*i as u64) ^ FLIP)),
+                Val::Time(t) => Some((1, (*t as u64) ^ FLIP)),
+                Val::Sym(s) => Some((2, symbols.rank(*s))),
+                _ => None,
+            };
+            let kind = nodes.first().and_then(key).map(|(k, _)| k);
+            let keys: Option<Vec<(u64, u32)>> = (0..nodes.len() as u32)
+                .map(|u| match key(&nodes[u as usize]) {
+                    Some((k, x)) if Some(k) == kind => Some((x, u)),
+                    _ => None,
+                })
+                .collect();
+            match keys {
+                Some(mut keys) => {
+                    sort_by_low_bits(&mut keys, 64);
+                    keys.into_iter().map(|(_, u)| u).collect()
+                }
+                None => {
+                    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+                    order.sort_unstable_by(|&a, &b| {
+                        symbols.cmp(&nodes[a as usize], &nodes[b as usize])
+                    });
+                    order
+                }
+            }
         })
     }
 
@@ -204,6 +230,34 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nodes_order_by_value_whatever_their_types() {
+        let symbols = SymbolOrder::default();
+        let ints =
+            Graph::of_vals([(Val::Int(3), Val::Int(-7)), (Val::Int(0), Val::Int(3))].into_iter());
+        let order: Vec<&Val> = ints
+            .by_value(&symbols)
+            .iter()
+            .map(|&u| ints.node(u))
+            .collect();
+        assert_eq!(order, [&Val::Int(-7), &Val::Int(0), &Val::Int(3)]);
+        let mixed = Graph::of_vals(
+            [
+                (Val::Str("b".into()), Val::Int(2)),
+                (Val::Float(1.5), Val::Str("a".into())),
+            ]
+            .into_iter(),
+        );
+        let order: Vec<&Val> = mixed
+            .by_value(&symbols)
+            .iter()
+            .map(|&u| mixed.node(u))
+            .collect();
+        let mut want: Vec<&Val> = order.clone();
+        want.sort_by(|a, b| symbols.cmp(a, b));
+        assert_eq!(order, want);
+    }
 
     #[test]
     fn sparse_bits_are_hashed_and_dense_ones_tabled() {
