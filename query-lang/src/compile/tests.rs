@@ -65,7 +65,8 @@ fn a_long_chain_of_rules_compiles_on_a_small_stack() {
 #[test]
 fn explains_a_recursive_rule_with_negation() {
     // `alice` is passed through the recursion unchanged: the rules are
-    // specialised to it (`demand.rs`), and read only what she reaches.
+    // specialised to it (`demand.rs`), and read only what she reaches, by
+    // one search (`closure.rs`).
     let plan = compile(
         "reach(X, Y) :- knows(X, Y).
              reach(X, Y) :- reach(X, Z), knows(Z, Y).
@@ -75,7 +76,7 @@ fn explains_a_recursive_rule_with_negation() {
     assert_eq!(
         plan.to_string(),
         "query (Y)
-  stratum 0 [reach[0=alice]] (semi-naive fixpoint)
+  stratum 0 [reach[0=alice]] (reached from alice along knows: one search)
     rule reach[0=alice](alice, Y)
       join scan knows(=alice, Y)
     rule reach[0=alice](alice, Y)
