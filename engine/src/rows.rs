@@ -55,13 +55,7 @@ impl Rows {
             && width > 0
             && (1..len).all(|i| symbols.cmp_rows(row(i - 1), row(i)).is_le());
         if in_order {
-            let kept = limit.map_or(len, |n| len.min(usize::try_from(n).unwrap_or(usize::MAX)));
-            cells.truncate(kept * width);
-            return Rows {
-                columns,
-                cells,
-                len: kept,
-            };
+            return Rows::in_order(columns, cells, len, limit);
         }
         let mut order = canonical_order(&cells, width, len, symbols);
         let row = |i: u32| &cells[i as usize * width..(i as usize + 1) * width];
@@ -101,6 +95,25 @@ impl Rows {
             }
             cells = out;
         }
+        Rows {
+            columns,
+            cells,
+            len: kept,
+        }
+    }
+
+    /// The answer of the rows of `cells`, known to be in output order
+    /// already (a search derived them in value order and nothing orders
+    /// them otherwise), cut to `limit`.
+    pub(crate) fn in_order(
+        columns: Vec<String>,
+        mut cells: Vec<Val>,
+        len: usize,
+        limit: Option<u64>,
+    ) -> Rows {
+        let width = columns.len();
+        let kept = limit.map_or(len, |n| len.min(usize::try_from(n).unwrap_or(usize::MAX)));
+        cells.truncate(kept * width);
         Rows {
             columns,
             cells,

@@ -93,6 +93,8 @@ pub(crate) struct Executor<'a> {
     enough_at: Option<(usize, usize)>,
     /// That many rows were derived: the steps unwind without more work.
     enough: bool,
+    /// Relations a search derived, in value order.
+    searched: Vec<usize>,
 }
 
 impl<'a> Executor<'a> {
@@ -124,6 +126,7 @@ impl<'a> Executor<'a> {
             symbol_order: None,
             enough_at: None,
             enough: false,
+            searched: Vec::new(),
         }
     }
 }
@@ -208,6 +211,7 @@ impl Executor<'_> {
                     _ => None,
                 };
                 self.search(closure, rules, relation, enough)?;
+                self.searched.push(relation);
             } else if stratum.recursive {
                 self.fixpoint(rules, &stratum.relations)?;
             } else {
@@ -217,12 +221,16 @@ impl Executor<'_> {
                 }
             }
         }
+        let mut ordered = false;
         let (cells, len) = match passthrough {
             // `?- rel(X, Y).` over a derived relation: its rows are the answer.
             Some((rel, order)) => {
                 let relation = std::mem::replace(&mut self.derived[rel], Relation::new(0));
                 let identity = order.len() == relation.arity()
                     && order.iter().enumerate().all(|(i, &c)| i == c);
+                // A search derives its relation in value order: the
+                // answer's own, when nothing orders it otherwise.
+                ordered = identity && self.searched.contains(&rel) && plan.order_by.is_empty();
                 let len = relation.len() as usize;
                 let arity = relation.arity();
                 let cells = relation.into_cells();
@@ -243,6 +251,21 @@ impl Executor<'_> {
                 (relation.into_cells(), len)
             }
         };
+        if ordered {
+            #[cfg(debug_assertions)]
+            {
+                let symbols = self.symbol_order();
+                let width = plan.columns.len().max(1);
+                debug_assert!(
+                    cells
+                        .chunks(width)
+                        .zip(cells.chunks(width).skip(1))
+                        .all(|(a, b)| symbols.cmp_rows(a, b).is_le()),
+                    "a search's rows out of value order"
+                );
+            }
+            return Ok(Rows::in_order(plan.columns.clone(), cells, len, limit));
+        }
         let symbols = self.symbol_order();
         Ok(Rows::sorted(
             plan.columns.clone(),
