@@ -7,7 +7,7 @@ use crate::tuning::Tuning;
 /// How a [`crate::Memory`] consolidates.
 pub struct Options {
     /// Run a background worker that consolidates soon after each `add`
-    /// (`false`: only [`Memory::consolidate_now`] does, for tests and
+    /// (`false`: only [`crate::Memory::consolidate_now`] does, for tests and
     /// batch jobs that want each step to be deterministic).
     pub background: bool,
     /// Turns messages into claims.

@@ -4,7 +4,7 @@
 //! ("last week", "in 2019") becomes an interval; a start ("since March",
 //! "for three years") an open one.
 //!
-//! Languages read the words ([`crate::lang::Language::time_phrases`]) into
+//! Languages read the words (`Language::time_phrases`) into
 //! a [`TimeExpr`]; this file anchors one, the same for every language.
 
 use chronolog_engine::Timestamp;

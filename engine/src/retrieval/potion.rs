@@ -7,7 +7,7 @@
 //!
 //! It computes what model2vec's `StaticModel.encode` computes: the text
 //! tokenized without special tokens, unknown tokens dropped, the first
-//! [`MAX_TOKENS`] kept, their rows averaged (the Zipf weights are baked into
+//! `MAX_TOKENS` kept, their rows averaged (the Zipf weights are baked into
 //! the table), then normalised.
 
 use std::path::{Path, PathBuf};

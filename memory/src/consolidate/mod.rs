@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `pass.rs` | the pass: pending episodes after the cursor, one commit each, reinforcement of what searches returned |
 //! | `report.rs` | [`Report`]: what a pass did, counted claim by claim |
-//! | `extract.rs` | claims from a message: the [`Extractor`] trait and the rule extractor (each language's rules, `crate::lang`) |
+//! | `extract.rs` | claims from a message: the [`crate::Extractor`] trait and the rule extractor (each language's rules, `crate::lang`) |
 //! | `paraphrase.rs` | a free predicate mapped to the one-valued slot it paraphrases |
 //! | `entities.rs` | who and what a message is about: speaker, names through aliases, pronouns |
 //! | `conversation.rs` | what a pass remembers of a conversation between messages, stored with each one |

@@ -14,7 +14,7 @@
 //! 5. Reranking: the first candidate messages read again with the
 //!    question by a cross-encoder ([`chronolog_engine::Reranker`]) and
 //!    reordered in the places they held.
-//! 6. Assembly: [`gather`] reads the candidates once per question, `fit`
+//! 6. Assembly: `gather` reads the candidates once per question, `fit`
 //!    cuts them to each budget: facts first, then the episodes behind them
 //!    and the best other episodes, within a token budget (cl100k_base),
 //!    into a [`Context`].

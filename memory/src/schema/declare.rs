@@ -178,7 +178,7 @@ macro_rules! relation {
                     ),+])
                 }
 
-                /// The row a scan returned, or [`Error::BadRow`] for a
+                /// The row a scan returned, or [`crate::Error::BadRow`] for a
                 /// row that does not have this relation's shape.
                 pub fn from_values(
                     store: &chronolog_engine::Store,

@@ -1,5 +1,5 @@
 //! Child process of the crash test: commits numbered batches to the database
-//! at argv[1] forever, printing `ack N` after batch N's commit has returned.
+//! at `argv[1]` forever, printing `ack N` after batch N's commit has returned.
 //! Each batch N writes `batch(N, size)` and `size` rows of `item(N, i)`, and
 //! replaces `batch(0, N)` (a functional slot) so every commit also closes a
 //! row. The parent kills it with SIGKILL and checks what survived.

@@ -1,5 +1,5 @@
 //! Child process of the indexing crash test: adds numbered documents to the
-//! database at argv[1] forever, each in its own commit, printing `ack N`
+//! database at `argv[1]` forever, each in its own commit, printing `ack N`
 //! after document N's commit has returned, while the background indexer
 //! embeds and indexes them (the hashing embedder, so the test needs no
 //! model files). The parent kills it with SIGKILL mid-indexing and checks
