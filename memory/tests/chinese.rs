@@ -270,3 +270,25 @@ fn endings_in_chinese_end_what_they_name_and_until_bounds_a_job() {
     assert_eq!(believed(&memory, "u2", "2019-06-01", "works_at"), ["IBM"]);
     assert!(believed(&memory, "u2", "2021-01-01", "works_at").is_empty());
 }
+
+#[test]
+fn a_budget_holds_in_chinese_and_a_larger_one_holds_more() {
+    let memory = job_change("u9");
+    for i in 1..=12 {
+        say(
+            &memory,
+            "u9",
+            "2024-07-01",
+            &format!("这周我在月之暗面做了规划器的第{i}部分。"),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    let context = common::check_budgets(&memory, "u9", "我在哪里工作？", &[0, 15, 60, 200, 2_000]);
+    assert!(!context.abstain, "{context:#?}");
+    assert!(
+        fact_items(&context)
+            .first()
+            .is_some_and(|f| f.contains("月之暗面")),
+        "{context:#?}"
+    );
+}

@@ -340,3 +340,25 @@ fn a_pinned_tenant_or_a_message_given_its_language_is_read_in_it() {
             .is_err()
     );
 }
+
+#[test]
+fn a_budget_holds_in_german_and_a_larger_one_holds_more() {
+    let memory = job_change("u9");
+    for i in 1..=12 {
+        say(
+            &memory,
+            "u9",
+            "2024-07-01",
+            &format!("Diese Woche habe ich bei Moonshot am Planer gearbeitet, Teil {i}."),
+        );
+    }
+    memory.consolidate_now().expect("consolidate");
+    let context = common::check_budgets(&memory, "u9", "Wo arbeite ich?", &[0, 15, 60, 200, 2_000]);
+    assert!(!context.abstain, "{context:#?}");
+    assert!(
+        fact_items(&context)
+            .first()
+            .is_some_and(|f| f.contains("Moonshot")),
+        "{context:#?}"
+    );
+}

@@ -116,3 +116,46 @@ pub fn multilingual_model() -> Option<Arc<dyn chronolog_engine::Embedder>> {
         }
     }
 }
+
+/// Asks `question` at each of `budgets` (smallest first) and checks what
+/// a budget promises in any language: a context within its budget; a
+/// larger budget holds everything a smaller one does; a budget too small
+/// for anything found says so. The largest budget's context.
+#[allow(dead_code)] // Only the language files check budgets so.
+pub fn check_budgets(
+    memory: &Memory,
+    tenant: &str,
+    question: &str,
+    budgets: &[usize],
+) -> chronolog_memory::Context {
+    use chronolog_memory::SearchOptions;
+    let options = SearchOptions {
+        now: Some(at("2025-01-01")),
+        ..SearchOptions::default()
+    };
+    let contexts = memory
+        .search_at_budgets(tenant, question, &options, budgets)
+        .expect("search at budgets");
+    for (context, &budget) in contexts.iter().zip(budgets) {
+        assert!(context.tokens <= budget, "{budget}: {context:#?}");
+        if context.items.is_empty() {
+            let reason = context.reason.clone().unwrap_or_default();
+            assert!(
+                reason.starts_with(&format!("a budget of {budget} tokens holds nothing")),
+                "{reason}"
+            );
+        }
+    }
+    for pair in contexts.windows(2) {
+        for item in &pair[0].items {
+            assert!(
+                pair[1].items.iter().any(|i| i.id == item.id),
+                "{} at {} tokens, not at {}",
+                item.id,
+                pair[0].budget,
+                pair[1].budget
+            );
+        }
+    }
+    contexts.into_iter().last().expect("a context per budget")
+}
