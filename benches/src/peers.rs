@@ -71,6 +71,18 @@ pub fn ascent_same_generation(edges: &[(i64, i64)]) -> usize {
     program.sg.len()
 }
 
+/// The nodes of the same generation as `node`, by ascent: the whole
+/// relation, then its rows from `node` (ascent has no demand-driven
+/// evaluation; this is what a query binding an argument costs it).
+pub fn ascent_same_generation_of(edges: &[(i64, i64)], node: i64) -> usize {
+    let mut program = SameGeneration {
+        e: edges.to_vec(),
+        ..Default::default()
+    };
+    program.run();
+    program.sg.iter().filter(|(x, _)| *x == node).count()
+}
+
 /// The directed triangles of `edges` (each once per rotation), by ascent.
 pub fn ascent_triangles(edges: &[(i64, i64)]) -> usize {
     let mut program = Triangles {

@@ -109,7 +109,7 @@ fn load(edges: &[(i64, i64)], marks: &[i64]) -> (Session, DbInstance) {
 }
 
 /// (chronolog program, cozo program) pairs computing the same relation.
-const PROGRAMS: [(&str, &str); 18] = [
+const PROGRAMS: [(&str, &str); 25] = [
     ("?- e(X, Y), e(Y, Z).", "?[x, y, z] := *e[x, y], *e[y, z]"),
     // Projections: the join's middle or second column dropped, so head
     // tuples repeat and must be deduplicated.
@@ -180,6 +180,39 @@ const PROGRAMS: [(&str, &str); 18] = [
     (
         "g(X, Y) :- e(X, Y), not f(Y). tg(X, Y) :- g(X, Y). tg(X, Y) :- tg(X, Z), g(Z, Y). ?- tg(X, Y).",
         "g[x, y] := *e[x, y], not *f[y]\nt[x, y] := g[x, y]\nt[x, y] := t[x, z], g[z, y]\n?[x, y] := t[x, y]",
+    ),
+    // A closure asked at the position its rules change: read in the form
+    // that keeps it (`demand.rs`).
+    (
+        "tr(X, Y) :- e(X, Y). tr(X, Y) :- e(X, Z), tr(Z, Y). ?- tr(1, Y).",
+        "t[x, y] := *e[x, y]\nt[x, y] := *e[x, z], t[z, y]\n?[y] := t[1, y]",
+    ),
+    (
+        "tw(X, Y) :- e(X, Y). tw(X, Y) :- tw(X, Z), tw(Z, Y). ?- tw(X, 4), tw(3, X).",
+        "t[x, y] := *e[x, y]\nt[x, y] := t[x, z], t[z, y]\n?[x] := t[x, 4], t[3, x]",
+    ),
+    // Magic sets (`magic.rs`): same generation asked of one node, from
+    // either side and from nodes another relation binds; a recursion
+    // with a negation and a filter, and a nonlinear one.
+    (
+        "sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y). ?- sg(3, Y).",
+        "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[y] := sg[3, y]",
+    ),
+    (
+        "sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y). ?- sg(X, 4).",
+        "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[x] := sg[x, 4]",
+    ),
+    (
+        "sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y). ?- f(A), sg(A, Y).",
+        "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[a, y] := *f[a], sg[a, y]",
+    ),
+    (
+        "q(X, Y) :- e(X, Y). q(X, Y) :- e(X, Z), q(Z, Y), not f(Z), Y != X. ?- q(2, Y).",
+        "q[x, y] := *e[x, y]\nq[x, y] := *e[x, z], q[z, y], not *f[z], y != x\n?[y] := q[2, y]",
+    ),
+    (
+        "n(X, Y) :- e(X, Y). n(X, Y) :- n(X, Z), n(Z, Y), Z < 9. ?- n(X, 5), n(5, Y).",
+        "n[x, y] := *e[x, y]\nn[x, y] := n[x, z], n[z, y], z < 9\n?[x, y] := n[x, 5], n[5, y]",
     ),
     // A negation inside the specialised rules, and the constant in a
     // comparison.

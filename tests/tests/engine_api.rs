@@ -74,6 +74,36 @@ fn a_prepared_query_runs_many_times_with_parameters() {
 }
 
 #[test]
+fn a_prepared_query_binds_a_derived_argument_by_parameter() {
+    // The parameter reaches the magic-sets rewrite's demand (`sg/bf`):
+    // each run derives what its own node demands.
+    let mut db = Session::in_memory();
+    db.run(
+        ":create e(a: int, b: int).
+         e(1, 2). e(1, 3). e(2, 4). e(3, 5). e(5, 6).
+         sg(X, Y) :- e(P, X), e(P, Y), X != Y.
+         sg(X, Y) :- e(A, X), sg(A, B), e(B, Y).",
+    )
+    .expect("setup");
+    let q = db.prepare("?- sg($n, Y).").expect("prepare");
+    let plan = db.explain("?- sg($n, Y).").expect("explain");
+    assert!(plan.contains("demand sg/bf"), "{plan}");
+    let mut run = |n: i64| {
+        let r = db
+            .execute(
+                &q,
+                &HashMap::from([("n".to_string(), Value::Int(n))]),
+                &Limits::default(),
+            )
+            .expect("execute");
+        r.iter().map(|row| db.render(&row[0])).collect::<Vec<_>>()
+    };
+    assert_eq!(run(2), ["3"]);
+    assert_eq!(run(4), ["5"]);
+    assert_eq!(run(6), Vec::<String>::new());
+}
+
+#[test]
 fn limits_stop_a_runaway_recursion_and_cancel_stops_a_query() {
     let mut db = Session::in_memory();
     db.run(

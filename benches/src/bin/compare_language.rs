@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, ensure};
 use chronolog_benches::peers::{
-    Csr, ascent_closure, ascent_reach, ascent_same_generation, ascent_triangles, ascent_unreached,
+    Csr, ascent_closure, ascent_reach, ascent_same_generation, ascent_same_generation_of,
+    ascent_triangles, ascent_unreached,
 };
 use chronolog_benches::*;
 use chronolog_engine::{Limits, Session};
@@ -427,6 +428,17 @@ fn main() -> Result<()> {
             query: "?- sg(X, Y).",
             cozo: "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[x, y] := sg[x, y]",
             ascent: ascent_same_generation,
+        },
+    )?;
+    graph_row(
+        &mut table,
+        GraphWorkload {
+            what: "same generation asked of one node `?- sg(500, Y)` (the same graph; magic sets)",
+            pairs: graph_edges(1_000, 1_500, 13),
+            rules: "sg(X, Y) :- e(P, X), e(P, Y), X != Y. sg(X, Y) :- e(A, X), sg(A, B), e(B, Y).",
+            query: "?- sg(500, Y).",
+            cozo: "sg[x, y] := *e[p, x], *e[p, y], x != y\nsg[x, y] := *e[a, x], sg[a, b], *e[b, y]\n?[y] := sg[500, y]",
+            ascent: |pairs| ascent_same_generation_of(pairs, 500),
         },
     )?;
     graph_row(

@@ -15,14 +15,18 @@
 //!    variable bound before use) is checked here, and `let` names become
 //!    their values → [`Plan`].
 //!
-//! Then two rewrites keep the answer and change the work: before the
-//! passes, `demand.rs` specialises a relation whose bound argument the
-//! recursion keeps; after them, `closure.rs` marks a recursion that is a
-//! transitive closure or one node's reach, for the executor to search.
+//! Then rewrites keep the answer and change the work. Before the passes,
+//! a query that binds an argument of a derived relation reads only what
+//! the binding demands: `demand.rs` specialises a relation whose bound
+//! argument the recursion keeps (or a closure, rewritten to keep it), and
+//! otherwise `magic.rs` passes the bindings down by magic sets. After
+//! them, `closure.rs` marks a recursion that is a transitive closure or
+//! one node's reach, for the executor to search.
 
 mod closure;
 mod demand;
 mod lower;
+mod magic;
 mod resolve;
 mod stratify;
 mod vars;
@@ -88,7 +92,12 @@ pub fn compile_query(
     // A bound argument the recursion keeps reads a specialised copy of its
     // relation (`demand.rs`). A program that does not compile is reported
     // as written: the copy is tried only when it does.
-    if let Some((query, rules)) = demand::specialise(query, rules) {
+    // Any other bound argument of a derived relation is passed down by
+    // magic sets (`magic.rs`).
+    let rewritten = demand::specialise(query, rules)
+        .into_iter()
+        .chain(magic::rewrite(query, rules));
+    for (query, rules) in rewritten {
         let plan = resolve(&query, &rules, catalog).and_then(|resolved| {
             let strata = stratify(&resolved)?;
             lower(&resolved, &strata, lets, catalog)

@@ -25,6 +25,20 @@ impl Catalog for Stored {
     }
 }
 
+/// A program's rules and its query, for the rewrites' unit tests.
+pub(super) fn program(text: &str) -> (ast::Query, Vec<Rule>) {
+    let mut rules = Vec::new();
+    let mut query = None;
+    for statement in parse(text).expect("parse").statements {
+        match statement {
+            Statement::Rule(r) => rules.push(r),
+            Statement::Query(q) => query = Some(q),
+            _ => {}
+        }
+    }
+    (query.expect("a query"), rules)
+}
+
 fn compile(src: &str) -> Result<Plan, CompileError> {
     let program = parse(src).expect("parse");
     let mut rules = Vec::new();
