@@ -30,6 +30,11 @@ pub(crate) struct Graph {
 /// columns of one kind, the common case: ids, ints), through a table when
 /// the bits span little more than the edges do, else by value.
 enum Ids {
+    /// Node `u` is the value whose bits are `least + u`: ints, times or
+    /// bools spanning little more than the edges do, whose bits within
+    /// the span order as their values do. No numbering and no table; a
+    /// number in the span no edge touches is a node without edges.
+    Span(Kind, u64),
     /// `table[bits - least]`, `NONE` where no node has those bits.
     Dense(Kind, u64, Vec<u32>),
     Bits(Kind, FxHashMap<u64, u32>),
@@ -51,6 +56,12 @@ impl Graph {
         let mut nodes = Vec::new();
         let mut numbered = Vec::with_capacity(count);
         let span = most.wrapping_sub(least);
+        if count > 0 && span < (4 * count as u64).max(1024) && kind != Kind::Sym {
+            let n = span as usize + 1;
+            let from = |bits: u64| (bits - least) as u32;
+            let numbered = edges.map(|(a, b)| (from(a), from(b)));
+            return Graph::laid_out(Ids::Span(kind, least), Vec::new(), n, numbered);
+        }
         if count > 0 && span < (4 * count as u64).max(1024) {
             // Small ids or ints: a table instead of hashing.
             let mut table = vec![NONE; span as usize + 1];
@@ -65,7 +76,13 @@ impl Graph {
                 };
                 numbered.push((id(a), id(b)));
             }
-            return Graph::laid_out(Ids::Dense(kind, least, table), nodes, &numbered);
+            let n = nodes.len();
+            return Graph::laid_out(
+                Ids::Dense(kind, least, table),
+                nodes,
+                n,
+                numbered.into_iter(),
+            );
         }
         let mut ids: FxHashMap<u64, u32> = FxHashMap::default();
         for (a, b) in edges {
@@ -77,7 +94,8 @@ impl Graph {
             };
             numbered.push((id(a), id(b)));
         }
-        Graph::laid_out(Ids::Bits(kind, ids), nodes, &numbered)
+        let n = nodes.len();
+        Graph::laid_out(Ids::Bits(kind, ids), nodes, n, numbered.into_iter())
     }
 
     /// The graph of `edges` of any values.
@@ -94,21 +112,29 @@ impl Graph {
             };
             numbered.push((id(a), id(b)));
         }
-        Graph::laid_out(Ids::Vals(ids), nodes, &numbered)
+        let n = nodes.len();
+        Graph::laid_out(Ids::Vals(ids), nodes, n, numbered.into_iter())
     }
 
-    fn laid_out(ids: Ids, nodes: Vec<Val>, edges: &[(u32, u32)]) -> Graph {
-        let n = nodes.len();
+    /// The adjacency array of `n` nodes' `edges`, by node number.
+    fn laid_out(
+        ids: Ids,
+        nodes: Vec<Val>,
+        n: usize,
+        edges: impl Iterator<Item = (u32, u32)> + Clone,
+    ) -> Graph {
         let mut offsets = vec![0u32; n + 1];
-        for &(a, _) in edges {
+        let mut count = 0;
+        for (a, _) in edges.clone() {
             offsets[a as usize + 1] += 1;
+            count += 1;
         }
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut targets = vec![0u32; edges.len()];
+        let mut targets = vec![0u32; count];
         let mut fill = offsets.clone();
-        for &(a, b) in edges {
+        for (a, b) in edges {
             targets[fill[a as usize] as usize] = b;
             fill[a as usize] += 1;
         }
@@ -121,15 +147,21 @@ impl Graph {
         }
     }
 
-    /// Nodes.
+    /// Nodes (with [`Ids::Span`], every number in the span).
     pub(crate) fn len(&self) -> usize {
-        self.nodes.len()
+        self.offsets.len() - 1
     }
 
     /// The number of the node equal to `v` (an int finds an integral
     /// float's node and the reverse, as `=` does).
     pub(crate) fn id(&self, v: &Val) -> Option<u32> {
         match &self.ids {
+            Ids::Span(kind, least) => {
+                let at = kind.code(v)?.checked_sub(*least)?;
+                u32::try_from(at)
+                    .ok()
+                    .filter(|&u| (u as usize) < self.len())
+            }
             Ids::Dense(kind, least, table) => {
                 let at = kind.code(v)?.checked_sub(*least)?;
                 table
@@ -144,8 +176,11 @@ impl Graph {
 
     /// Node `u`'s value.
     #[inline]
-    pub(crate) fn node(&self, u: u32) -> &Val {
-        &self.nodes[u as usize]
+    pub(crate) fn node(&self, u: u32) -> Val {
+        match self.ids {
+            Ids::Span(kind, least) => kind.val(least + u64::from(u)),
+            _ => self.nodes[u as usize].clone(),
+        }
     }
 
     /// The nodes an edge from `u` leads to.
@@ -160,6 +195,9 @@ impl Graph {
     /// change how earlier ones order, so the order made once stays true).
     pub(crate) fn by_value(&self, symbols: &SymbolOrder) -> &[u32] {
         self.by_value.get_or_init(|| {
+            if let Ids::Span(..) = self.ids {
+                return (0..self.len() as u32).collect();
+            }
             let nodes = &self.nodes;
             // Ints, times or symbols alone: a radix sort of their keys.
             const FLIP: u64 = 1 << 63;
@@ -201,7 +239,15 @@ impl Graph {
         is_found: impl Fn(u32) -> bool,
         symbols: &SymbolOrder,
     ) {
-        if found.len() * 16 >= self.len() {
+        if let Ids::Span(..) = self.ids {
+            // Numbers in value order already.
+            if found.len() * 16 >= self.len() {
+                found.clear();
+                found.extend((0..self.len() as u32).filter(|&u| is_found(u)));
+            } else {
+                found.sort_unstable();
+            }
+        } else if found.len() * 16 >= self.len() {
             found.clear();
             found.extend(
                 self.by_value(symbols)
@@ -210,13 +256,16 @@ impl Graph {
                     .filter(|&u| is_found(u)),
             );
         } else {
-            found.sort_unstable_by(|&a, &b| symbols.cmp(self.node(a), self.node(b)));
+            found.sort_unstable_by(|&a, &b| {
+                symbols.cmp(&self.nodes[a as usize], &self.nodes[b as usize])
+            });
         }
     }
 
     /// Bytes held (what a cached graph costs).
     pub(crate) fn bytes(&self) -> usize {
         let ids = match &self.ids {
+            Ids::Span(..) => 0,
             Ids::Dense(_, _, table) => table.capacity() * 4,
             Ids::Bits(_, ids) => ids.capacity() * 16,
             Ids::Vals(ids) => ids.capacity() * (std::mem::size_of::<Val>() + 8),
@@ -236,12 +285,12 @@ mod tests {
         let symbols = SymbolOrder::default();
         let ints =
             Graph::of_vals([(Val::Int(3), Val::Int(-7)), (Val::Int(0), Val::Int(3))].into_iter());
-        let order: Vec<&Val> = ints
+        let order: Vec<Val> = ints
             .by_value(&symbols)
             .iter()
             .map(|&u| ints.node(u))
             .collect();
-        assert_eq!(order, [&Val::Int(-7), &Val::Int(0), &Val::Int(3)]);
+        assert_eq!(order, [Val::Int(-7), Val::Int(0), Val::Int(3)]);
         let mixed = Graph::of_vals(
             [
                 (Val::Str("b".into()), Val::Int(2)),
@@ -249,39 +298,68 @@ mod tests {
             ]
             .into_iter(),
         );
-        let order: Vec<&Val> = mixed
+        let order: Vec<Val> = mixed
             .by_value(&symbols)
             .iter()
             .map(|&u| mixed.node(u))
             .collect();
-        let mut want: Vec<&Val> = order.clone();
+        let mut want: Vec<Val> = order.clone();
         want.sort_by(|a, b| symbols.cmp(a, b));
         assert_eq!(order, want);
     }
 
     #[test]
-    fn sparse_bits_are_hashed_and_dense_ones_tabled() {
-        let sparse = Graph::of_bits(Kind::Int, [(1u64, 1u64 << 40), (1 << 40, 7)].into_iter());
+    fn sparse_bits_are_hashed_dense_symbols_tabled_and_dense_ints_spanned() {
+        let sparse = Graph::of_bits(
+            Kind::Int,
+            [(1u64 << 40, 6u64), (6, 9), (1 << 40, 7)].into_iter(),
+        );
         assert!(matches!(sparse.ids, Ids::Bits(..)));
-        let dense = Graph::of_bits(Kind::Int, [(5u64, 6u64), (6, 9)].into_iter());
-        assert!(matches!(dense.ids, Ids::Dense(..)));
-        for g in [&sparse, &dense] {
-            assert_eq!(g.len(), 3);
+        let tabled = Graph::of_bits(Kind::Sym, [(5u64, 6u64), (6, 9)].into_iter());
+        assert!(matches!(tabled.ids, Ids::Dense(..)));
+        let spanned = Graph::of_bits(Kind::Int, [(5u64, 6u64), (6, 9), (9, 7)].into_iter());
+        assert!(matches!(spanned.ids, Ids::Span(..)));
+        // A span numbers every value between its least and its most.
+        assert_eq!((sparse.len(), tabled.len(), spanned.len()), (4, 3, 5));
+        for g in [&sparse, &spanned] {
             assert_eq!(g.id(&Val::Int(2)), None);
             assert_eq!(g.id(&Val::Int(-1)), None);
+            assert_eq!(g.id(&Val::Int(10)), None);
+            assert_eq!(g.id(&Val::Int(7)).map(|u| g.node(u)), Some(Val::Int(7)));
+            let six = g.id(&Val::Int(6)).expect("six");
+            let to: Vec<Val> = g.targets(six).iter().map(|&t| g.node(t)).collect();
+            assert_eq!(to, [Val::Int(9)]);
         }
-        let six = dense.id(&Val::Int(6)).expect("six");
-        assert_eq!(
-            dense
-                .targets(six)
-                .iter()
-                .map(|&t| dense.node(t))
-                .collect::<Vec<_>>(),
-            [&Val::Int(9)]
+        // A number in the span no edge touches is a node without edges.
+        let eight = spanned.id(&Val::Int(8)).expect("in the span");
+        assert!(spanned.targets(eight).is_empty());
+    }
+
+    #[test]
+    fn a_span_orders_by_value_negative_ints_and_times_included() {
+        let symbols = SymbolOrder::default();
+        let negative = [(-3i64, -9i64), (-9, -4), (-3, -4)];
+        let g = Graph::of_bits(
+            Kind::Int,
+            negative.iter().map(|&(a, b)| (a as u64, b as u64)),
         );
+        assert!(matches!(g.ids, Ids::Span(..)));
+        let order: Vec<Val> = g
+            .by_value(&symbols)
+            .iter()
+            .map(|&u| g.node(u))
+            .filter(|v| [-9, -4, -3].iter().any(|&i| *v == Val::Int(i)))
+            .collect();
+        assert_eq!(order, [Val::Int(-9), Val::Int(-4), Val::Int(-3)]);
+        let mut found = vec![
+            g.id(&Val::Int(-3)).expect("-3"),
+            g.id(&Val::Int(-9)).expect("-9"),
+        ];
+        let is_found = |u: u32| [-3, -9].iter().any(|&i| g.node(u) == Val::Int(i));
+        g.in_value_order(&mut found, is_found, &symbols);
         assert_eq!(
-            sparse.id(&Val::Int(7)).map(|u| sparse.node(u)),
-            Some(&Val::Int(7))
+            found.iter().map(|&u| g.node(u)).collect::<Vec<_>>(),
+            [Val::Int(-9), Val::Int(-3)]
         );
     }
 
@@ -294,14 +372,14 @@ mod tests {
         for g in [&bits, &vals] {
             assert_eq!(g.len(), 3);
             let one = g.id(&Val::Int(1)).expect("node 1");
-            let mut to: Vec<&Val> = g.targets(one).iter().map(|&t| g.node(t)).collect();
+            let mut to: Vec<Val> = g.targets(one).iter().map(|&t| g.node(t)).collect();
             to.sort();
-            assert_eq!(to, [&Val::Int(2), &Val::Int(2), &Val::Int(3)]);
+            assert_eq!(to, [Val::Int(2), Val::Int(2), Val::Int(3)]);
             // As `=` does: the float 3.0 is the int 3.
             assert_eq!(g.id(&Val::Float(3.0)), g.id(&Val::Int(3)));
             assert_eq!(g.id(&Val::Int(9)), None);
-            let order: Vec<&Val> = g.by_value(&symbols).iter().map(|&u| g.node(u)).collect();
-            assert_eq!(order, [&Val::Int(1), &Val::Int(2), &Val::Int(3)]);
+            let order: Vec<Val> = g.by_value(&symbols).iter().map(|&u| g.node(u)).collect();
+            assert_eq!(order, [Val::Int(1), Val::Int(2), Val::Int(3)]);
         }
     }
 }

@@ -156,6 +156,31 @@ fn closure_edges() -> Vec<(i64, i64)> {
     graph_edges(2_000, 10_000, 12)
 }
 
+/// Reachability's first query alone, on 30 freshly loaded copies of its
+/// graph: the median, and a process to profile.
+fn reach_first() -> Result<()> {
+    let pairs = graph_edges(20_000, 100_000, 11);
+    let mut times = Vec::new();
+    let store = load_graph_chronolog(&pairs)?.store().clone();
+    let runs = std::env::var("REACH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(30);
+    for _ in 0..runs {
+        // A new engine over the loaded store: nothing cached.
+        let mut db = Session::new(store.clone());
+        db.run("reach(Y) :- e(0, Y). reach(Y) :- reach(X), e(X, Y).")?;
+        times.push(time(|| rows_of(db.run("?- reach(Y).")?))?.1);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "reachability, first query: median {:.2} ms, least {:.2} ms",
+        times[15] * 1e3,
+        times[0] * 1e3
+    );
+    Ok(())
+}
+
 /// The closure computed by `engine` alone in this process, then this
 /// process's peak resident memory in KiB (Linux's `VmHWM`), printed.
 fn closure_alone(engine: &str) -> Result<()> {
@@ -215,6 +240,11 @@ fn main() -> Result<()> {
         && flag == "--closure-alone"
     {
         return closure_alone(engine);
+    }
+    if let [_, flag] = args.as_slice()
+        && flag == "--reach-first"
+    {
+        return reach_first();
     }
     let mut table: Vec<Row> = Vec::new();
     let push = |table: &mut Vec<Row>, what: String, ours: f64, theirs: f64, unit: &'static str| {

@@ -86,7 +86,7 @@ impl Executor<'_> {
             let out = &mut self.derived[relation];
             let x = graph.node(source);
             for &y in &found {
-                out.push_distinct([x.clone(), graph.node(y).clone()]);
+                out.push_distinct([x.clone(), graph.node(y)]);
             }
             pending += found.len();
             if pending >= CHECK_EVERY {
@@ -175,7 +175,7 @@ impl Executor<'_> {
                 let x = graph.node(source);
                 for &y in &found {
                     cells.push(x.clone());
-                    cells.push(graph.node(y).clone());
+                    cells.push(graph.node(y));
                 }
                 tuples.fetch_add(found.len() as u64, Ordering::Relaxed);
                 let grown = (cells.capacity() - before) * (tuple_bytes / 2);
@@ -245,7 +245,7 @@ impl Executor<'_> {
         found.truncate(enough);
         let out = &mut self.derived[relation];
         for &v in &found {
-            let v = graph.node(v).clone();
+            let v = graph.node(v);
             match closure.pinned {
                 None => out.push_distinct([v]),
                 Some(0) => out.push_distinct([given.clone(), v]),
