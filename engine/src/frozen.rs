@@ -255,6 +255,11 @@ impl Frozen {
         Some(graph)
     }
 
+    /// How many grouped copies lookups have made so far.
+    pub(crate) fn groupings(&self) -> usize {
+        self.groups.len()
+    }
+
     /// Bytes held, grouped copies included (what a cached copy costs).
     pub(crate) fn bytes(&self) -> usize {
         let columns = |cs: &[Column]| cs.iter().map(Column::bytes).sum::<usize>();

@@ -51,6 +51,29 @@ fn a_query_past_its_memory_budget_stops_naming_the_rule() {
 }
 
 #[test]
+fn the_budget_counts_the_stored_copies_and_indexes_a_join_makes() {
+    // A join deriving nothing still copies `edge` and groups the copy by
+    // the columns it looks up: memory the budget counts.
+    let mut db = Session::in_memory();
+    nodes(&mut db, 60_000);
+    let triangles = "?- edge(X, Y), edge(Y, Z), edge(Z, X).";
+    let tight = Limits {
+        max_memory: Some(1 << 20),
+        ..Limits::default()
+    };
+    let err = db
+        .run_with(triangles, &Default::default(), &tight)
+        .expect_err("over budget");
+    let message = err.to_string();
+    assert!(matches!(err, Error::LimitExceeded(_)), "{message}");
+    assert!(message.contains("0 MiB derived"), "{message}");
+    assert!(message.contains("the copy of stored `edge`"), "{message}");
+    // Under the default budget it is answered: a cycle has no triangle.
+    let out = db.run(triangles).expect("answered");
+    assert!(matches!(out.last(), Some(Output::Rows(rows)) if rows.is_empty()));
+}
+
+#[test]
 fn the_default_budget_is_a_fraction_of_the_machine() {
     let budget = chronolog_engine::default_query_memory();
     assert!(budget >= 256 << 20, "{budget}");

@@ -271,13 +271,16 @@ impl Executor<'_> {
             BoundRel::Stored(id) => {
                 // Read whole (or found in the cache) as a join would.
                 self.scan_stored(id, &[], &[])?;
-                self.stored[id]
+                let graph = self.stored[id]
                     .materialized
                     .as_mut()
                     .and_then(|m| m.relation.graph(backward))
                     .ok_or_else(|| {
                         Error::Internal("a closure's edges are not a two-column relation".into())
-                    })
+                    })?;
+                // Kept with the copy, so counted with it.
+                self.check_memory()?;
+                Ok(graph)
             }
         }
     }

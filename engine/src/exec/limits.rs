@@ -32,9 +32,11 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Stop when this flag is set (Ctrl-C in the REPL).
     pub cancel: Option<Arc<AtomicBool>>,
-    /// Stop when the query's derived relations hold more than this many
-    /// bytes, with an error naming the largest, before the operating
-    /// system's out-of-memory killer ends the whole process.
+    /// Stop when the query holds more than this many bytes (its derived
+    /// relations, and the copies of the stored relations it reads with
+    /// the indexes its joins and searches build on them), with an error
+    /// naming the largest, before the operating system's out-of-memory
+    /// killer ends the whole process.
     pub max_memory: Option<usize>,
     /// Threads a graph search (a transitive closure) may run on, the
     /// calling one included: 1 runs it on the calling thread alone.
@@ -98,38 +100,54 @@ impl Executor<'_> {
         self.check_memory_with(None)
     }
 
-    /// The memory budget against the derived relations and `pending`:
-    /// `(relation, bytes)` a search has derived for a relation but not
-    /// yet added to it.
+    /// The memory budget against what the query holds: its derived
+    /// relations (rows, sets, indexes), `pending` (`(relation, bytes)` a
+    /// search has derived for a relation but not yet added to it), and
+    /// the columnar copies of the stored relations it reads, with the
+    /// grouped copies its joins look them up by and the graphs its
+    /// searches walk.
     pub(super) fn check_memory_with(&self, pending: Option<(usize, usize)>) -> Result<()> {
         let Some(budget) = self.limits.max_memory else {
             return Ok(());
         };
         let extra = |i: usize| pending.filter(|&(r, _)| r == i).map_or(0, |(_, b)| b);
-        let sizes = self
-            .derived
-            .iter()
-            .enumerate()
-            .map(|(i, r)| r.heap_bytes() + extra(i));
-        let total: usize = sizes.clone().sum();
+        let derived = self.derived.iter().enumerate().map(|(i, r)| {
+            (
+                self.derived_names.get(i).map_or("?", String::as_str),
+                r.heap_bytes() + extra(i),
+            )
+        });
+        let stored = self.stored.iter().filter_map(|s| {
+            let m = s.materialized.as_ref()?;
+            Some((s.name.as_str(), m.relation.bytes()))
+        });
+        let total: usize = derived.clone().chain(stored.clone()).map(|(_, b)| b).sum();
         if total <= budget {
             return Ok(());
         }
-        let (largest, bytes) = sizes
-            .enumerate()
-            .max_by_key(|&(_, b)| b)
-            .map(|(i, b)| (self.derived_names.get(i).map_or("?", String::as_str), b))
-            .unwrap_or(("?", 0));
         let mib = |b: usize| b >> 20;
-        let largest = match largest {
-            chronolog_ql::OUTPUT => "the answer".to_string(),
-            rule => format!("`{rule}`"),
-        };
+        let (derived_bytes, stored_bytes) = (
+            derived.clone().map(|(_, b)| b).sum::<usize>(),
+            stored.clone().map(|(_, b)| b).sum::<usize>(),
+        );
+        let largest = derived
+            .map(|(name, b)| match name {
+                chronolog_ql::OUTPUT => ("the answer".to_string(), b),
+                rule => (format!("`{rule}`"), b),
+            })
+            .chain(
+                stored.map(|(name, b)| (format!("the copy of stored `{name}` and its indexes"), b)),
+            )
+            .max_by_key(|(_, b)| *b)
+            .unwrap_or(("?".to_string(), 0));
         Err(Error::LimitExceeded(format!(
-            "the memory budget of {} MiB: the derived relations hold {} MiB, most of it in {largest} ({} MiB)",
+            "the memory budget of {} MiB: the query holds {} MiB ({} MiB derived, {} MiB of stored relations copied and indexed), most of it in {} ({} MiB)",
             mib(budget),
             mib(total),
-            mib(bytes)
+            mib(derived_bytes),
+            mib(stored_bytes),
+            largest.0,
+            mib(largest.1)
         )))
     }
 

@@ -44,9 +44,17 @@ impl Executor<'_> {
         if reads.materialized.is_none() && (cols.is_empty() || reads.lookups > MATERIALIZE_AFTER) {
             let m = self.materialize(rel)?;
             self.stored[id].materialized = Some(m);
+            self.check_memory()?;
         }
         if let Some(m) = self.stored[id].materialized.as_mut() {
-            return Ok(Source::Stored(id, m.relation.run(cols, key)));
+            // A lookup by new columns groups a copy of the relation by
+            // them: memory the budget counts.
+            let grouped = m.relation.groupings();
+            let run = m.relation.run(cols, key);
+            if m.relation.groupings() > grouped {
+                self.check_memory()?;
+            }
+            return Ok(Source::Stored(id, run));
         }
         Ok(Source::Read(self.read_storage(rel, cols, key)?))
     }
