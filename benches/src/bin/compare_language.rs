@@ -181,6 +181,36 @@ fn reach_first() -> Result<()> {
     Ok(())
 }
 
+/// The closure on one thread and on every core, alternately, seven
+/// times each: the medians and their ratio.
+fn closure_threads() -> Result<()> {
+    let mut db = load_graph_chronolog(&closure_edges())?;
+    db.run(CLOSURE_RULES)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (mut one, mut many) = (Vec::new(), Vec::new());
+    for _ in 0..7 {
+        for (threads, times) in [(1, &mut one), (cores, &mut many)] {
+            let limits = chronolog_engine::Limits {
+                threads,
+                ..chronolog_engine::Limits::default()
+            };
+            times.push(
+                time(|| rows_of(db.run_with("?- t(X, Y).", &Default::default(), &limits)?))?.1,
+            );
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] * 1e3
+    };
+    let (one, many) = (median(&mut one), median(&mut many));
+    println!(
+        "closure: 1 thread {one:.1} ms, {cores} threads {many:.1} ms ({:.2}x)",
+        one / many
+    );
+    Ok(())
+}
+
 /// The closure computed by `engine` alone in this process, then this
 /// process's peak resident memory in KiB (Linux's `VmHWM`), printed.
 fn closure_alone(engine: &str) -> Result<()> {
@@ -245,6 +275,11 @@ fn main() -> Result<()> {
         && flag == "--reach-first"
     {
         return reach_first();
+    }
+    if let [_, flag] = args.as_slice()
+        && flag == "--closure-threads"
+    {
+        return closure_threads();
     }
     let mut table: Vec<Row> = Vec::new();
     let push = |table: &mut Vec<Row>, what: String, ours: f64, theirs: f64, unit: &'static str| {
