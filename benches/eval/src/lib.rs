@@ -25,6 +25,7 @@ mod data;
 mod plot;
 mod report;
 mod score;
+mod sweep;
 
 use data::{Conversation, Qa, turn_line};
 use score::{Scored, Stats, answer_forms, contains_answer, covers, percentile, prefix_covers};
@@ -153,6 +154,9 @@ pub struct EvalArgs {
     pub types: Vec<String>,
     /// The memory's tuning, the defaults with `--set name=value` applied.
     pub tuning: Tuning,
+    /// Fields to sweep, each with its values (`--sweep rrf_k=5,10,20`):
+    /// then only the hybrid is asked, at each value (`sweep.rs`).
+    pub sweeps: Vec<(String, Vec<String>)>,
 }
 
 /// The benchmarks the harness reads.
@@ -269,79 +273,50 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         .iter()
         .flat_map(|conv| conv.qa.iter().map(move |qa| (conv, qa)))
         .collect();
+    if !args.sweeps.is_empty() {
+        let asking = Asking {
+            questions: &questions,
+            now_of: &now_of,
+            dia_of: &dia_of,
+            threads,
+        };
+        let folds: Vec<usize> = conversations
+            .iter()
+            .enumerate()
+            .flat_map(|(i, conv)| conv.qa.iter().map(move |_| sweep::fold_of(dataset, i)))
+            .collect();
+        let mut swept = Vec::new();
+        for (field, values) in &args.sweeps {
+            swept.push(sweep::sweep(
+                &memory,
+                &asking,
+                &folds,
+                &args.tuning,
+                field,
+                values,
+            )?);
+        }
+        if let Some(out) = &args.out {
+            let result = json!({"file": args.file.display().to_string(), "embedder": embedder_name, "sweeps": swept});
+            std::fs::write(out, serde_json::to_string_pretty(&result)?)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        sweep::print(dataset, &swept);
+        return Ok(());
+    }
     let mut embeddings: Vec<u64> = Vec::new();
     for (order, config) in configs(args.all).iter().enumerate() {
         let mut stats = Stats::default();
         // Budgets that did not nest: questions, and items lost.
         let (mut unnested_items, mut unnested_questions) = (0usize, 0usize);
-        let options = |conv: &Conversation, qa: &Qa| SearchOptions {
-            channels: config.channels.clone(),
-            abstain: config.abstain,
-            now: qa.now.or_else(|| now_of.get(&conv.id).copied()),
-            ..SearchOptions::with_tuning(&args.tuning)
+        let asking = Asking {
+            questions: &questions,
+            now_of: &now_of,
+            dia_of: &dia_of,
+            threads,
         };
-        // One question's retrieval assembled at every budget; for an
-        // ablation, the time that took (under contention) is its latency.
-        let ask = |(conv, qa): &(&Conversation, &Qa)| -> Result<Asked> {
-            let options = options(conv, qa);
-            let t = Instant::now();
-            let mut contexts =
-                memory.search_at_budgets(&conv.id, &qa.question, &options, &BUDGETS)?;
-            let micros = t.elapsed().as_micros() as u64;
-            let covered = contexts
-                .iter()
-                .map(|c| covers(c, &qa.evidence, &dia_of))
-                .collect();
-            // An abstention holds nothing, whatever its text.
-            let contained = answer_forms(&qa.answer).map(|forms| {
-                contexts
-                    .iter()
-                    .map(|c| !c.abstain && contains_answer(&c.to_text(), &forms))
-                    .collect()
-            });
-            let unnested = contexts
-                .windows(2)
-                .filter(|pair| !pair[0].abstain && !pair[1].abstain)
-                .map(|pair| {
-                    pair[0]
-                        .items
-                        .iter()
-                        .filter(|i| !pair[1].items.iter().any(|j| j.id == i.id))
-                        .count()
-                })
-                .sum();
-            let main = contexts.swap_remove(MAIN_BUDGET);
-            Ok(Asked {
-                main,
-                covered,
-                contained,
-                unnested,
-                micros,
-                embed_micros: None,
-            })
-        };
-        // Every configuration asks on every core at once.
-        let mut asked: Vec<Asked> = if threads == 1 {
-            questions.iter().map(ask).collect::<Result<_>>()?
-        } else {
-            let chunk = questions.len().div_ceil(threads).max(1);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = questions
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || part.iter().map(ask).collect::<Result<Vec<_>>>())
-                    })
-                    .collect();
-                let mut all = Vec::new();
-                for handle in handles {
-                    let part = handle
-                        .join()
-                        .map_err(|_| anyhow!("an evaluation thread panicked"))??;
-                    all.extend(part);
-                }
-                Ok::<_, anyhow::Error>(all)
-            })?
-        };
+        let options = |conv: &Conversation, qa: &Qa| asking.options(config, &args.tuning, conv, qa);
+        let mut asked = asking.ask_all(&memory, config, &args.tuning)?;
         // The hybrid's latency is the one reported: its searches at 2,000
         // tokens again, one at a time, the question's embedding already
         // in the memory's cache; and the embedding alone, every tenth
@@ -493,6 +468,104 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         plot::coverage(&result, plot)?;
     }
     Ok(())
+}
+
+/// What asking every question needs beside the memory: the questions,
+/// each tenant's "now", where each episode came from, and the cores.
+struct Asking<'a> {
+    questions: &'a [(&'a Conversation, &'a Qa)],
+    now_of: &'a HashMap<String, Timestamp>,
+    dia_of: &'a HashMap<String, (String, String)>,
+    threads: usize,
+}
+
+impl Asking<'_> {
+    /// How `config` searches for `qa` with `tuning`.
+    fn options(
+        &self,
+        config: &Config,
+        tuning: &Tuning,
+        conv: &Conversation,
+        qa: &Qa,
+    ) -> SearchOptions {
+        SearchOptions {
+            channels: config.channels.clone(),
+            abstain: config.abstain,
+            now: qa.now.or_else(|| self.now_of.get(&conv.id).copied()),
+            ..SearchOptions::with_tuning(tuning)
+        }
+    }
+
+    /// One question's retrieval assembled at every budget; for an
+    /// ablation, the time that took (under contention) is its latency.
+    fn ask(
+        &self,
+        memory: &Memory,
+        config: &Config,
+        tuning: &Tuning,
+        conv: &Conversation,
+        qa: &Qa,
+    ) -> Result<Asked> {
+        let options = self.options(config, tuning, conv, qa);
+        let t = Instant::now();
+        let mut contexts = memory.search_at_budgets(&conv.id, &qa.question, &options, &BUDGETS)?;
+        let micros = t.elapsed().as_micros() as u64;
+        let covered = contexts
+            .iter()
+            .map(|c| covers(c, &qa.evidence, self.dia_of))
+            .collect();
+        // An abstention holds nothing, whatever its text.
+        let contained = answer_forms(&qa.answer).map(|forms| {
+            contexts
+                .iter()
+                .map(|c| !c.abstain && contains_answer(&c.to_text(), &forms))
+                .collect()
+        });
+        let unnested = contexts
+            .windows(2)
+            .filter(|pair| !pair[0].abstain && !pair[1].abstain)
+            .map(|pair| {
+                pair[0]
+                    .items
+                    .iter()
+                    .filter(|i| !pair[1].items.iter().any(|j| j.id == i.id))
+                    .count()
+            })
+            .sum();
+        let main = contexts.swap_remove(MAIN_BUDGET);
+        Ok(Asked {
+            main,
+            covered,
+            contained,
+            unnested,
+            micros,
+            embed_micros: None,
+        })
+    }
+
+    /// Every question asked, in order, on every core at once.
+    fn ask_all(&self, memory: &Memory, config: &Config, tuning: &Tuning) -> Result<Vec<Asked>> {
+        let ask = |(conv, qa): &(&Conversation, &Qa)| self.ask(memory, config, tuning, conv, qa);
+        if self.threads == 1 {
+            return self.questions.iter().map(ask).collect();
+        }
+        let chunk = self.questions.len().div_ceil(self.threads).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .questions
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(ask).collect::<Result<Vec<_>>>()))
+                .collect();
+            let mut all = Vec::new();
+            for handle in handles {
+                let part = handle
+                    .join()
+                    .map_err(|_| anyhow!("an evaluation thread panicked"))??;
+                all.extend(part);
+            }
+            Ok(all)
+        })
+    }
 }
 
 /// A baseline's ranking as the sums score it: no context of its own, so

@@ -74,6 +74,27 @@ struct EvalOptions {
     /// memory/src/tuning.rs and printed by `chronolog recall --explain`.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
+    /// Sweep one field of the tuning over values, `name=v1,v2,...`
+    /// (repeat for several fields, each swept alone): only the hybrid is
+    /// asked, at each value, over one consolidation, and the value is
+    /// fitted leaving one conversation out (LoCoMo) or by five folds of
+    /// the questions (LongMemEval), the left-out figure printed beside
+    /// the fitted one.
+    #[arg(long = "sweep", value_name = "NAME=V1,V2,...")]
+    sweep: Vec<String>,
+}
+
+/// `name=v1,v2,...` as the field and its values, each checked against
+/// the tuning before anything is ingested.
+fn sweep_of(text: &str) -> anyhow::Result<(String, Vec<String>)> {
+    let (name, values) = text
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("--sweep takes name=v1,v2,..., not {text:?}"))?;
+    let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+    for value in &values {
+        chronolog_memory::Tuning::default().set(name.trim(), value)?;
+    }
+    Ok((name.trim().to_string(), values))
 }
 
 fn main() -> ExitCode {
@@ -95,6 +116,11 @@ fn main() -> ExitCode {
             types: options.types,
             tuning: chronolog_memory::Tuning::default()
                 .with_assignments(options.set.iter().map(String::as_str))?,
+            sweeps: options
+                .sweep
+                .iter()
+                .map(|s| sweep_of(s))
+                .collect::<anyhow::Result<_>>()?,
         };
         chronolog_eval::run(dataset, &args)
     };

@@ -165,3 +165,60 @@ fn eval_longmemeval_reads_gzip_and_selects_questions() {
         text(&run.stderr)
     );
 }
+
+/// `--sweep`: each field asked at each value over one consolidation, the
+/// value fitted on every question and fold by fold, both figures written;
+/// a field the tuning does not have is refused before anything is read.
+#[test]
+fn a_sweep_fits_each_field_and_reports_the_left_out_figure() {
+    let home = tempfile::tempdir().expect("home");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_fixture.json");
+    let out = home.path().join("sweep.json");
+    let run = eval(home.path())
+        .arg("longmemeval")
+        .arg(&fixture)
+        .args([
+            "--embedder",
+            "hashing",
+            "--sweep",
+            "k=1,20",
+            "--sweep",
+            "rrf_k=10,60",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    assert!(stdout.contains("five folds of the questions"), "{stdout}");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    let sweeps = result["sweeps"].as_array().expect("sweeps");
+    assert_eq!(sweeps.len(), 2);
+    assert_eq!(sweeps[0]["field"], "k");
+    assert_eq!(sweeps[0]["current"], "20");
+    assert_eq!(sweeps[0]["values"].as_array().map(Vec::len), Some(2));
+    // Two questions: folds 0 and 1, each fitted on the other.
+    assert_eq!(sweeps[0]["folds"], 2);
+    assert_eq!(
+        sweeps[0]["chosen_per_fold"].as_array().map(Vec::len),
+        Some(2)
+    );
+    // The one answerable question's evidence is found at the run's value.
+    assert_eq!(sweeps[0]["values"][1]["covered_at_2000"], 1.0);
+    assert!(sweeps[1]["left_out_covered_at_2000"].is_number());
+
+    let refused = eval(home.path())
+        .arg("longmemeval")
+        .arg(&fixture)
+        .args(["--embedder", "hashing", "--sweep", "no_such_field=1,2"])
+        .output()
+        .expect("run");
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("no tuning field `no_such_field`"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
