@@ -295,7 +295,9 @@ fn bound_program(
 /// cycle with a chord, a tree, and a dense tangle with self-loops.
 #[test]
 fn every_bound_recursion_shape_agrees_with_cozo() {
-    let graphs: [(Vec<(i64, i64)>, Vec<i64>); 3] = [
+    // (edges, marks) each.
+    type Graph = (Vec<(i64, i64)>, Vec<i64>);
+    let graphs: [Graph; 3] = [
         (
             (0..8).map(|i| (i, (i + 1) % 8)).chain([(2, 6)]).collect(),
             vec![3],
