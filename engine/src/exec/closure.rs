@@ -50,11 +50,15 @@ impl Executor<'_> {
         match &closure.from {
             None => {
                 let graph = self.graph(edges, false)?;
-                self.close(&graph, relation, enough)
+                let closed = self.close(&graph, relation, enough);
+                self.walking = 0;
+                closed
             }
             Some(from) => {
                 let from = self.eval(from, &[])?;
-                self.reach(edges, relation, from, closure, enough)
+                let reached = self.reach(edges, relation, from, closure, enough);
+                self.walking = 0;
+                reached
             }
         }
     }
@@ -118,7 +122,7 @@ impl Executor<'_> {
             .collect();
         let threads = self.limits.threads.min(sources.len()).max(1);
         let per_thread = sources.len().div_ceil(threads).max(1);
-        let held = self.derived.iter().map(Relation::heap_bytes).sum::<usize>();
+        let held = self.held_bytes();
         let tuples = AtomicU64::new(self.derived_count);
         let bytes = AtomicUsize::new(held);
         let stop = AtomicBool::new(false);
@@ -266,7 +270,11 @@ impl Executor<'_> {
                     let row = rel.row(i);
                     (row[from].clone(), row[to].clone())
                 });
-                Ok(Arc::new(Graph::of_vals(pairs)))
+                let graph = Graph::of_vals(pairs);
+                // Held only while the search walks it.
+                self.walking = graph.bytes();
+                self.check_memory()?;
+                Ok(Arc::new(graph))
             }
             BoundRel::Stored(id) => {
                 // Read whole (or found in the cache) as a join would.

@@ -102,10 +102,11 @@ impl Executor<'_> {
 
     /// The memory budget against what the query holds: its derived
     /// relations (rows, sets, indexes), `pending` (`(relation, bytes)` a
-    /// search has derived for a relation but not yet added to it), and
-    /// the columnar copies of the stored relations it reads, with the
+    /// search has derived for a relation but not yet added to it), the
+    /// columnar copies of the stored relations it reads, with the
     /// grouped copies its joins look them up by and the graphs its
-    /// searches walk.
+    /// searches walk, and the graph of a derived relation a search is
+    /// walking.
     pub(super) fn check_memory_with(&self, pending: Option<(usize, usize)>) -> Result<()> {
         let Some(budget) = self.limits.max_memory else {
             return Ok(());
@@ -121,13 +122,18 @@ impl Executor<'_> {
             let m = s.materialized.as_ref()?;
             Some((s.name.as_str(), m.relation.bytes()))
         });
-        let total: usize = derived.clone().chain(stored.clone()).map(|(_, b)| b).sum();
+        let total: usize = derived
+            .clone()
+            .chain(stored.clone())
+            .map(|(_, b)| b)
+            .sum::<usize>()
+            + self.walking;
         if total <= budget {
             return Ok(());
         }
         let mib = |b: usize| b >> 20;
         let (derived_bytes, stored_bytes) = (
-            derived.clone().map(|(_, b)| b).sum::<usize>(),
+            derived.clone().map(|(_, b)| b).sum::<usize>() + self.walking,
             stored.clone().map(|(_, b)| b).sum::<usize>(),
         );
         let largest = derived
@@ -149,6 +155,19 @@ impl Executor<'_> {
             largest.0,
             mib(largest.1)
         )))
+    }
+
+    /// What the query holds now, as [`Executor::check_memory_with`]
+    /// counts it: the start of a threaded search's own count.
+    pub(super) fn held_bytes(&self) -> usize {
+        let derived: usize = self.derived.iter().map(Relation::heap_bytes).sum();
+        let stored: usize = self
+            .stored
+            .iter()
+            .filter_map(|s| s.materialized.as_ref())
+            .map(|m| m.relation.bytes())
+            .sum();
+        derived + stored + self.walking
     }
 
     /// Cancel (Ctrl-C) and the deadline: an atomic load and, rarely, a

@@ -95,6 +95,9 @@ pub(crate) struct Executor<'a> {
     enough: bool,
     /// Relations a search derived, in value order.
     searched: Vec<usize>,
+    /// Bytes of the graph a search is walking that no relation holds (a
+    /// derived relation's, built for the search): the budget counts them.
+    walking: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -127,6 +130,7 @@ impl<'a> Executor<'a> {
             enough_at: None,
             enough: false,
             searched: Vec::new(),
+            walking: 0,
         }
     }
 }
