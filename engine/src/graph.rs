@@ -56,14 +56,16 @@ impl Graph {
         let mut nodes = Vec::new();
         let mut numbered = Vec::with_capacity(count);
         let span = most.wrapping_sub(least);
-        if count > 0 && span < (4 * count as u64).max(1024) && kind != Kind::Sym {
+        // The bits span little more than the edges do.
+        let dense = count > 0 && span < (4 * count as u64).max(1024);
+        if dense && kind != Kind::Sym {
             let n = span as usize + 1;
             let from = |bits: u64| (bits - least) as u32;
             let numbered = edges.map(|(a, b)| (from(a), from(b)));
             return Graph::laid_out(Ids::Span(kind, least), Vec::new(), n, numbered);
         }
-        if count > 0 && span < (4 * count as u64).max(1024) {
-            // Small ids or ints: a table instead of hashing.
+        if dense {
+            // Small symbol ids: a table instead of hashing.
             let mut table = vec![NONE; span as usize + 1];
             for (a, b) in edges {
                 let mut id = |bits: u64| {

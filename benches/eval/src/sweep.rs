@@ -193,13 +193,14 @@ pub(crate) fn sweep(
         })
         .collect();
     let n = left_n.max(1) as f64;
+    let (fitted_covered, fitted_recall) = objective(&per_value[fitted], all);
     Ok(json!({
         "field": field,
         "current": values[current],
         "values": rows,
         "fitted": values[fitted],
-        "fitted_covered_at_2000": objective(&per_value[fitted], all).0,
-        "fitted_recall_at_5": objective(&per_value[fitted], all).1,
+        "fitted_covered_at_2000": fitted_covered,
+        "fitted_recall_at_5": fitted_recall,
         "folds": fold_count,
         "chosen_per_fold": chosen,
         "left_out_covered_at_2000": left_covered as f64 / n,

@@ -111,6 +111,10 @@ impl Executor<'_> {
         let Some(budget) = self.limits.max_memory else {
             return Ok(());
         };
+        let total = self.held_bytes() + pending.map_or(0, |(_, b)| b);
+        if total <= budget {
+            return Ok(());
+        }
         let extra = |i: usize| pending.filter(|&(r, _)| r == i).map_or(0, |(_, b)| b);
         let derived = self.derived.iter().enumerate().map(|(i, r)| {
             (
@@ -122,15 +126,6 @@ impl Executor<'_> {
             let m = s.materialized.as_ref()?;
             Some((s.name.as_str(), m.relation.bytes()))
         });
-        let total: usize = derived
-            .clone()
-            .chain(stored.clone())
-            .map(|(_, b)| b)
-            .sum::<usize>()
-            + self.walking;
-        if total <= budget {
-            return Ok(());
-        }
         let mib = |b: usize| b >> 20;
         let (derived_bytes, stored_bytes) = (
             derived.clone().map(|(_, b)| b).sum::<usize>() + self.walking,

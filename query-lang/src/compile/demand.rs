@@ -36,13 +36,7 @@ pub(super) fn specialise(query: &ast::Query, rules: &[Rule]) -> Option<(ast::Que
     if !candidate {
         return None;
     }
-    let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
-    for rule in rules {
-        by_head
-            .entry(rule.head.name.text.as_str())
-            .or_default()
-            .push(rule);
-    }
+    let by_head = super::rules_by_head(rules);
     let mut query = query.clone();
     let mut added: Vec<Rule> = Vec::new();
     let mut made: HashSet<String> = HashSet::new();

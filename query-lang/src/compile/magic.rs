@@ -38,16 +38,15 @@ use crate::ast::{self, Atom, CompareOp, Expr, HeadArg, Literal, Name, Rule};
 /// rules with the adorned and demand rules added; `None` when the query
 /// binds no argument of an adornable derived relation.
 pub(super) fn rewrite(query: &ast::Query, rules: &[Rule]) -> Option<(ast::Query, Vec<Rule>)> {
-    if query.history {
+    // Most queries bind no argument of a derived relation: one pass over
+    // the body, nothing copied.
+    let reads_derived = query.body.iter().any(|lit| {
+        matches!(lit, Literal::Atom(a) if rules.iter().any(|r| r.head.name.text == a.name.text))
+    });
+    if query.history || !reads_derived {
         return None;
     }
-    let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
-    for rule in rules {
-        by_head
-            .entry(rule.head.name.text.as_str())
-            .or_default()
-            .push(rule);
-    }
+    let by_head = super::rules_by_head(rules);
     let mut magic = Magic {
         by_head,
         queue: VecDeque::new(),

@@ -96,7 +96,7 @@ pub fn compile_query(
     // magic sets (`magic.rs`).
     let rewritten = demand::specialise(query, rules)
         .into_iter()
-        .chain(magic::rewrite(query, rules));
+        .chain(std::iter::once_with(|| magic::rewrite(query, rules)).flatten());
     for (query, rules) in rewritten {
         let plan = resolve(&query, &rules, catalog).and_then(|resolved| {
             let strata = stratify(&resolved)?;
@@ -113,6 +113,18 @@ pub fn compile_query(
     // A recursion that is a closure or a reach is searched, not joined.
     closure::recognise(&mut plan);
     Ok(plan)
+}
+
+/// Each derived relation's rules by its name, in source order.
+fn rules_by_head(rules: &[Rule]) -> HashMap<&str, Vec<&Rule>> {
+    let mut by_head: HashMap<&str, Vec<&Rule>> = HashMap::new();
+    for rule in rules {
+        by_head
+            .entry(rule.head.name.text.as_str())
+            .or_default()
+            .push(rule);
+    }
+    by_head
 }
 
 /// A literal from the AST as a plan constant.

@@ -72,13 +72,7 @@ pub fn resolve<'q>(
     if query.history {
         check_history(&query, catalog)?;
     }
-    let mut by_head: HashMap<&'q str, Vec<&'q Rule>> = HashMap::new();
-    for rule in rules {
-        by_head
-            .entry(rule.head.name.text.as_str())
-            .or_default()
-            .push(rule);
-    }
+    let by_head = super::rules_by_head(rules);
     let mut r = Resolver {
         by_head,
         catalog,
