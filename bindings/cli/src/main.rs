@@ -116,8 +116,9 @@ enum Command {
         tenant: Option<String>,
         /// The sentence embedder: model (all-MiniLM-L6-v2 when installed,
         /// else the hashing stand-in, with a notice), hashing, or an
-        /// installed model by name: minilm, potion (for long histories) or
-        /// usem. Keep the one a database was built with.
+        /// installed model by name: minilm, bge (stronger at retrieval,
+        /// run int8), potion (for long histories) or usem. Keep the one a
+        /// database was built with.
         #[arg(long, default_value = "model")]
         embedder: String,
     },
@@ -144,8 +145,8 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         timeout: u64,
         /// The sentence embedder: model, hashing, or an installed model by
-        /// name: minilm, potion (for long histories) or usem (keep the one
-        /// a database was built with).
+        /// name: minilm, bge (stronger at retrieval, run int8), potion (for
+        /// long histories) or usem (keep the one a database was built with).
         #[arg(long, default_value = "model")]
         embedder: String,
     },

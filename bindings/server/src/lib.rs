@@ -53,7 +53,7 @@ pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory
         "hashing" => Arc::new(chronolog_engine::HashingEmbedder::new(384)),
         other => chronolog_engine::embedder_named(other).map_err(|e| {
             Error::BadRequest(format!(
-                "the embedder is model, hashing, minilm, potion or usem: {e}"
+                "the embedder is model, hashing, minilm, bge, potion or usem: {e}"
             ))
         })?,
     };

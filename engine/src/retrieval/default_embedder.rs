@@ -146,54 +146,61 @@ pub fn default_embedder_with_notice() -> (Arc<dyn Embedder>, Option<String>) {
 }
 
 /// The embedder called `name`, loaded now, for a way in that lets its user
-/// choose: `minilm` (all-MiniLM-L6-v2), `potion` (potion-base-8M, about a
+/// choose: `minilm` (all-MiniLM-L6-v2), `bge` (bge-small-en: twelve
+/// layers run int8, stronger at retrieval), `potion` (potion-base-8M, about a
 /// hundred times cheaper per text: for long histories), `usem` (Universal
 /// Sentence Encoder multilingual v3: one space for Chinese, German,
 /// English and more) or `hashing`; each
 /// also by the full name its vectors are filed under. A model that is not
 /// installed is an error here, not a silent stand-in.
 pub fn embedder_named(name: &str) -> Result<Arc<dyn Embedder>> {
+    /// A model loaded once per process, on first success (a failure is
+    /// retried: the files may be installed meanwhile).
+    type Loaded<M> = std::sync::OnceLock<Arc<M>>;
+    fn loaded_once<M: Embedder + 'static>(
+        cell: &'static Loaded<M>,
+        load: impl FnOnce() -> Result<M>,
+    ) -> Result<Arc<dyn Embedder>> {
+        if let Some(model) = cell.get() {
+            return Ok(model.clone());
+        }
+        let model = Arc::new(load()?);
+        Ok(cell.get_or_init(|| model).clone())
+    }
+
     use crate::error::RetrievalError;
     match name {
         "hashing" | "hashing-384" => Ok(Arc::new(HashingEmbedder::new(384))),
         #[cfg(feature = "minilm")]
         "minilm" | "all-MiniLM-L6-v2" => {
-            static MODEL: std::sync::OnceLock<Arc<super::minilm::MiniLm>> =
-                std::sync::OnceLock::new();
-            if let Some(model) = MODEL.get() {
-                return Ok(model.clone());
-            }
-            let model = Arc::new(super::minilm::MiniLm::load(
-                &super::minilm::MiniLm::default_dir(),
-            )?);
-            Ok(MODEL.get_or_init(|| model).clone())
+            static MODEL: Loaded<super::minilm::MiniLm> = std::sync::OnceLock::new();
+            loaded_once(&MODEL, || {
+                super::minilm::MiniLm::load(&super::minilm::MiniLm::default_dir())
+            })
+        }
+        #[cfg(feature = "bge")]
+        "bge" | "bge-small-en" => {
+            static MODEL: Loaded<super::bge::BgeSmall> = std::sync::OnceLock::new();
+            loaded_once(&MODEL, || {
+                super::bge::BgeSmall::load(&super::bge::BgeSmall::default_dir())
+            })
         }
         #[cfg(feature = "potion")]
         "potion" | "potion-base-8M" => {
-            static MODEL: std::sync::OnceLock<Arc<super::potion::Potion>> =
-                std::sync::OnceLock::new();
-            if let Some(model) = MODEL.get() {
-                return Ok(model.clone());
-            }
-            let model = Arc::new(super::potion::Potion::load(
-                &super::potion::Potion::default_dir(),
-            )?);
-            Ok(MODEL.get_or_init(|| model).clone())
+            static MODEL: Loaded<super::potion::Potion> = std::sync::OnceLock::new();
+            loaded_once(&MODEL, || {
+                super::potion::Potion::load(&super::potion::Potion::default_dir())
+            })
         }
         #[cfg(feature = "usem")]
         "usem" | "use-multilingual-v3" => {
-            static MODEL: std::sync::OnceLock<Arc<super::usem::UseMultilingual>> =
-                std::sync::OnceLock::new();
-            if let Some(model) = MODEL.get() {
-                return Ok(model.clone());
-            }
-            let model = Arc::new(super::usem::UseMultilingual::load(
-                &super::usem::UseMultilingual::default_dir(),
-            )?);
-            Ok(MODEL.get_or_init(|| model).clone())
+            static MODEL: Loaded<super::usem::UseMultilingual> = std::sync::OnceLock::new();
+            loaded_once(&MODEL, || {
+                super::usem::UseMultilingual::load(&super::usem::UseMultilingual::default_dir())
+            })
         }
         other => Err(RetrievalError::Model(format!(
-            "no embedder is called `{other}` in this build (minilm, potion, usem or hashing)"
+            "no embedder is called `{other}` in this build (minilm, bge, potion, usem or hashing)"
         ))
         .into()),
     }

@@ -13,6 +13,8 @@
 //! `hops.rs`, `rrf.rs`), each with one `run`; a new operator is a new
 //! `RankedPlan` variant with its own plan struct and a new file here.
 
+#[cfg(feature = "bge")]
+pub mod bge;
 pub(crate) mod bound;
 pub(crate) mod default_embedder;
 pub mod embed;
@@ -22,6 +24,8 @@ pub(crate) mod language;
 #[cfg(feature = "minilm")]
 pub mod minilm;
 pub(crate) mod model_files;
+#[cfg(any(feature = "bge", feature = "reranker"))]
+pub(crate) mod onnx;
 #[cfg(feature = "potion")]
 pub mod potion;
 pub mod rerank;

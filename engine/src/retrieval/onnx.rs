@@ -1,0 +1,167 @@
+//! ONNX Runtime: the engine's runtime for transformer models quantised to
+//! int8 (bge-small-en). Such a model runs about seven times faster per
+//! layer than the same model in float32 through candle on this class of
+//! CPU (its matrix products use the CPU's int8 instructions), which is what
+//! makes a 12-layer embedder affordable on every message.
+//!
+//! The runtime is a shared library loaded when the first model is, from
+//! the file `scripts/install-model.sh` installs (taken from the
+//! `onnxruntime` wheel on PyPI and checksummed): nothing is linked or
+//! downloaded at build time, and a build without the library installed
+//! still runs, with the error naming the script when a model needs it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ort::environment::Environment;
+use ort::session::Session;
+use ort::value::Tensor;
+use tokenizers::{EncodeInput, Encoding, Tokenizer, TruncationParams};
+
+use super::model_files::{model_error, require};
+use crate::error::{Error, Result, RetrievalError};
+
+/// The runtime's directory below the models directory, and its library.
+const SUBDIR: &str = "onnxruntime";
+const LIBRARY: &str = "libonnxruntime.so";
+
+/// Where the runtime's library is looked for: `CHRONOLOG_ONNXRUNTIME` (the
+/// library file itself) when set, else `onnxruntime/libonnxruntime.so` in
+/// the per-user models directory, else below `models/` in the working
+/// directory.
+pub fn runtime_path() -> PathBuf {
+    if let Some(file) = std::env::var_os("CHRONOLOG_ONNXRUNTIME") {
+        return PathBuf::from(file);
+    }
+    super::default_embedder::models_home()
+        .unwrap_or_else(|| PathBuf::from("models"))
+        .join(SUBDIR)
+        .join(LIBRARY)
+}
+
+/// The process's one runtime environment, loaded on first use. A library
+/// can be loaded once per process, so a failure is remembered, not retried.
+fn environment() -> Result<&'static Environment> {
+    static ENVIRONMENT: OnceLock<std::result::Result<Environment, String>> = OnceLock::new();
+    ENVIRONMENT
+        .get_or_init(|| {
+            let path = runtime_path();
+            if !path.is_file() {
+                return Err(format!(
+                    "{} is missing (run scripts/install-model.sh, or set CHRONOLOG_ONNXRUNTIME)",
+                    path.display()
+                ));
+            }
+            ort::init_from(&path)
+                .map_err(|e| format!("loading ONNX Runtime from {}: {e}", path.display()))?
+                .with_name("chronolog")
+                .build()
+                .map_err(|e| format!("starting ONNX Runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(|why| RetrievalError::Model(why.clone()).into())
+}
+
+/// A BERT-shaped ONNX model with its tokenizer: a text (or a pair) in, one
+/// float tensor out (the last hidden state, or a classifier's logits).
+///
+/// Texts run one at a time, never batched: an int8 graph quantises each
+/// layer's activations with one scale for the whole batch, so a batched
+/// text's output would move with its batchmates (a cosine of 0.989 to
+/// its own vector was seen), and a memory's vectors and scores would
+/// depend on how its messages happened to arrive. Alone, a text's output
+/// is its own, and nothing is padded; it costs about a quarter more time
+/// than batches of 32 (LoCoMo dev consolidated in 28.8 s against 21.4 s).
+/// One run at a time: a run already uses every core.
+pub(crate) struct OnnxBert {
+    session: Mutex<Session>,
+    // `Tokenizer` is not `Sync`; the model dominates the cost.
+    tokenizer: Mutex<Tokenizer>,
+    /// Whether the graph takes `token_type_ids` (an exported embedder may
+    /// have dropped the input it never varies).
+    takes_types: bool,
+}
+
+impl OnnxBert {
+    /// Loads `model.onnx` and `tokenizer.json` from `dir`, texts cut as
+    /// `truncation` says, to run with as many threads as the machine has
+    /// cores, threads that sleep between runs rather than spin (the
+    /// engine's own threads share the cores); and ONNX Runtime with it when
+    /// it is the first model to need it.
+    pub(crate) fn load(dir: &Path, truncation: TruncationParams) -> Result<OnnxBert> {
+        require(dir, &["model.onnx", "tokenizer.json"])?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        // One text at a time: nothing to pad.
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(truncation))
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        let file = dir.join("model.onnx");
+        let what = file.display().to_string();
+        let environment = environment()?;
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let failed = |e: &dyn std::fmt::Display| model_error(&what, e);
+        let mut builder = Session::builder(environment)
+            .map_err(|e| failed(&e))?
+            .with_intra_threads(threads)
+            .map_err(|e| failed(&e))?
+            .with_intra_op_spinning(false)
+            .map_err(|e| failed(&e))?;
+        let session = builder.commit_from_file(&file).map_err(|e| failed(&e))?;
+        let takes_types = session
+            .inputs()
+            .iter()
+            .any(|input| input.name() == "token_type_ids");
+        Ok(OnnxBert {
+            session: Mutex::new(session),
+            tokenizer: Mutex::new(tokenizer),
+            takes_types,
+        })
+    }
+
+    /// Runs the model on one text (or pair) and returns the output's shape
+    /// (its first dimension 1) and values, row-major.
+    pub(crate) fn run<'s>(
+        &self,
+        input: impl Into<EncodeInput<'s>>,
+    ) -> Result<(Vec<usize>, Vec<f32>)> {
+        let encoding: Encoding = self
+            .tokenizer
+            .lock()
+            .map_err(|_| Error::Internal("ONNX model: tokenizer poisoned".into()))?
+            .encode(input, true)
+            .map_err(|e| model_error("tokenize", e))?;
+        let len = encoding.get_ids().len();
+        let column = |values: &[u32]| -> Result<Tensor<i64>> {
+            let values: Vec<i64> = values.iter().map(|&v| i64::from(v)).collect();
+            Tensor::from_array(([1, len], values)).map_err(|e| model_error("input", e))
+        };
+        let mut inputs = vec![
+            ("input_ids", column(encoding.get_ids())?.into_dyn()),
+            (
+                "attention_mask",
+                column(encoding.get_attention_mask())?.into_dyn(),
+            ),
+        ];
+        if self.takes_types {
+            inputs.push((
+                "token_type_ids",
+                column(encoding.get_type_ids())?.into_dyn(),
+            ));
+        }
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| Error::Internal("ONNX model: session poisoned".into()))?;
+        let outputs = session.run(inputs).map_err(|e| model_error("forward", e))?;
+        let (shape, values) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| model_error("output", e))?;
+        let shape = shape
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .collect();
+        Ok((shape, values.to_vec()))
+    }
+}
