@@ -371,6 +371,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     "items": main.items.iter().map(|i| &i.id).collect::<Vec<_>>(),
                     "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason, "evidence_score": main.evidence_score, "unanswerable": qa.unanswerable,
                     "recall_at_5": row.0, "covered_at_2000": row.1, "unnested_items": unnested,
+                    "search_ms": micros as f64 / 1000.0,
                 }));
                 if let Some(out) = export.as_mut() {
                     use std::io::Write;
