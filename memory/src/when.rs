@@ -13,6 +13,9 @@ use jiff::civil::{Date, Weekday};
 
 use crate::lang::Language;
 
+mod lunar;
+use lunar::lunar;
+
 /// When a message says something held or happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct When {
@@ -335,44 +338,13 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             let start = recurring(year, day, future, |y| lunar(y, month, 1))?;
             // The next month's first day, wherever a leap month falls: the
             // month has 29 or 30 days.
-            let days = lunar_lite::lunar_month_days(
-                start_lunar_year(start)?,
-                u8::try_from(month).ok()?,
-                false,
+            period(
+                start,
+                shift(start, lunar::month_days(start, month)?, Unit::Day)?,
             )
-            .ok()?;
-            period(start, shift(start, i64::from(days), Unit::Day)?)
         }
     }
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
-}
-
-/// The Gregorian date of a day of the lunar calendar, if it exists.
-fn lunar(year: i32, month: i8, day: i8) -> Option<Date> {
-    let solar = lunar_lite::lunar_to_solar(lunar_lite::LunarDate {
-        year,
-        month: u8::try_from(month).ok()?,
-        day: u8::try_from(day).ok()?,
-        is_leap_month: false,
-    })
-    .ok()?;
-    Date::new(
-        i16::try_from(solar.year).ok()?,
-        i8::try_from(solar.month).ok()?,
-        i8::try_from(solar.day).ok()?,
-    )
-    .ok()
-}
-
-/// The lunar year `date` (a lunar month's first day) belongs to.
-fn start_lunar_year(date: Date) -> Option<i32> {
-    let lunar = lunar_lite::solar_to_lunar(lunar_lite::SolarDate {
-        year: i32::from(date.year()),
-        month: u8::try_from(date.month()).ok()?,
-        day: u8::try_from(date.day()).ok()?,
-    })
-    .ok()?;
-    Some(lunar.year)
 }
 
 /// The date of a yearly day (`on` gives its date in a lunar year) that
