@@ -21,9 +21,12 @@ use crate::error::Result;
 use crate::ids::{Slot, normalize};
 use crate::lang::Lang;
 use crate::salience::{self, Level};
-use crate::schema::{Cursor, Episode, Multilingual, Passage, Relations, Retrieved};
+use crate::schema::{Cursor, Episode, Relations, Retrieved};
 use crate::tenant_lang::{Chosen, TenantLanguages, write_said_in};
 use crate::tuning::Tuning;
+
+mod backfill;
+use backfill::write_multilingual;
 
 /// The cursor's row key.
 const CURSOR_NAME: &str = "consolidated";
@@ -83,82 +86,6 @@ impl Consolidator {
         self.conversations.clear();
         self.languages.clear();
         Ok(())
-    }
-
-    /// Writes the passages of every episode consolidated before passages
-    /// existed (a store made by an earlier version), in one commit.
-    pub(crate) fn backfill_passages(&mut self) -> Result<usize> {
-        let cursor = self.cursor()?;
-        let (episodes, _) = self.episodes_after(0, 0)?;
-        let mut previous: HashMap<(String, String), (String, String)> = HashMap::new();
-        let mut passages = Vec::new();
-        for episode in episodes.into_iter().filter(|e| e.seq <= cursor as i64) {
-            let conversation = (episode.tenant.clone(), episode.session.clone());
-            let before = previous.get(&conversation);
-            let text = passage::text(
-                before.map(|(r, t)| (r.as_str(), t.as_str())),
-                &said(&episode),
-            );
-            previous.insert(conversation, (episode.role.clone(), episode.text.clone()));
-            passages.push((episode, text));
-        }
-        self.conversations.clear();
-        if passages.is_empty() {
-            return Ok(0);
-        }
-        let rel = self.rel;
-        self.session.write(|txn| {
-            for (episode, text) in &passages {
-                passage::write(txn, &rel, &said(episode), text.clone(), false)?;
-            }
-            Ok(())
-        })?;
-        Ok(passages.len())
-    }
-
-    /// Puts `tenant`'s passages in the multilingual space, once: from
-    /// then on each of its passages is written there too. A tenant enters
-    /// with its first message in another language than English, or its
-    /// first question that needs the space (one in another language than
-    /// its memory); a tenant that only ever speaks English never pays for
-    /// a second model. Returns how many passages it copied (nothing is
-    /// extracted again; the indexer embeds them).
-    pub(crate) fn enter_multilingual(&mut self, tenant: &str) -> Result<usize> {
-        if self.languages.is_multilingual(tenant) {
-            return Ok(0);
-        }
-        let rows = self.multilingual_rows(tenant)?;
-        let rel = self.rel.multilingual;
-        self.session
-            .write(|txn| write_multilingual(txn, rel, &rows))?;
-        self.languages.enter_multilingual(tenant);
-        Ok(rows.len())
-    }
-
-    /// The multilingual rows of `tenant`'s passages as they stand.
-    fn multilingual_rows(&self, tenant: &str) -> Result<Vec<(Multilingual, Interval)>> {
-        let store = self.session.store().clone();
-        let passages = store
-            .snapshot()
-            .scan(self.rel.passage)
-            .collect()
-            .map_err(chronolog_engine::Error::from)?;
-        let mut rows = Vec::new();
-        for row in passages.iter().filter(|row| row.tx.is_open()) {
-            let p = Passage::from_values(&store, &row.values)?;
-            if p.tenant == tenant {
-                rows.push((
-                    Multilingual {
-                        id: p.id,
-                        episode: p.episode,
-                        tenant: p.tenant,
-                        text: p.text,
-                    },
-                    row.valid,
-                ));
-            }
-        }
-        Ok(rows)
     }
 
     /// Consolidates every pending episode, then waits for the indexes.
@@ -479,19 +406,6 @@ pub(crate) fn consolidated(store: &Store, rel: &Relations) -> Result<u64> {
         Some(row) => Ok(u64::try_from(Cursor::from_values(store, &row.values)?.seq).unwrap_or(0)),
         None => Ok(0),
     }
-}
-
-/// Asserts `rows` of the multilingual space, each valid when its passage is.
-fn write_multilingual(
-    txn: &mut chronolog_engine::WriteTxn<'_>,
-    rel: chronolog_engine::RelationId,
-    rows: &[(Multilingual, Interval)],
-) -> chronolog_engine::Result<()> {
-    for (row, valid) in rows {
-        let values = row.to_values(txn)?;
-        txn.assert(rel, values, *valid, None)?;
-    }
-    Ok(())
 }
 
 fn said(episode: &Episode) -> Said<'_> {
