@@ -97,10 +97,12 @@ mod cross_encoder {
         }
 
         /// Whether the model's files are where [`CrossEncoder::default_dir`]
-        /// looks, without loading them.
+        /// looks, and ONNX Runtime's library where it is looked for,
+        /// without loading them: a memory reranks only when it can.
         pub fn is_installed() -> bool {
             let dir = CrossEncoder::default_dir();
             FILES.iter().all(|f| dir.join(f).is_file())
+                && crate::retrieval::onnx::runtime_path().is_file()
         }
 
         /// Loads the model from `dir` (its `model.onnx` and
