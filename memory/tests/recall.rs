@@ -775,6 +775,57 @@ fn a_question_naming_a_day_finds_what_was_said_that_day() {
     );
 }
 
+/// A search set in the past finds, in the period its question names, only
+/// what was said by then: "this month" asked mid-month leaves out the
+/// month's later messages.
+#[test]
+fn what_was_said_then_stops_at_the_instant_a_search_is_set() {
+    let memory = memory();
+    let said = |date: &str, text: &str| {
+        memory
+            .add("chat", Message::new("Tim", text).at(at(date)))
+            .expect("add")
+    };
+    let early = said("2023-11-03", "My knee injury is healing, slowly.");
+    let later = said("2023-11-25", "The injury is gone, no more injury at all!");
+    memory.consolidate_now().expect("consolidate");
+    let context = ask_with(
+        &memory,
+        "chat",
+        "What did Tim say about his injury this month?",
+        SearchOptions {
+            now: Some(at("2023-11-16")),
+            ..SearchOptions::default()
+        },
+    );
+    assert!(
+        context.channels.contains(&("said_then".to_string(), 1)),
+        "{:?}",
+        context.channels
+    );
+    assert_eq!(
+        context.ranked_episodes.first(),
+        Some(&early),
+        "{context:#?}"
+    );
+    assert!(!context.ranked_episodes.contains(&later), "{context:#?}");
+    // Asked at the month's end, both were said by then.
+    let context = ask_with(
+        &memory,
+        "chat",
+        "What did Tim say about his injury this month?",
+        SearchOptions {
+            now: Some(at("2023-11-30")),
+            ..SearchOptions::default()
+        },
+    );
+    assert!(
+        context.channels.contains(&("said_then".to_string(), 2)),
+        "{:?}",
+        context.channels
+    );
+}
+
 #[test]
 fn a_fading_fact_ranks_below_an_active_one_that_matches_about_as_well() {
     let memory = memory();

@@ -16,7 +16,7 @@ use chronolog_storage::{RelationId, RowId, Snapshot, ValueRef};
 use crate::marks::TextSearch;
 use parking_lot::Mutex;
 use tantivy::collector::{FilterCollector, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
@@ -54,6 +54,11 @@ pub(crate) struct TextIndex {
     analysis: Analysis,
     writer: Mutex<Writer>,
 }
+
+/// Live rows under one in this many of the index's documents are searched
+/// among themselves (`TextIndex::search_among`) rather than found in the
+/// whole index's matches.
+const FEW_LIVE: u64 = 16;
 
 fn text_error(e: impl std::fmt::Display) -> Error {
     Error::from(RetrievalError::TextIndex(e.to_string()))
@@ -192,14 +197,6 @@ impl TextIndex {
         self.reader.searcher().segment_readers().len()
     }
 
-    /// The `k` best rows among `live` for `query` (words; any query syntax
-    /// tantivy cannot parse is read leniently as words).
-    ///
-    /// Most rows are live, so the search first asks tantivy for a few more
-    /// than `k` hits without a filter (which lets it skip blocks that cannot
-    /// reach the top, block-max WAND) and drops the dead ones; only when
-    /// too many of those were dead does it search again with the live
-    /// filter inside the collector, which scores every match.
     /// The query for `text` taken as words, never as query syntax: text an
     /// LLM writes is full of colons, hyphens and capitalised `AND`s, which
     /// tantivy's parser would read as fields and operators. Each distinct
@@ -219,6 +216,16 @@ impl TextIndex {
         BooleanQuery::new(terms)
     }
 
+    /// The `k` best rows among `live` for `query` (words; any query syntax
+    /// tantivy cannot parse is read leniently as words).
+    ///
+    /// When few rows are live (a filter kept one tenant's of many), only
+    /// they are searched ([`TextIndex::search_among`]). Otherwise most are,
+    /// so the search first asks tantivy for a few more than `k` hits
+    /// without a filter (which lets it skip blocks that cannot reach the
+    /// top, block-max WAND) and drops the dead ones; only when too many of
+    /// those were dead does it search again with the live filter inside
+    /// the collector, which scores every match.
     pub(crate) fn search(
         &self,
         query: &str,
@@ -233,6 +240,9 @@ impl TextIndex {
         }
         let query = self.words(query);
         let searcher = self.reader.searcher();
+        if live.len().saturating_mul(FEW_LIVE) < searcher.num_docs() {
+            return self.search_among(&searcher, query, k, &live);
+        }
         let over = k.saturating_mul(4).max(k + 32);
         let top = searcher
             .search(&query, &TopDocs::with_limit(over))
@@ -253,6 +263,38 @@ impl TextIndex {
         // by row id.
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
         hits.truncate(k);
+        Ok(hits)
+    }
+
+    /// The `k` best of the few `live` rows (one tenant's among many):
+    /// the words intersected with the live rows' ids, so the cost follows
+    /// the live rows, not the index. Scanning the index and keeping the
+    /// live (the other paths) costs the whole index's matches, which for
+    /// one tenant of many is almost all wasted. The row-id clause adds 0 to
+    /// every score: scores equal the other paths'.
+    fn search_among(
+        &self,
+        searcher: &tantivy::Searcher,
+        words: BooleanQuery,
+        k: usize,
+        live: &RoaringBitmap,
+    ) -> Result<Vec<TextHit>> {
+        let rows = TermSetQuery::new(
+            live.iter()
+                .map(|row| Term::from_field_u64(self.row_field, u64::from(row))),
+        );
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(words) as Box<dyn Query>),
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(Box::new(rows), 0.0)),
+            ),
+        ]);
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(k))
+            .map_err(text_error)?;
+        let mut hits = self.rows_of(searcher, top)?;
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
         Ok(hits)
     }
 
@@ -337,6 +379,49 @@ mod tests {
         // Nothing new: nothing to do.
         index.compact(false).expect("compact again");
         assert_eq!(index.segments(), 1);
+    }
+
+    /// One tenant's rows among many (fewer than one in `FEW_LIVE`) are
+    /// searched among themselves: the same hits, in the same order, with
+    /// the same scores as the best of the whole index's answer kept to
+    /// those rows.
+    #[test]
+    fn a_few_live_rows_are_searched_among_themselves_with_the_same_scores() {
+        let (store, rel) = doc_store();
+        let mut txn = store.begin();
+        for i in 0..400u32 {
+            let text = format!(
+                "tenant{} spoke of {} and of {} on day {i}",
+                i % 40,
+                ["bread", "dogs", "work", "travel"][(i % 4) as usize],
+                ["music", "bread", "rain"][(i % 3) as usize],
+            );
+            txn.assert(rel, vec![Value::str(text)], Interval::ALWAYS, None)
+                .expect("assert");
+        }
+        txn.commit().expect("commit");
+        let index = TextIndex::new(vec![0], TextSearch::English).expect("index");
+        index.catch_up(&store.snapshot(), rel).expect("catch up");
+        let all = Arc::new((0..400).collect::<RoaringBitmap>());
+        for tenant in [0u32, 7, 39] {
+            let live = Arc::new(
+                (0..400)
+                    .filter(|r| r % 40 == tenant)
+                    .collect::<RoaringBitmap>(),
+            );
+            assert!(live.len() * FEW_LIVE < 400);
+            for query in ["bread", "dogs and rain", "work music day", "nothing here"] {
+                let among = index.search(query, 5, live.clone()).expect("among");
+                let mut expected: Vec<TextHit> = index
+                    .search(query, 400, all.clone())
+                    .expect("whole")
+                    .into_iter()
+                    .filter(|h| live.contains(h.row))
+                    .collect();
+                expected.truncate(5);
+                assert_eq!(among, expected, "tenant {tenant}, {query:?}");
+            }
+        }
     }
 
     /// The rows of a one-column relation holding `texts`, indexed by

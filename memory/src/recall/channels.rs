@@ -327,6 +327,17 @@ impl Runner<'_> {
     /// words and by its meaning (the words of a question and of its
     /// answer often differ): the tenant's widest matches, filtered on when
     /// they were said. `id_at` is where the episode is in the rows.
+    ///
+    /// Read at the store's present, with "said by the search's instant"
+    /// a filter (`At <= $said`), not an `as_of`: a message is never
+    /// invalidated (forget erases it from every read), so the two keep the
+    /// same messages; but the join reads all of `mem_episode`, whose copy
+    /// the engine keeps between queries only for the same live rows, and
+    /// an `as_of` at each question's own instant made a fresh copy of the
+    /// whole store's messages per question (LongMemEval dev, 100 tenants in
+    /// one store: search p95 35 -> 16.5 ms, every figure equal). The one
+    /// difference: in a search set in the past, messages said after it may
+    /// take some of the `said_then_candidates` places before the filter.
     fn said_then(&mut self) -> Result<()> {
         let Some((from, to)) = self.question.period.filter(|_| self.has_words()) else {
             return Ok(());
@@ -350,8 +361,8 @@ impl Runner<'_> {
                 continue;
             };
             let text = format!(
-                "?- {search}, mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to \
-                 as_of $said known_at $known."
+                "?- {search}, mem_episode(E, _, _, _, _, At, _), At >= $from, At <= $to, At <= $said \
+                 known_at $known."
             );
             let params = self.params(&[
                 ("q", input),
