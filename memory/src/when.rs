@@ -14,7 +14,7 @@ use jiff::civil::{Date, Weekday};
 use crate::lang::Language;
 
 mod lunar;
-use lunar::lunar;
+use lunar::{lunar, recurring};
 
 /// When a message says something held or happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,29 +345,6 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
         }
     }
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
-}
-
-/// The date of a yearly day (`on` gives its date in a lunar year) that
-/// `year` picks, near `day` (the message's date): the one falling in a
-/// calendar year (a lunar year straddles two, but a festival falls once in
-/// each), or the nearest before `day` (after it when the sentence looks
-/// ahead; the day itself counts as either).
-fn recurring(
-    year: YearOf,
-    day: Date,
-    future: bool,
-    on: impl Fn(i32) -> Option<Date>,
-) -> Option<Date> {
-    let around = |g: i32| (g - 2..=g + 1).filter_map(&on);
-    match year {
-        YearOf::Calendar(g) => around(i32::from(g)).find(|d| d.year() == g),
-        YearOf::Step(step) => {
-            let g = day.year().checked_add(i16::try_from(step).ok()?)?;
-            around(i32::from(g)).find(|d| d.year() == g)
-        }
-        YearOf::Tense if future => around(i32::from(day.year())).find(|d| *d >= day),
-        YearOf::Tense => around(i32::from(day.year())).filter(|d| *d <= day).last(),
-    }
 }
 
 /// "until 2020": up to that day, from a start not said (the earliest).

@@ -36,12 +36,7 @@ impl BgeSmall {
     /// per-user models directory (where `scripts/install-model.sh` puts
     /// it), else `models/bge-small-en` under the working directory.
     pub fn default_dir() -> PathBuf {
-        if let Some(dir) = std::env::var_os("CHRONOLOG_BGE_DIR") {
-            return PathBuf::from(dir);
-        }
-        super::default_embedder::models_home()
-            .map(|home| home.join(SUBDIR))
-            .unwrap_or_else(|| Path::new("models").join(SUBDIR))
+        super::model_files::model_dir("CHRONOLOG_BGE_DIR", SUBDIR)
     }
 
     /// Loads the model from `dir` (its `model.onnx` and `tokenizer.json`),

@@ -2,7 +2,7 @@
 //! check that its files are there, naming the install script when not,
 //! and the error that names the file a failure came from.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result, RetrievalError};
 
@@ -22,4 +22,17 @@ pub(crate) fn require(dir: &Path, files: &[&str]) -> Result<()> {
         ))
         .into()),
     }
+}
+
+/// A model's directory: the environment variable `var` when set, else
+/// `subdir` in the per-user models directory (where
+/// `scripts/install-model.sh` puts it), else below `models/` in the
+/// working directory.
+pub(crate) fn model_dir(var: &str, subdir: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os(var) {
+        return PathBuf::from(dir);
+    }
+    super::default_embedder::models_home()
+        .map(|home| home.join(subdir))
+        .unwrap_or_else(|| Path::new("models").join(subdir))
 }

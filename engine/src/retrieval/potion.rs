@@ -46,12 +46,7 @@ impl Potion {
     /// the per-user install (`$XDG_DATA_HOME/chronolog/models/
     /// potion-base-8M`, where `scripts/install-model.sh` puts it).
     pub fn default_dir() -> PathBuf {
-        if let Some(dir) = std::env::var_os("CHRONOLOG_POTION_DIR") {
-            return PathBuf::from(dir);
-        }
-        super::default_embedder::models_home()
-            .map(|home| home.join(SUBDIR))
-            .unwrap_or_else(|| Path::new("models").join(SUBDIR))
+        super::model_files::model_dir("CHRONOLOG_POTION_DIR", SUBDIR)
     }
 
     /// Loads the model from `dir` (its `tokenizer.json` and

@@ -4,6 +4,8 @@
 
 use jiff::civil::Date;
 
+use super::YearOf;
+
 /// The Gregorian date of a day of the lunar calendar, if it exists.
 pub(super) fn lunar(year: i32, month: i8, day: i8) -> Option<Date> {
     let solar = lunar_lite::lunar_to_solar(lunar_lite::LunarDate {
@@ -38,4 +40,27 @@ fn lunar_year(date: Date) -> Option<i32> {
     })
     .ok()?;
     Some(lunar.year)
+}
+
+/// The date of a yearly day (`on` gives its date in a lunar year) that
+/// `year` picks, near `day` (the message's date): the one falling in a
+/// calendar year (a lunar year straddles two, but a festival falls once in
+/// each), or the nearest before `day` (after it when the sentence looks
+/// ahead; the day itself counts as either).
+pub(super) fn recurring(
+    year: YearOf,
+    day: Date,
+    future: bool,
+    on: impl Fn(i32) -> Option<Date>,
+) -> Option<Date> {
+    let around = |g: i32| (g - 2..=g + 1).filter_map(&on);
+    match year {
+        YearOf::Calendar(g) => around(i32::from(g)).find(|d| d.year() == g),
+        YearOf::Step(step) => {
+            let g = day.year().checked_add(i16::try_from(step).ok()?)?;
+            around(i32::from(g)).find(|d| d.year() == g)
+        }
+        YearOf::Tense if future => around(i32::from(day.year())).find(|d| *d >= day),
+        YearOf::Tense => around(i32::from(day.year())).filter(|d| *d <= day).last(),
+    }
 }
