@@ -33,6 +33,7 @@ pub(crate) fn rerank(
     question: &str,
     reranker: &dyn Reranker,
     depth: usize,
+    chars: usize,
 ) -> Result<Vec<Reread>> {
     let n = depth.min(gathered.episodes.len());
     if n < 2 {
@@ -41,7 +42,7 @@ pub(crate) fn rerank(
     // Who said it is part of what it says ("Where does Caroline work?").
     let passages: Vec<String> = gathered.episodes[..n]
         .iter()
-        .map(|(e, _)| format!("{}: {}", e.role, e.text))
+        .map(|(e, _)| format!("{}: {}", e.role, opening(&e.text, chars)))
         .collect();
     let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
     let scores = reranker.score(question, &texts)?;
@@ -79,4 +80,33 @@ pub(crate) fn rerank(
         gathered.ranked_episodes[place] = r.id.clone();
     }
     Ok(reread)
+}
+
+/// `text`'s first `chars` characters, cut after the last whole word (all
+/// of it when `chars` is 0 or it is no longer).
+fn opening(text: &str, chars: usize) -> &str {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) if chars > 0 => {
+            let head = &text[..end];
+            match head.rfind(char::is_whitespace) {
+                Some(space) if space > 0 => &head[..space],
+                _ => head,
+            }
+        }
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opening;
+
+    #[test]
+    fn a_long_message_is_read_to_its_last_whole_word_within_the_limit() {
+        assert_eq!(opening("I moved to Berlin last May", 12), "I moved to");
+        assert_eq!(opening("I moved to Berlin", 0), "I moved to Berlin");
+        assert_eq!(opening("I moved", 50), "I moved");
+        // Unbroken text (Chinese) is cut at the character.
+        assert_eq!(opening("我搬到了柏林", 3), "我搬到");
+    }
 }

@@ -131,7 +131,13 @@ pub(crate) fn retrieve<'e>(
                 && !spaces.crossing
                 && reranker.language().is_none_or(|code| code == lang.code()) =>
         {
-            let order = rerank::rerank(&mut gathered, question, reranker, options.rerank_depth)?;
+            let order = rerank::rerank(
+                &mut gathered,
+                question,
+                reranker,
+                options.rerank_depth,
+                tuning.rerank_chars,
+            )?;
             Some((reranker.name(), order))
         }
         _ => None,
