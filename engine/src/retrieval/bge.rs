@@ -74,6 +74,6 @@ impl Embedder for BgeSmall {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        texts.iter().map(|text| self.run(text)).collect()
+        self.model.map(texts, |text| self.run(text))
     }
 }

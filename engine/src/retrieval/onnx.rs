@@ -11,6 +11,7 @@
 //! still runs, with the error naming the script when a model needs it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use ort::environment::Environment;
@@ -72,9 +73,15 @@ fn environment() -> Result<&'static Environment> {
 /// depend on how its messages happened to arrive. Alone, a text's output
 /// is its own, and nothing is padded; it costs about a quarter more time
 /// than batches of 32 (LoCoMo dev consolidated in 28.8 s against 21.4 s).
-/// One run at a time: a run already uses every core.
+///
+/// One session per core, each on one thread: texts run side by side
+/// ([`OnnxBert::map`]) rather than one text's operators split across the
+/// cores, whose hand-offs cost more than a short text's work (the
+/// reranker's twenty pairs of about 100 tokens: see docs/evaluation.md).
 pub(crate) struct OnnxBert {
-    session: Mutex<Session>,
+    sessions: Vec<Mutex<Session>>,
+    /// Where the next run starts looking for a free session.
+    next: AtomicUsize,
     // `Tokenizer` is not `Sync`; the model dominates the cost.
     tokenizer: Mutex<Tokenizer>,
     /// Whether the graph takes `token_type_ids` (an exported embedder may
@@ -84,10 +91,8 @@ pub(crate) struct OnnxBert {
 
 impl OnnxBert {
     /// Loads `model.onnx` and `tokenizer.json` from `dir`, texts cut as
-    /// `truncation` says, to run with as many threads as the machine has
-    /// cores, threads that sleep between runs rather than spin (the
-    /// engine's own threads share the cores); and ONNX Runtime with it when
-    /// it is the first model to need it.
+    /// `truncation` says, once per core (one thread each); and ONNX
+    /// Runtime with it when it is the first model to need it.
     pub(crate) fn load(dir: &Path, truncation: TruncationParams) -> Result<OnnxBert> {
         require(dir, &["model.onnx", "tokenizer.json"])?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
@@ -100,21 +105,25 @@ impl OnnxBert {
         let file = dir.join("model.onnx");
         let what = file.display().to_string();
         let environment = environment()?;
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let failed = |e: &dyn std::fmt::Display| model_error(&what, e);
-        let mut builder = Session::builder(environment)
-            .map_err(|e| failed(&e))?
-            .with_intra_threads(threads)
-            .map_err(|e| failed(&e))?
-            .with_intra_op_spinning(false)
-            .map_err(|e| failed(&e))?;
-        let session = builder.commit_from_file(&file).map_err(|e| failed(&e))?;
-        let takes_types = session
-            .inputs()
-            .iter()
-            .any(|input| input.name() == "token_type_ids");
+        let mut sessions = Vec::with_capacity(cores);
+        for _ in 0..cores {
+            let mut builder = Session::builder(environment)
+                .map_err(|e| failed(&e))?
+                .with_intra_threads(1)
+                .map_err(|e| failed(&e))?;
+            sessions.push(builder.commit_from_file(&file).map_err(|e| failed(&e))?);
+        }
+        let takes_types = sessions.first().is_some_and(|session| {
+            session
+                .inputs()
+                .iter()
+                .any(|input| input.name() == "token_type_ids")
+        });
         Ok(OnnxBert {
-            session: Mutex::new(session),
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
             tokenizer: Mutex::new(tokenizer),
             takes_types,
         })
@@ -150,10 +159,7 @@ impl OnnxBert {
                 column(encoding.get_type_ids())?.into_dyn(),
             ));
         }
-        let mut session = self
-            .session
-            .lock()
-            .map_err(|_| Error::Internal("ONNX model: session poisoned".into()))?;
+        let mut session = self.session()?;
         let outputs = session.run(inputs).map_err(|e| model_error("forward", e))?;
         let (shape, values) = outputs[0]
             .try_extract_tensor::<f32>()
@@ -163,5 +169,50 @@ impl OnnxBert {
             .map(|&d| usize::try_from(d).unwrap_or(0))
             .collect();
         Ok((shape, values.to_vec()))
+    }
+
+    /// A free session, or, when every one is running, the next in turn
+    /// once it is free.
+    fn session(&self) -> Result<std::sync::MutexGuard<'_, Session>> {
+        let n = self.sessions.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        for i in 0..n {
+            if let Ok(free) = self.sessions[(start + i) % n].try_lock() {
+                return Ok(free);
+            }
+        }
+        self.sessions[start % n]
+            .lock()
+            .map_err(|_| Error::Internal("ONNX model: session poisoned".into()))
+    }
+
+    /// `each` over `items`, on as many threads as there are sessions, in
+    /// order: each item's output is its own (every run is one text), so
+    /// side by side gives what one by one gives.
+    pub(crate) fn map<I: Sync, T: Send>(
+        &self,
+        items: &[I],
+        each: impl Fn(&I) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let threads = self.sessions.len().min(items.len());
+        if threads <= 1 {
+            return items.iter().map(&each).collect();
+        }
+        let chunk = items.len().div_ceil(threads);
+        let each = &each;
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = items
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(each).collect::<Result<Vec<T>>>()))
+                .collect();
+            let mut out = Vec::with_capacity(items.len());
+            for part in parts {
+                let part = part
+                    .join()
+                    .map_err(|_| Error::Internal("ONNX model: a run panicked".into()))??;
+                out.extend(part);
+            }
+            Ok(out)
+        })
     }
 }

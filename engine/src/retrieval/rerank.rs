@@ -169,7 +169,7 @@ mod cross_encoder {
         }
 
         fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>> {
-            passages.iter().map(|p| self.run(question, p)).collect()
+            self.model.map(passages, |p| self.run(question, p))
         }
     }
 
