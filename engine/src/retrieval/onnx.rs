@@ -22,6 +22,10 @@ use tokenizers::{EncodeInput, Encoding, Tokenizer, TruncationParams};
 use super::model_files::{model_error, require};
 use crate::error::{Error, Result, RetrievalError};
 
+/// The most sessions a model keeps (each holds the weights again: about
+/// 35 MB for the int8 models): twenty pairs gain little past four.
+const MAX_SESSIONS: usize = 4;
+
 /// The runtime's directory below the models directory, and its library.
 const SUBDIR: &str = "onnxruntime";
 const LIBRARY: &str = "libonnxruntime.so";
@@ -91,8 +95,9 @@ pub(crate) struct OnnxBert {
 
 impl OnnxBert {
     /// Loads `model.onnx` and `tokenizer.json` from `dir`, texts cut as
-    /// `truncation` says, once per core (one thread each); and ONNX
-    /// Runtime with it when it is the first model to need it.
+    /// `truncation` says, once per core (one thread each, at most
+    /// [`MAX_SESSIONS`]); and ONNX Runtime with it when it is the first
+    /// model to need it.
     pub(crate) fn load(dir: &Path, truncation: TruncationParams) -> Result<OnnxBert> {
         require(dir, &["model.onnx", "tokenizer.json"])?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
@@ -105,7 +110,9 @@ impl OnnxBert {
         let file = dir.join("model.onnx");
         let what = file.display().to_string();
         let environment = environment()?;
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let cores = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_SESSIONS);
         let failed = |e: &dyn std::fmt::Display| model_error(&what, e);
         let mut sessions = Vec::with_capacity(cores);
         for _ in 0..cores {
