@@ -148,14 +148,11 @@ tuning! {
     rerank_depth: usize = 20,
     /// How much of a long message the reranker reads: its first this many
     /// characters, cut at a word (0: as much as the model takes, 256
-    /// tokens with the question). A pair's cost grows with its length, and
-    /// a long message's opening says what it is about. Swept 0 / 200 /
-    /// 300 / 500 with the reranker at depth 20, fitted leaving one fold
-    /// out: LoCoMo dev coverage at 2,000 0.812 / 0.811 / 0.813 / 0.812,
-    /// R@5 0.706 / 0.682 / 0.704 / 0.706; LongMemEval dev's 50 (0 / 300 /
-    /// 500 / 700) coverage 0.739 / 0.783 / 0.783 / 0.761, R@5 0.737 /
-    /// 0.737 / 0.721 / 0.726 (docs/evaluation.md).
-    rerank_chars: usize = 300,
+    /// tokens with the question). A cost knob: shorter pairs run faster.
+    /// 300 looked better on LongMemEval dev's 50 (coverage at 2,000 0.739
+    /// -> 0.783) and was worse on all 250 (0.719 -> 0.706, R@5 0.706 ->
+    /// 0.689; every fold chose 0): docs/evaluation.md.
+    rerank_chars: usize = 0,
     /// The gate abstains when the reranker read every candidate message,
     /// the best scores below this (a logit: ms-marco's irrelevant pairs
     /// sit near -11), and no fact the question asks about by its
