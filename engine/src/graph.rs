@@ -176,6 +176,15 @@ impl Graph {
         }
     }
 
+    /// Whether every node's value owns no memory (numbers, times, bools,
+    /// symbols): then so does every answer made of them.
+    pub(crate) fn values_are_plain(&self) -> bool {
+        match self.ids {
+            Ids::Vals(_) => self.nodes.iter().all(Val::is_plain),
+            _ => true,
+        }
+    }
+
     /// Node `u`'s value.
     #[inline]
     pub(crate) fn node(&self, u: u32) -> Val {

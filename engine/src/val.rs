@@ -51,6 +51,14 @@ impl Val {
         }
     }
 
+    /// Whether the value owns no memory (a drop has nothing to free).
+    pub(crate) fn is_plain(&self) -> bool {
+        !matches!(
+            self,
+            Val::Str(_) | Val::Bytes(_) | Val::Vector(_) | Val::List(_)
+        )
+    }
+
     /// The number, if this is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

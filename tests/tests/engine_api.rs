@@ -165,6 +165,45 @@ fn a_bad_fact_aborts_its_whole_batch() {
     );
 }
 
+#[test]
+fn a_closure_over_text_is_the_same_on_any_number_of_threads() {
+    // Text values are shared, not copied, into the answer (each thread
+    // clones them into its part of one buffer): every count of threads
+    // gives the rows the rounds of the fixpoint give.
+    let mut db = Session::in_memory();
+    let mut script = String::from(":create e(a: str, b: str).\n");
+    for i in 0..60u32 {
+        let (a, b) = (i * 7 % 23, (i * 11 + 5) % 23);
+        script += &format!("e(\"node {a}\", \"node {b}\").\n");
+    }
+    script += "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).\n";
+    db.run(&script).expect("setup");
+    let run = |db: &mut Session, limits: &Limits| {
+        rows(
+            db.run_with("?- t(X, Y).", &HashMap::new(), limits)
+                .expect("closure"),
+        )
+    };
+    let naive = run(
+        &mut db,
+        &Limits {
+            strategy: Evaluation::Naive,
+            ..Limits::default()
+        },
+    );
+    assert!(naive.len() > 100, "{}", naive.len());
+    for threads in [1, 2, 3, 64] {
+        let searched = run(
+            &mut db,
+            &Limits {
+                threads,
+                ..Limits::default()
+            },
+        );
+        assert_eq!(searched, naive, "{threads} threads");
+    }
+}
+
 /// Random graphs and random recursive programs over them.
 fn program() -> impl Strategy<Value = (Vec<(u8, u8)>, Vec<u8>, usize)> {
     (

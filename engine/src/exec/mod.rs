@@ -95,6 +95,8 @@ pub(crate) struct Executor<'a> {
     enough: bool,
     /// Relations a search derived, in value order.
     searched: Vec<usize>,
+    /// Relations a search derived whose values own no memory.
+    plain: Vec<usize>,
     /// Bytes of the graph a search is walking that no relation holds (a
     /// derived relation's, built for the search): the budget counts them.
     walking: usize,
@@ -130,6 +132,7 @@ impl<'a> Executor<'a> {
             enough_at: None,
             enough: false,
             searched: Vec::new(),
+            plain: Vec::new(),
             walking: 0,
         }
     }
@@ -226,6 +229,7 @@ impl Executor<'_> {
             }
         }
         let mut ordered = false;
+        let mut plain = false;
         let (cells, len) = match passthrough {
             // `?- rel(X, Y).` over a derived relation: its rows are the answer.
             Some((rel, order)) => {
@@ -235,6 +239,7 @@ impl Executor<'_> {
                 // A search derives its relation in value order: the
                 // answer's own, when nothing orders it otherwise.
                 ordered = identity && self.searched.contains(&rel) && plan.order_by.is_empty();
+                plain = identity && self.plain.contains(&rel);
                 let len = relation.len() as usize;
                 let arity = relation.arity();
                 let cells = relation.into_cells();
@@ -268,7 +273,8 @@ impl Executor<'_> {
                     "a search's rows out of value order"
                 );
             }
-            return Ok(Rows::in_order(plan.columns.clone(), cells, len, limit));
+            let rows = Rows::in_order(plan.columns.clone(), cells, len, limit);
+            return Ok(if plain { rows.of_plain_values() } else { rows });
         }
         let symbols = self.symbol_order();
         Ok(Rows::sorted(
