@@ -59,9 +59,11 @@ type AgreementKernel = fn(&VectorBlock<'_>, &LiveBits, &[u64], &mut Vec<(u32, i3
 
 /// The agreement loop compiled for the `popcnt` instruction when the CPU
 /// has it (without it, `count_ones` is a dozen shifts and masks per word).
-/// With `int8_kernel`, the engine's only `unsafe`: calling a function
+/// With `int8_kernel`, the engine's `unsafe` for SIMD: calling a function
 /// compiled for a CPU feature, after checking at run time that the CPU
-/// has it.
+/// has it. (The other two set a buffer's length: `exec/closure.rs`, a
+/// closure written on threads, and `rows.rs`, an answer of plain values
+/// dropped.)
 #[allow(unsafe_code)]
 fn agreement_kernel() -> AgreementKernel {
     #[cfg(target_arch = "x86_64")]
