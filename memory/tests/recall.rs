@@ -789,15 +789,18 @@ fn what_was_said_then_stops_at_the_instant_a_search_is_set() {
     let early = said("2023-11-03", "My knee injury is healing, slowly.");
     let later = said("2023-11-25", "The injury is gone, no more injury at all!");
     memory.consolidate_now().expect("consolidate");
-    let context = ask_with(
-        &memory,
-        "chat",
-        "What did Tim say about his injury this month?",
-        SearchOptions {
-            now: Some(at("2023-11-16")),
-            ..SearchOptions::default()
-        },
-    );
+    let asked_on = |date: &str| {
+        ask_with(
+            &memory,
+            "chat",
+            "What did Tim say about his injury this month?",
+            SearchOptions {
+                now: Some(at(date)),
+                ..SearchOptions::default()
+            },
+        )
+    };
+    let context = asked_on("2023-11-16");
     assert!(
         context.channels.contains(&("said_then".to_string(), 1)),
         "{:?}",
@@ -810,15 +813,7 @@ fn what_was_said_then_stops_at_the_instant_a_search_is_set() {
     );
     assert!(!context.ranked_episodes.contains(&later), "{context:#?}");
     // Asked at the month's end, both were said by then.
-    let context = ask_with(
-        &memory,
-        "chat",
-        "What did Tim say about his injury this month?",
-        SearchOptions {
-            now: Some(at("2023-11-30")),
-            ..SearchOptions::default()
-        },
-    );
+    let context = asked_on("2023-11-30");
     assert!(
         context.channels.contains(&("said_then".to_string(), 2)),
         "{:?}",
