@@ -204,6 +204,20 @@ fn a_closure_over_text_is_the_same_on_any_number_of_threads() {
     }
 }
 
+#[test]
+fn rules_defined_again_are_planned_once() {
+    let mut db = Session::in_memory();
+    db.run(":create e(a: int, b: int).\ne(1, 2). e(2, 3).")
+        .expect("setup");
+    let rules = "t(X, Y) :- e(X, Y). t(X, Y) :- t(X, Z), e(Z, Y).";
+    db.run(rules).expect("rules");
+    db.run(rules).expect("the same rules again");
+    let plan = db.explain("?- t(X, Y).").expect("explain");
+    assert!(plan.contains("closure of e"), "{plan}");
+    assert_eq!(plan.matches("rule t(X, Y)").count(), 2, "{plan}");
+    assert_eq!(rows(db.run("?- t(X, Y).").expect("closure")).len(), 3);
+}
+
 /// Random graphs and random recursive programs over them.
 fn program() -> impl Strategy<Value = (Vec<(u8, u8)>, Vec<u8>, usize)> {
     (

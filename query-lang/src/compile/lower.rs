@@ -36,7 +36,13 @@ pub fn lower(
                 rules.push(l.compile_query_rule(output, query)?);
             } else {
                 for rule in &resolved.rules[i] {
-                    rules.push(l.compile_rule(i, &rule.head.args, &rule.body, rule.span)?);
+                    let compiled = l.compile_rule(i, &rule.head.args, &rule.body, rule.span)?;
+                    // A rule defined again (a script run twice) derives
+                    // nothing new; kept twice, it would hide a closure's
+                    // shape from the planner.
+                    if !rules.contains(&compiled) {
+                        rules.push(compiled);
+                    }
                 }
             }
         }
