@@ -151,7 +151,10 @@ impl Executor<'_> {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                if let Some(e) = passed(limits, &tuples) {
+                if let Err(e) = limits
+                    .check_interrupts()
+                    .and_then(|()| limits.check_derived(tuples.load(Ordering::Relaxed)))
+                {
                     stop.store(true, Ordering::Relaxed);
                     return Err(e);
                 }
@@ -295,32 +298,6 @@ struct Reaches {
 impl Reaches {
     fn bytes(&self) -> usize {
         (self.counts.capacity() + self.targets.capacity()) * std::mem::size_of::<u32>()
-    }
-}
-
-/// The limit a search on a thread has passed, if any: cancel, the
-/// deadline, the derived tuples all threads have counted.
-fn passed(limits: &Limits, tuples: &std::sync::atomic::AtomicU64) -> Option<Error> {
-    use std::sync::atomic::Ordering;
-    if limits
-        .cancel
-        .as_ref()
-        .is_some_and(|f| f.load(Ordering::Relaxed))
-    {
-        return Some(Error::Cancelled);
-    }
-    if limits
-        .deadline
-        .is_some_and(|d| std::time::Instant::now() >= d)
-    {
-        return Some(Error::LimitExceeded("the time limit".into()));
-    }
-    let derived = tuples.load(Ordering::Relaxed);
-    match limits.max_derived {
-        Some(max) if derived > max => Some(Error::LimitExceeded(format!(
-            "more than {max} derived tuples"
-        ))),
-        _ => None,
     }
 }
 

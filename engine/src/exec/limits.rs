@@ -79,15 +79,36 @@ pub fn default_query_memory() -> usize {
 /// Derived tuples between two measurements of the query's memory.
 pub(super) const MEMORY_CHECK_EVERY: u64 = 16_384;
 
+impl Limits {
+    /// Cancel (Ctrl-C) and the deadline, from any thread.
+    pub(super) fn check_interrupts(&self) -> Result<()> {
+        if let Some(flag) = &self.cancel
+            && flag.load(Ordering::Relaxed)
+        {
+            return Err(Error::Cancelled);
+        }
+        if let Some(deadline) = self.deadline
+            && Instant::now() >= deadline
+        {
+            return Err(Error::LimitExceeded("the time limit".into()));
+        }
+        Ok(())
+    }
+
+    /// Whether `derived` tuples are more than the query may derive.
+    pub(super) fn check_derived(&self, derived: u64) -> Result<()> {
+        match self.max_derived {
+            Some(max) if derived > max => Err(Error::LimitExceeded(format!(
+                "more than {max} derived tuples"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Executor<'_> {
     pub(super) fn check_limits(&mut self) -> Result<()> {
-        if let Some(max) = self.limits.max_derived
-            && self.derived_count > max
-        {
-            return Err(Error::LimitExceeded(format!(
-                "more than {max} derived tuples"
-            )));
-        }
+        self.limits.check_derived(self.derived_count)?;
         if self.derived_count >= self.next_memory_check {
             self.next_memory_check = self.derived_count + MEMORY_CHECK_EVERY;
             self.check_memory()?;
@@ -169,17 +190,7 @@ impl Executor<'_> {
     /// clock read. Polled every 4,096 steps and at every round of a
     /// fixpoint, so a runaway query stops within milliseconds.
     pub(super) fn check_interrupts(&self) -> Result<()> {
-        if let Some(flag) = &self.limits.cancel
-            && flag.load(Ordering::Relaxed)
-        {
-            return Err(Error::Cancelled);
-        }
-        if let Some(deadline) = self.limits.deadline
-            && Instant::now() >= deadline
-        {
-            return Err(Error::LimitExceeded("the time limit".into()));
-        }
-        Ok(())
+        self.limits.check_interrupts()
     }
 
     /// Counts `rows` steps taken and polls cancel and the deadline every
