@@ -74,6 +74,7 @@ impl Embedder for BgeSmall {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.model.map(texts, |text| self.run(text))
+        self.model
+            .map(texts, |text| text.len(), |text| self.run(text))
     }
 }

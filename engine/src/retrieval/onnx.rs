@@ -11,7 +11,7 @@
 //! still runs, with the error naming the script when a model needs it.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use ort::environment::Environment;
@@ -193,33 +193,63 @@ impl OnnxBert {
             .map_err(|_| Error::Internal("ONNX model: session poisoned".into()))
     }
 
-    /// `each` over `items`, on as many threads as there are sessions, in
-    /// order: each item's output is its own (every run is one text), so
-    /// side by side gives what one by one gives.
+    /// `each` over `items`, on as many threads as there are sessions, the
+    /// outputs in the items' order: each item's output is its own (every
+    /// run is one text), so side by side gives what one by one gives.
+    ///
+    /// The items are taken longest first (by `cost`, a text's length), each
+    /// thread taking the next as it comes free, so the last run of a call
+    /// is a short one: in fixed halves, one thread could draw the long
+    /// passages and the call wait on it (the reranker's twenty pairs are
+    /// a few tokens to 256).
     pub(crate) fn map<I: Sync, T: Send>(
         &self,
         items: &[I],
+        cost: impl Fn(&I) -> usize,
         each: impl Fn(&I) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         let threads = self.sessions.len().min(items.len());
         if threads <= 1 {
             return items.iter().map(&each).collect();
         }
-        let chunk = items.len().div_ceil(threads);
-        let each = &each;
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = items
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(each).collect::<Result<Vec<T>>>()))
-                .collect();
-            let mut out = Vec::with_capacity(items.len());
-            for part in parts {
-                let part = part
-                    .join()
-                    .map_err(|_| Error::Internal("ONNX model: a run panicked".into()))??;
-                out.extend(part);
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(cost(&items[i])));
+        let taken = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let work = || {
+            let mut done = Vec::new();
+            while !failed.load(Ordering::Relaxed) {
+                let Some(&i) = order.get(taken.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let output = each(&items[i]);
+                failed.fetch_or(output.is_err(), Ordering::Relaxed);
+                done.push((i, output));
             }
-            Ok(out)
-        })
+            done
+        };
+        let work = &work;
+        let done = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+            let mut done = work();
+            for helper in helpers {
+                let part = helper
+                    .join()
+                    .map_err(|_| Error::Internal("ONNX model: a run panicked".into()))?;
+                done.extend(part);
+            }
+            Ok::<_, Error>(done)
+        })?;
+        let mut outputs: Vec<Option<T>> =
+            std::iter::repeat_with(|| None).take(items.len()).collect();
+        for (i, output) in done {
+            outputs[i] = Some(output?);
+        }
+        outputs
+            .into_iter()
+            .map(|output| {
+                output.ok_or_else(|| Error::Internal("ONNX model: an item was not run".into()))
+            })
+            .collect()
     }
 }

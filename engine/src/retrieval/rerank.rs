@@ -169,7 +169,8 @@ mod cross_encoder {
         }
 
         fn score(&self, question: &str, passages: &[&str]) -> Result<Vec<f32>> {
-            self.model.map(passages, |p| self.run(question, p))
+            self.model
+                .map(passages, |p| p.len(), |p| self.run(question, p))
         }
     }
 
@@ -207,6 +208,30 @@ mod cross_encoder {
                 )
                 .expect("score");
             assert!((dog[0] + 5.096).abs() < 0.05, "{dog:?}");
+        }
+
+        /// The pairs run longest first, side by side; the scores still
+        /// come back in the caller's order, each the pair's own.
+        #[test]
+        fn scores_come_back_in_the_callers_order_when_installed() {
+            if !CrossEncoder::is_installed() {
+                eprintln!("reranker not installed; skipped");
+                return;
+            }
+            let model = CrossEncoder::load(&CrossEncoder::default_dir()).expect("load");
+            let question = "Where does Caroline work?";
+            let passages = [
+                "Melanie: I painted a sunset.",
+                "Caroline: I started at the LGBTQ center last week as a counselor, and I love the people there.",
+                "Caroline: work is fine.",
+                "Melanie: I painted a sunset over the lake yesterday, and then we swam in it until the stars came out.",
+                "Caroline: I work at the LGBTQ center.",
+            ];
+            let together = model.score(question, &passages).expect("score");
+            for (passage, score) in passages.iter().zip(&together) {
+                let alone = model.score(question, &[*passage]).expect("score");
+                assert_eq!(alone[0], *score, "{passage}");
+            }
         }
     }
 }
