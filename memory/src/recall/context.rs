@@ -89,6 +89,14 @@ pub fn count_tokens(text: &str) -> usize {
         .len()
 }
 
+/// The fewest tokens `text` can take in cl100k_base: its words. The
+/// tokenizer's first split never puts two whitespace-separated words in
+/// one piece, and a piece is at least one token; counting words costs a
+/// scan, counting tokens the tokenizer.
+pub(crate) fn fewest_tokens(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
 pub(super) const HEADER_FACTS: &str = "Facts:\n";
 pub(super) const HEADER_EPISODES: &str = "Messages (times in UTC):\n";
 
@@ -244,5 +252,31 @@ pub(super) fn fact_item(
         sources: fact.sources.clone(),
         score,
         tokens: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_tokens, fewest_tokens};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A fill leaves a message out uncounted when it has more words
+        /// than the tokens left: that is right only if words never
+        /// outnumber tokens, in any script, spacing or punctuation.
+        #[test]
+        fn a_text_has_at_least_as_many_tokens_as_words(
+            text in "( ?(the|I|moved|to|in|May|e3|user)|[a-zA-Z]{1,12}|[0-9]{1,7}|[ \t\n\u{a0}\u{3000}]{1,3}|[.,;:!?'\"()\\[\\]-]{1,3}|'s|[äöüß]{1,3}|[我搬到了柏林]{1,4}|[😀🙂]{1,2}){0,40}"
+        ) {
+            prop_assert!(fewest_tokens(&text) <= count_tokens(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn words_bound_tokens_from_below() {
+        let line = "answer_4ffa04a2_3:0 user: I recently participated in the \"Bike-a-Thon\" charity event in November.\n";
+        assert!(fewest_tokens(line) <= count_tokens(line));
+        assert_eq!(fewest_tokens("  two   words "), 2);
+        assert_eq!(fewest_tokens(""), 0);
     }
 }

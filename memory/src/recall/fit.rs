@@ -11,6 +11,7 @@ use chronolog_engine::{Engine, RelationId, Store, Timestamp};
 use super::Instants;
 use super::context::{
     Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
+    fewest_tokens,
 };
 use super::gather::{Gathered, leading, neighbours, source_speaker};
 use super::render::MessageBudget;
@@ -210,16 +211,26 @@ impl Fitter<'_> {
         if self.taken.contains(&item.id) {
             return;
         }
+        // Once the context holds something, the smallest item left out is
+        // not asked for, and a message with more words than there are
+        // tokens left cannot fit: it is left out uncounted (most of a
+        // long history's candidates, once the budget is nearly spent).
+        let holds_something = !self.facts.is_empty() || !self.episodes.is_empty();
+        if holds_something && fewest_tokens(&item.text) > self.budget.saturating_sub(self.used) {
+            return;
+        }
         item.tokens = self.tokens_of(&item.text);
         let at = item.at.unwrap_or(Timestamp::MIN);
-        let cost = self.messages.cost(at, item.tokens);
+        let cost = self
+            .messages
+            .cost_with(at, item.tokens, |line| self.tokens_of(line));
         if self.used + cost <= self.budget {
             self.used += cost;
-            self.messages.take(at, item.tokens);
+            self.messages.take_at_cost(at, cost);
             self.taken.insert(item.id.clone());
             self.episodes.push(item);
         } else {
-            self.left_out(self.messages.cost(at, item.tokens));
+            self.left_out(cost);
         }
     }
 

@@ -59,16 +59,35 @@ impl MessageBudget {
     /// cost: its line, and its minute's time line if no message chosen
     /// before shares that minute.
     pub fn cost(&self, at: Timestamp, line_tokens: usize) -> usize {
+        self.cost_with(at, line_tokens, count_tokens)
+    }
+
+    /// [`MessageBudget::cost`], the time line counted by `count` (a
+    /// context's fill asks each minute's count of its cache; the tokenizer
+    /// costs more than the rest of a fill).
+    pub(crate) fn cost_with(
+        &self,
+        at: Timestamp,
+        line_tokens: usize,
+        count: impl FnOnce(&str) -> usize,
+    ) -> usize {
         if self.minutes.contains(&short_time(at)) {
             line_tokens
         } else {
-            line_tokens + count_tokens(&time_line(at))
+            line_tokens + count(&time_line(at))
         }
     }
 
     /// Counts a chosen message.
     pub fn take(&mut self, at: Timestamp, line_tokens: usize) {
-        self.used += self.cost(at, line_tokens);
+        let cost = self.cost(at, line_tokens);
+        self.take_at_cost(at, cost);
+    }
+
+    /// Counts a chosen message whose cost [`MessageBudget::cost_with`]
+    /// just gave.
+    pub(crate) fn take_at_cost(&mut self, at: Timestamp, cost: usize) {
+        self.used += cost;
         self.minutes.insert(short_time(at));
     }
 
