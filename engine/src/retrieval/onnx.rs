@@ -229,11 +229,13 @@ impl OnnxBert {
             done
         };
         let work = &work;
+        // Every run on a thread of its own, so a panic in one is an error
+        // here, never an unwind through the caller.
         let done = std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-            let mut done = work();
-            for helper in helpers {
-                let part = helper
+            let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+            let mut done = Vec::with_capacity(items.len());
+            for worker in workers {
+                let part = worker
                     .join()
                     .map_err(|_| Error::Internal("ONNX model: a run panicked".into()))?;
                 done.extend(part);

@@ -92,7 +92,8 @@ pub fn count_tokens(text: &str) -> usize {
 /// The fewest tokens `text` can take in cl100k_base: its words. The
 /// tokenizer's first split never puts two whitespace-separated words in
 /// one piece, and a piece is at least one token; counting words costs a
-/// scan, counting tokens the tokenizer.
+/// scan, counting tokens the tokenizer. Unspaced text (Chinese) is one
+/// word a run: a weak bound, still a bound.
 pub(crate) fn fewest_tokens(text: &str) -> usize {
     text.split_whitespace().count()
 }
