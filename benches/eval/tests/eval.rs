@@ -106,6 +106,31 @@ fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
     assert_eq!(hybrid["by_category"]["abstention"]["questions"], 1);
 }
 
+/// A question the file dates before a session of its own day is asked
+/// after it: the evidence said later that day is history, found and in
+/// the context (at the question's date the memory would not see it).
+#[test]
+fn eval_longmemeval_asks_after_a_session_dated_later_the_same_day() {
+    let home = tempfile::tempdir().expect("home");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_late_session.json");
+    let out = home.path().join("eval.json");
+    let run = eval(home.path())
+        .arg("longmemeval")
+        .arg(&fixture)
+        .args(["--embedder", "hashing", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    let row = &result["rows"][0];
+    assert_eq!(row["evidence"], serde_json::json!(["sess_b:0"]));
+    assert_eq!(row["abstained"], false, "{row}");
+    assert_eq!(row["covered_at_2000"], true, "{row}");
+}
+
 /// A gzipped file is read as it is shipped; `--types` keeps the questions
 /// of those types and `--limit` an even sample of the items; a type the
 /// file does not have is an error that lists the ones it has.
