@@ -18,6 +18,25 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `chronolog-eval longmemeval` on `tests/data/<fixture>` with the hashing
+/// embedder: the JSON it writes.
+fn longmemeval_json(fixture: &str) -> serde_json::Value {
+    let home = tempfile::tempdir().expect("home");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(fixture);
+    let out = home.path().join("eval.json");
+    let run = eval(home.path())
+        .arg("longmemeval")
+        .arg(&fixture)
+        .args(["--embedder", "hashing", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json")
+}
+
 /// `chronolog-eval locomo` on a small file in LoCoMo's shape: every
 /// question is scored, malformed evidence ids are split, and the JSON
 /// holds the metrics and a row per question.
@@ -69,19 +88,7 @@ fn eval_locomo_scores_a_small_conversation() {
 /// abstained on, and this one is (no word of it is in its haystack).
 #[test]
 fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
-    let home = tempfile::tempdir().expect("home");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_fixture.json");
-    let out = home.path().join("eval.json");
-    let run = eval(home.path())
-        .arg("longmemeval")
-        .arg(&fixture)
-        .args(["--embedder", "hashing", "--out"])
-        .arg(&out)
-        .output()
-        .expect("run");
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    let result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    let result = longmemeval_json("longmemeval_fixture.json");
     assert_eq!(result["dataset"], "LongMemEval");
     assert_eq!(result["questions"], 2);
     // An empty turn is no message; it is counted, not ingested.
@@ -111,20 +118,7 @@ fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
 /// the context (at the question's date the memory would not see it).
 #[test]
 fn eval_longmemeval_asks_after_a_session_dated_later_the_same_day() {
-    let home = tempfile::tempdir().expect("home");
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/longmemeval_late_session.json");
-    let out = home.path().join("eval.json");
-    let run = eval(home.path())
-        .arg("longmemeval")
-        .arg(&fixture)
-        .args(["--embedder", "hashing", "--out"])
-        .arg(&out)
-        .output()
-        .expect("run");
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    let result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    let result = longmemeval_json("longmemeval_late_session.json");
     let row = &result["rows"][0];
     assert_eq!(row["evidence"], serde_json::json!(["sess_b:0"]));
     assert_eq!(row["abstained"], false, "{row}");
