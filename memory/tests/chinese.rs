@@ -6,7 +6,7 @@
 use chronolog_memory::{Context, ItemKind, Memory, SearchOptions};
 
 mod common;
-use common::{at, memory, say};
+use common::{at, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     memory
@@ -290,5 +290,25 @@ fn a_budget_holds_in_chinese_and_a_larger_one_holds_more() {
             .first()
             .is_some_and(|f| f.contains("月之暗面")),
         "{context:#?}"
+    );
+}
+
+#[test]
+fn a_question_in_the_first_person_in_chinese_searches_the_users_own_words() {
+    let memory = memory();
+    let said = |role: &str, text: &str| say_as(&memory, "zh", role, "2023-05-20", text);
+    let user = said("user", "上周我因为鼻窦问题去看了帕特尔医生。");
+    said("assistant", "鼻窦问题？耳鼻喉科医生治疗鼻窦问题。");
+    said("user", "谢谢！我今天还要给番茄浇水。");
+    memory.consolidate_now().expect("consolidate");
+
+    let context = ask(&memory, "zh", "我因为鼻窦问题看了哪位医生？");
+    assert!(ran(&context, "user_words"), "{:?}", context.channels);
+    assert_eq!(context.ranked_episodes.first(), Some(&user), "{context:#?}");
+    let about_doctors = ask(&memory, "zh", "哪位医生治疗鼻窦问题？");
+    assert!(
+        !ran(&about_doctors, "user_words"),
+        "{:?}",
+        about_doctors.channels
     );
 }

@@ -6,7 +6,7 @@ use chronolog_engine::Output;
 use chronolog_memory::{Context, ItemKind, Lang, Memory, Message, SearchOptions};
 
 mod common;
-use common::{at, memory, say};
+use common::{at, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     memory
@@ -360,5 +360,35 @@ fn a_budget_holds_in_german_and_a_larger_one_holds_more() {
             .first()
             .is_some_and(|f| f.contains("Moonshot")),
         "{context:#?}"
+    );
+}
+
+#[test]
+fn a_question_in_the_first_person_in_german_searches_the_users_own_words() {
+    let memory = memory();
+    let said = |role: &str, text: &str| say_as(&memory, "de", role, "2023-05-20", text);
+    let user = said(
+        "user",
+        "Letzte Woche war ich wegen meiner Nebenhöhlen bei Dr. Patel.",
+    );
+    said(
+        "assistant",
+        "Nebenhöhlen? Ein Arzt für Nebenhöhlen ist ein HNO-Arzt.",
+    );
+    said("user", "Danke! Ich gieße heute meine Tomaten.");
+    memory.consolidate_now().expect("consolidate");
+
+    let context = ask(
+        &memory,
+        "de",
+        "Bei welchem Arzt war ich wegen meiner Nebenhöhlen?",
+    );
+    assert!(ran(&context, "user_words"), "{:?}", context.channels);
+    assert_eq!(context.ranked_episodes.first(), Some(&user), "{context:#?}");
+    let about_doctors = ask(&memory, "de", "Welcher Arzt behandelt Nebenhöhlen?");
+    assert!(
+        !ran(&about_doctors, "user_words"),
+        "{:?}",
+        about_doctors.channels
     );
 }

@@ -7,7 +7,7 @@ use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, SearchOption
 use proptest::prelude::*;
 
 mod common;
-use common::{at, memory, say, say_as};
+use common::{at, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     ask_with(memory, tenant, question, SearchOptions::default())
@@ -535,6 +535,59 @@ fn a_question_naming_a_speaker_finds_that_speakers_own_words_first() {
         Some(&melanie),
         "{without:#?}"
     );
+}
+
+#[test]
+fn a_question_in_the_first_person_finds_the_users_own_words_first() {
+    let memory = memory();
+    let said = |role: &str, text: &str| say_as(&memory, "chat", role, "2023-05-20", text);
+    let user = said(
+        "user",
+        "Last week I saw Dr. Patel, the ENT, about my sinus trouble.",
+    );
+    let answers = [
+        said(
+            "assistant",
+            "Sinus trouble? A specialist treats sinus trouble.",
+        ),
+        said("assistant", "Which specialist? See a specialist."),
+        said("assistant", "For sinus trouble, which specialist to see."),
+    ];
+    said("user", "Thanks! I will also water my tomatoes today.");
+    memory.consolidate_now().expect("consolidate");
+
+    let question = "Which specialist did I see about my sinus trouble?";
+    let context = ask(&memory, "chat", question);
+    assert_eq!(context.ranked_episodes.first(), Some(&user), "{context:#?}");
+    assert!(ran(&context, "user_words"), "{:?}", context.channels);
+    assert!(!context.abstain, "{context:#?}");
+
+    // Without the user's channels the assistant's answers, which echo
+    // the question's words, come first.
+    let without = ask_with(
+        &memory,
+        "chat",
+        question,
+        SearchOptions {
+            channels: Channel::ALL
+                .into_iter()
+                .filter(|c| !matches!(c, Channel::UserWords | Channel::UserMeaning))
+                .collect(),
+            ..SearchOptions::default()
+        },
+    );
+    let first = without.ranked_episodes.first().expect("found");
+    assert!(answers.contains(first), "{without:#?}");
+
+    // Asked about the assistant's words, not the user's: no user channel.
+    let about_you = ask(&memory, "chat", "Which specialist treats sinus trouble?");
+    assert!(!ran(&about_you, "user_words"), "{:?}", about_you.channels);
+
+    // Where only the user speaks, their channels would repeat the
+    // episode channels: none runs.
+    let alone = job_change();
+    let context = ask(&alone, "u1", "Where do I work?");
+    assert!(!ran(&context, "user_words"), "{:?}", context.channels);
 }
 
 #[test]

@@ -109,6 +109,8 @@ fn configs(all: bool) -> Vec<Config> {
                 EpisodeMeaning,
                 SpeakerWords,
                 SpeakerMeaning,
+                UserWords,
+                UserMeaning,
                 SaidThen,
                 SaidThenMeaning,
                 Recency,

@@ -19,6 +19,11 @@ pub enum Channel {
     SpeakerWords,
     /// `near` over the episodes said by a person the question names.
     SpeakerMeaning,
+    /// `bm25` over the episodes said by the memory's user, for a question
+    /// in the first person ("Where do I work?").
+    UserWords,
+    /// `near` over the episodes said by the memory's user.
+    UserMeaning,
     /// `near` over facts.
     FactMeaning,
     /// `bm25` over facts.
@@ -40,12 +45,14 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 12] = [
+    pub const ALL: [Channel; 14] = [
         Channel::EpisodeMeaning,
         Channel::MultilingualMeaning,
         Channel::EpisodeWords,
         Channel::SpeakerWords,
         Channel::SpeakerMeaning,
+        Channel::UserWords,
+        Channel::UserMeaning,
         Channel::FactMeaning,
         Channel::FactWords,
         Channel::Graph,
@@ -63,6 +70,8 @@ impl Channel {
             Channel::EpisodeWords => "episode_words",
             Channel::SpeakerWords => "speaker_words",
             Channel::SpeakerMeaning => "speaker_meaning",
+            Channel::UserWords => "user_words",
+            Channel::UserMeaning => "user_meaning",
             Channel::FactMeaning => "fact_meaning",
             Channel::FactWords => "fact_words",
             Channel::Graph => "graph",
@@ -86,6 +95,7 @@ impl Channel {
             Channel::EpisodeWords => tuning.weight_episode_words,
             Channel::SpeakerWords => tuning.weight_speaker_words,
             Channel::SpeakerMeaning => tuning.weight_speaker_meaning,
+            Channel::UserWords | Channel::UserMeaning => tuning.weight_user,
             // The same channel in another space: no weight of its own.
             Channel::EpisodeMeaning | Channel::MultilingualMeaning => tuning.weight_episode_meaning,
             Channel::FactWords => tuning.weight_fact_words,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chronolog_engine::{Embedding, Engine, Limits, Timestamp, Val, Value};
 
 use super::readers::Lease;
-use super::speakers::speakers;
+use super::speakers::{speakers, user_role};
 use super::understand::Question;
 use super::{Caches, Channel, Instants, Reader, SearchOptions};
 use crate::error::Result;
@@ -46,6 +46,7 @@ pub(crate) fn run(
     let meaning = wants(Channel::EpisodeMeaning)
         || wants(Channel::FactMeaning)
         || wants(Channel::SpeakerMeaning)
+        || wants(Channel::UserMeaning)
         || (wants(Channel::SaidThenMeaning) && question.period.is_some());
     let vector = if meaning && !question.text.trim().is_empty() {
         embedding(engine, caches, Embedding::Default, &question.text)?
@@ -87,6 +88,7 @@ pub(crate) fn run(
     };
     runner.meaning_and_words()?;
     runner.speakers()?;
+    runner.user()?;
     runner.graph()?;
     runner.said_then()?;
     runner.recency()?;
@@ -249,28 +251,51 @@ impl Runner<'_> {
         } else {
             Vec::new()
         };
+        // Pushed even empty: a named speaker none of whose messages
+        // shares a word with the question is the abstention gate's signal.
+        self.said_by(&speakers, [Channel::SpeakerWords, Channel::SpeakerMeaning])
+    }
+
+    /// Words and meaning over the messages of the user, for a question in
+    /// the first person.
+    fn user(&mut self) -> Result<()> {
+        let user = if self.wants(Channel::UserWords) || self.wants(Channel::UserMeaning) {
+            user_role(self.reader.engine, self.tenant, self.question)
+        } else {
+            None
+        };
+        self.said_by(user.as_slice(), [Channel::UserWords, Channel::UserMeaning])
+    }
+
+    /// `bm25` and `near` (the two `channels`, in that order) over the
+    /// messages said by `roles`, interleaved by score; nothing when no
+    /// role is given.
+    fn said_by(
+        &mut self,
+        roles: &[chronolog_engine::Symbol],
+        channels: [Channel; 2],
+    ) -> Result<()> {
+        if roles.is_empty() {
+            return Ok(());
+        }
         let inputs = [
             (
-                Channel::SpeakerWords,
+                channels[0],
                 "bm25(mem_episode, $q",
                 Some(self.words.clone()),
             ),
-            (
-                Channel::SpeakerMeaning,
-                "near(mem_passage, $q",
-                self.vector.clone(),
-            ),
+            (channels[1], "near(mem_passage, $q", self.vector.clone()),
         ];
         for (channel, search, input) in inputs {
             let Some(input) = input.filter(|_| self.wants(channel) && self.has_words()) else {
                 continue;
             };
             let mut items: Vec<(String, f64)> = Vec::new();
-            for speaker in &speakers {
+            for role in roles {
                 let text = format!(
                     "?- {search}, $k, tenant = $t, role = $s) as_of $said known_at $known."
                 );
-                let seed = [("q", input.clone()), ("s", Value::Sym(*speaker))];
+                let seed = [("q", input.clone()), ("s", Value::Sym(*role))];
                 items.extend(episodes_of_passages(self.ranked(&text, &seed)?));
             }
             // Two speakers named: interleave by score, each id once.
@@ -278,12 +303,7 @@ impl Runner<'_> {
             let mut seen = std::collections::HashSet::new();
             items.retain(|(id, _)| seen.insert(id.clone()));
             items.truncate(self.k as usize);
-            // Pushed even empty: a named speaker none of whose messages
-            // shares a word with the question is the abstention gate's
-            // signal.
-            if !speakers.is_empty() {
-                self.out.push(Ranked { channel, items });
-            }
+            self.out.push(Ranked { channel, items });
         }
         Ok(())
     }

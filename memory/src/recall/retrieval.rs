@@ -237,6 +237,8 @@ fn worded_leads<'r>(
                 | Channel::EpisodeWords
                 | Channel::SpeakerWords
                 | Channel::SpeakerMeaning
+                | Channel::UserWords
+                | Channel::UserMeaning
                 | Channel::SaidThen
                 | Channel::SaidThenMeaning
         )

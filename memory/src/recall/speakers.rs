@@ -54,6 +54,41 @@ pub(crate) fn speakers(
     out
 }
 
+/// The role (as a stored symbol) of the memory's own user when the
+/// question speaks in the first person ("Where do I work?") and the user
+/// speaks in this tenant's memory beside someone else (an assistant): "I" is whoever asks, and what they did
+/// is mostly in their own messages, as a named person's is in theirs.
+/// Kept apart from [`speakers`]: the ownership gate compares a person
+/// named in the question with the others, and the user's partner in a
+/// chat (an assistant) answers every topic the user raises.
+pub(crate) fn user_role(
+    engine: &Engine,
+    tenant: &str,
+    question: &Question,
+) -> Option<chronolog_engine::Symbol> {
+    if !question.first_person {
+        return None;
+    }
+    let store = engine.store();
+    let rel = Relations::of(store).ok()?.episode;
+    let (tenant_sym, role) = (store.symbol(tenant)?, store.symbol("user")?);
+    let snapshot = store.snapshot();
+    let said = snapshot
+        .scan(rel)
+        .eq(Episode::TENANT, Value::Sym(tenant_sym))
+        .count()
+        .ok()?;
+    let by_user = snapshot
+        .scan(rel)
+        .eq(Episode::TENANT, Value::Sym(tenant_sym))
+        .eq(Episode::ROLE, Value::Sym(role))
+        .count()
+        .ok()?;
+    // Where the user says everything, their channels are the episode
+    // channels again: they would only outweigh the facts.
+    (by_user > 0 && by_user < said).then_some(role)
+}
+
 /// A message a word search found: its id and score, who said it, what
 /// they said.
 pub(crate) struct Found {

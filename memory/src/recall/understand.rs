@@ -20,6 +20,9 @@ pub struct Question {
     pub text: String,
     /// The language it is asked in.
     pub lang: Lang,
+    /// It speaks in the first person ("Where do I work?"): it is about
+    /// the memory's user, whose own messages are searched apart.
+    pub first_person: bool,
     /// Entity ids of this tenant the question names.
     pub entities: Vec<String>,
     /// Names the question seems to be about that this tenant has no
@@ -133,6 +136,7 @@ pub fn understand(
     Ok(Question {
         text: text.trim().to_string(),
         lang,
+        first_person: words.first_person,
         entities,
         unknown_names,
         as_of,

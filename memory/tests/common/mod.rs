@@ -159,3 +159,9 @@ pub fn check_budgets(
     }
     contexts.into_iter().last().expect("a context per budget")
 }
+
+/// Whether `channel` ran in the search that gave `context`.
+#[allow(dead_code)] // Not every test file asks which channels ran.
+pub fn ran(context: &chronolog_memory::Context, channel: &str) -> bool {
+    context.channels.iter().any(|(c, _)| c == channel)
+}
