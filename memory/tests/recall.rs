@@ -583,6 +583,19 @@ fn a_question_in_the_first_person_finds_the_users_own_words_first() {
     let about_you = ask(&memory, "chat", "Which specialist treats sinus trouble?");
     assert!(!ran(&about_you, "user_words"), "{:?}", about_you.channels);
 
+    // Asked about what the assistant said, though in the first person:
+    // the user's own words are not where the answer is.
+    let what_you_said = ask(
+        &memory,
+        "chat",
+        "Which specialist did you suggest for my sinus trouble?",
+    );
+    assert!(
+        !ran(&what_you_said, "user_words"),
+        "{:?}",
+        what_you_said.channels
+    );
+
     // Where only the user speaks, their channels would repeat the
     // episode channels: none runs.
     let alone = job_change();

@@ -144,6 +144,11 @@ pub(crate) struct TimelineAnchor {
 pub(crate) struct QuestionWords {
     /// It speaks in the first person ("Where do I work?").
     pub first_person: bool,
+    /// It asks about what the one it is asked of said or did, or both
+    /// sides ("what you recommended", "our last chat", "we talked
+    /// about"), not only about the speaker: a request ("Can you suggest
+    /// ...?") is no such reference.
+    pub about_listener: bool,
     /// Spans that may be names, each with its readings most likely
     /// first ("Did Alice" reads "Did Alice", then "Alice").
     pub names: Vec<Vec<String>>,

@@ -271,7 +271,7 @@ mod tests {
         Question {
             text: text.to_string(),
             lang: Lang::English,
-            first_person: false,
+            about_user: false,
             entities: Vec::new(),
             unknown_names: Vec::new(),
             as_of: None,

@@ -55,7 +55,8 @@ pub(crate) fn speakers(
 }
 
 /// The role (as a stored symbol) of the memory's own user when the
-/// question speaks in the first person ("Where do I work?") and the user
+/// question asks about them in the first person ("Where do I work?", not
+/// "What did you recommend?") and the user
 /// speaks in this tenant's memory beside someone else (an assistant): "I" is whoever asks, and what they did
 /// is mostly in their own messages, as a named person's is in theirs.
 /// Kept apart from [`speakers`]: the ownership gate compares a person
@@ -66,7 +67,7 @@ pub(crate) fn user_role(
     tenant: &str,
     question: &Question,
 ) -> Option<chronolog_engine::Symbol> {
-    if !question.first_person {
+    if !question.about_user {
         return None;
     }
     let store = engine.store();

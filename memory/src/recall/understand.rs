@@ -20,9 +20,11 @@ pub struct Question {
     pub text: String,
     /// The language it is asked in.
     pub lang: Lang,
-    /// It speaks in the first person ("Where do I work?"): it is about
-    /// the memory's user, whose own messages are searched apart.
-    pub first_person: bool,
+    /// It asks in the first person about the memory's user ("Where do I
+    /// work?"), not about what the one asked said ("what you
+    /// recommended", "our last chat"): the user's own messages are
+    /// searched apart.
+    pub about_user: bool,
     /// Entity ids of this tenant the question names.
     pub entities: Vec<String>,
     /// Names the question seems to be about that this tenant has no
@@ -136,7 +138,7 @@ pub fn understand(
     Ok(Question {
         text: text.trim().to_string(),
         lang,
-        first_person: words.first_person,
+        about_user: words.first_person && !words.about_listener,
         entities,
         unknown_names,
         as_of,

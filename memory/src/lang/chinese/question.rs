@@ -45,8 +45,18 @@ pub(super) fn read(question: &str) -> QuestionWords {
         .into_iter()
         .filter(|w| w.chars().count() >= 2 && !STOP.contains(&w.as_str()))
         .collect();
+    // "你能", "请你" ask; any other "你" or "您", and "我们", refers to
+    // what the one asked, or both, said.
+    let requests = ["你能", "你可以", "您能", "您可以", "请你", "请您"]
+        .iter()
+        .map(|r| question.matches(r).count())
+        .sum::<usize>();
+    let second = question.matches(['你', '您']).count();
+    let about_listener =
+        question.contains("我们") || question.contains("咱们") || second > requests;
     QuestionWords {
         first_person: question.contains('我'),
+        about_listener,
         names: Vec::new(),
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
@@ -73,6 +83,24 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {
+        for about_listener in [
+            "你上次推荐的餐厅叫什么？",
+            "我们上次聊了什么？",
+            "您说过鸡蛋要煮多久？",
+        ] {
+            assert!(read(about_listener).about_listener, "{about_listener}");
+        }
+        for request in [
+            "你能推荐一些我上班路上可以做的事吗？",
+            "请你提醒我把车停在哪里了。",
+            "我在哪里工作？",
+        ] {
+            assert!(!read(request).about_listener, "{request}");
+        }
+    }
 
     #[test]
     fn cues_anchors_and_parts() {

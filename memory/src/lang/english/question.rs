@@ -142,8 +142,23 @@ pub(super) fn read(question: &str) -> QuestionWords {
             object: x.as_str().to_string(),
         })
     });
+    // "you" that asks ("Can you remind me", "if you could") refers to
+    // nothing said; any other "you", and "we" or "our", does.
+    static SECOND_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:you|your|yours|yourself)\b").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:can|could|would|will|do|if) you\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static FIRST_PLURAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:we|us|our|ours)\b").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let about_listener = FIRST_PLURAL.is_match(question)
+        || SECOND_PERSON.find_iter(question).count() > REQUEST.find_iter(question).count();
     QuestionWords {
         first_person: FIRST_PERSON.is_match(question),
+        about_listener,
         names,
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
@@ -188,6 +203,30 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {
+        for about_listener in [
+            "What was the restaurant you recommended?",
+            "Can you remind me what you said about eggs?",
+            "I remember you told me about refineries.",
+            "What did we talk about last time?",
+            "Remind me of our previous conversation about music.",
+            "Which of your suggestions did I like?",
+        ] {
+            assert!(read(about_listener).about_listener, "{about_listener}");
+        }
+        for request in [
+            "Can you suggest some activities I can do on my commute?",
+            "Could you remind me where I parked?",
+            "I was wondering if you could remind me of my dentist's name.",
+            "Do you have any ideas for my garden?",
+            "Where do I work?",
+            "What did Caroline paint?",
+        ] {
+            assert!(!read(request).about_listener, "{request}");
+        }
+    }
 
     #[test]
     fn multi_part_questions_are_cut_before_their_question_words() {

@@ -15,6 +15,14 @@ fn re(pattern: &str) -> Regex {
 
 static FIRST_PERSON: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:ich|mich|mir|mein|meine|meinen|meinem|meiner|meines)\b"));
+/// "du", "dein", "Ihnen" and a "Sie" inside the sentence: the one asked.
+static SECOND_PERSON: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:[Dd]u|[Dd]ich|[Dd]ir|[Dd]ein\w*|Ihnen|Ihr\w*)\b|[^.?!]\s+Sie\b"));
+/// A "du" or "Sie" that asks ("Kannst du mir sagen", "Könnten Sie").
+static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:kannst|könntest|würdest|magst) du\b|\b(?:[Kk]önnen|[Kk]önnten|[Ww]ürden) Sie\b")
+});
+static FIRST_PLURAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:wir|uns|unser\w*)\b"));
 static WHEN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)^\s*wann\b|\bwie lange\b|\bseit wann\b|\bin welchem (?:jahr|monat)\b|\bwelches jahr\b|\ban welchem tag\b",
@@ -67,8 +75,11 @@ pub(super) fn read(question: &str) -> QuestionWords {
             lower_words.push(name.to_string());
         }
     }
+    let about_listener = FIRST_PLURAL.is_match(question)
+        || SECOND_PERSON.find_iter(question).count() > REQUEST.find_iter(question).count();
     QuestionWords {
         first_person: FIRST_PERSON.is_match(question),
+        about_listener,
         names: Vec::new(),
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
@@ -102,6 +113,26 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {
+        for about_listener in [
+            "Welches Restaurant hast du mir empfohlen?",
+            "Worüber haben wir letztes Mal gesprochen?",
+            "Was haben Sie mir über Eier gesagt?",
+            "Kannst du mich an deinen Vorschlag erinnern?",
+        ] {
+            assert!(read(about_listener).about_listener, "{about_listener}");
+        }
+        for request in [
+            "Kannst du mir Aktivitäten für meinen Arbeitsweg vorschlagen?",
+            "Könnten Sie mich erinnern, wo ich geparkt habe?",
+            "Wo arbeite ich?",
+            "Sie hat ein Bild gemalt: welches?",
+        ] {
+            assert!(!read(request).about_listener, "{request}");
+        }
+    }
 
     #[test]
     fn cues_anchors_and_parts() {
