@@ -20,7 +20,9 @@ pub enum Channel {
     /// `near` over the episodes said by a person the question names.
     SpeakerMeaning,
     /// `bm25` over the episodes said by the memory's user, for a question
-    /// in the first person ("Where do I work?").
+    /// about them in the first person ("Where do I work?", not "What did
+    /// you recommend?") where someone else speaks too: an assistant's
+    /// replies echo the user's topics at length and outrank their words.
     UserWords,
     /// `near` over the episodes said by the memory's user.
     UserMeaning,

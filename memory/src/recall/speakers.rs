@@ -56,12 +56,12 @@ pub(crate) fn speakers(
 
 /// The role (as a stored symbol) of the memory's own user when the
 /// question asks about them in the first person ("Where do I work?", not
-/// "What did you recommend?") and the user
-/// speaks in this tenant's memory beside someone else (an assistant): "I" is whoever asks, and what they did
-/// is mostly in their own messages, as a named person's is in theirs.
-/// Kept apart from [`speakers`]: the ownership gate compares a person
-/// named in the question with the others, and the user's partner in a
-/// chat (an assistant) answers every topic the user raises.
+/// "What did you recommend?") and the user speaks in this tenant's memory
+/// beside someone else (an assistant): "I" is whoever asks, and what
+/// they did is mostly in their own messages, as a named person's is in
+/// theirs. Kept apart from [`speakers`]: the ownership gate compares a
+/// person named in the question with the others, and the user's partner
+/// in a chat answers every topic the user raises.
 pub(crate) fn user_role(
     engine: &Engine,
     tenant: &str,
