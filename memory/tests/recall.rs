@@ -1163,3 +1163,72 @@ fn assert_cancelled<T: std::fmt::Debug>(outcome: &chronolog_memory::Result<T>) {
         "{outcome:?}"
     );
 }
+
+#[test]
+fn a_long_message_is_shown_by_its_sentences_about_the_question() {
+    let filler = "Drinking enough water through the day keeps you alert and helps \
+                  your body recover after exercise. ";
+    let long_text = format!(
+        "{}Your dentist will also check your gums during the cleaning. {}",
+        filler.repeat(6),
+        filler.repeat(6)
+    );
+    // The same conversation in a memory that shows messages whole and in
+    // one that cuts those over `excerpt_tokens`.
+    let shown = |excerpt_tokens: usize| {
+        let mut tuning = chronolog_memory::Tuning::default();
+        tuning.excerpt_tokens = excerpt_tokens;
+        let memory = chronolog_memory::Memory::with_engine(
+            common::hashing_engine(chronolog_engine::Store::in_memory()),
+            chronolog_memory::Options {
+                reranker: None,
+                tuning,
+                ..chronolog_memory::Options::manual()
+            },
+        )
+        .expect("memory");
+        let short = say_as(
+            &memory,
+            "u1",
+            "user",
+            "2023-03-01",
+            "I booked a cleaning with my dentist, Dr. Alvarez, for next Tuesday.",
+        );
+        let long = say_as(&memory, "u1", "assistant", "2023-03-01", &long_text);
+        memory.consolidate_now().expect("consolidate");
+        let options = SearchOptions {
+            budget: 150,
+            abstain: false,
+            ..SearchOptions::default()
+        };
+        let context = ask_with(
+            &memory,
+            "u1",
+            "When is my cleaning with the dentist?",
+            options,
+        );
+        (context, short, long)
+    };
+    // Whole, the long answer does not fit beside the short message.
+    let (whole, short, long) = shown(0);
+    assert!(whole.items.iter().any(|i| i.id == short), "{whole:#?}");
+    assert!(!whole.items.iter().any(|i| i.id == long), "{whole:#?}");
+    // Cut to its sentence about the question, it does; what was said is
+    // kept whole in the item.
+    let (cut, short, long) = shown(40);
+    assert!(cut.items.iter().any(|i| i.id == short), "{cut:#?}");
+    let item = cut
+        .items
+        .iter()
+        .find(|i| i.id == long)
+        .unwrap_or_else(|| panic!("the long message, cut: {cut:#?}"));
+    assert!(
+        item.text
+            .contains("… Your dentist will also check your gums during the cleaning. …"),
+        "{}",
+        item.text
+    );
+    assert!(!item.text.contains("Drinking"), "{}", item.text);
+    assert_eq!(item.said, long_text);
+    assert!(cut.tokens <= 150);
+}

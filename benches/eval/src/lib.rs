@@ -372,6 +372,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     "evidence": qa.evidence, "retrieved": ranked.iter().take(20).map(|(d, _)| d).collect::<Vec<_>>(),
                     "items": main.items.iter().map(|i| &i.id).collect::<Vec<_>>(),
                     "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason, "evidence_score": main.evidence_score, "unanswerable": qa.unanswerable,
+                    "evidence_ranks": qa.evidence.iter().map(|e| ranked.iter().position(|(d, _)| d == e)).collect::<Vec<_>>(),
                     "recall_at_5": row.0, "covered_at_2000": row.1, "unnested_items": unnested,
                     "search_ms": micros as f64 / 1000.0,
                 }));

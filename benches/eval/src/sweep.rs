@@ -23,6 +23,9 @@ pub(crate) struct Outcome {
     /// `(covered at 2,000, recall at 5)` for an answerable question with
     /// evidence.
     pub(crate) answerable: Option<(bool, f64)>,
+    /// Whether the gold answer is in the context at 2,000 tokens, for an
+    /// answerable question whose answer a context can spell.
+    pub(crate) contained: Option<bool>,
     /// Whether the search abstained.
     pub(crate) abstained: bool,
     /// Whether the right answer was an abstention.
@@ -64,9 +67,15 @@ pub(crate) fn outcome(
             found as f64 / evidence.len() as f64,
         )
     });
+    let contained = asked
+        .contained
+        .as_ref()
+        .filter(|_| !unanswerable)
+        .map(|c| c[MAIN_BUDGET]);
     Outcome {
         fold,
         answerable,
+        contained,
         abstained: asked.main.abstain,
         unanswerable,
     }
@@ -183,9 +192,13 @@ pub(crate) fn sweep(
                 .iter()
                 .filter(|o| !o.unanswerable && o.abstained)
                 .count();
+            let spelled: Vec<bool> = outcomes.iter().filter_map(|o| o.contained).collect();
+            let contained =
+                spelled.iter().filter(|c| **c).count() as f64 / spelled.len().max(1) as f64;
             json!({
                 "value": value,
                 "covered_at_2000": covered,
+                "answer_in_context_at_2000": contained,
                 "recall_at_5": recall,
                 "abstained_unanswerable": abstained as f64 / unanswerable.max(1) as f64,
                 "abstained_answerable": wrongly as f64 / answerable.max(1) as f64,
@@ -220,14 +233,17 @@ pub(crate) fn print(dataset: Dataset, sweeps: &[Json]) {
             s["field"].as_str().unwrap_or("?"),
             s["current"]
         );
-        println!("| value | cov@2000 | R@5 | abstained unanswerable / answerable |");
-        println!("|---|---|---|---|");
+        println!(
+            "| value | cov@2000 | R@5 | answer in context @2000 | abstained unanswerable / answerable |"
+        );
+        println!("|---|---|---|---|---|");
         for row in s["values"].as_array().into_iter().flatten() {
             println!(
-                "| {} | {:.3} | {:.3} | {:.3} / {:.3} |",
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} / {:.3} |",
                 row["value"].as_str().unwrap_or("?"),
                 row["covered_at_2000"].as_f64().unwrap_or(0.0),
                 row["recall_at_5"].as_f64().unwrap_or(0.0),
+                row["answer_in_context_at_2000"].as_f64().unwrap_or(0.0),
                 row["abstained_unanswerable"].as_f64().unwrap_or(0.0),
                 row["abstained_answerable"].as_f64().unwrap_or(0.0),
             );
@@ -252,6 +268,7 @@ mod tests {
         Outcome {
             fold,
             answerable: Some((covered, if covered { 1.0 } else { 0.0 })),
+            contained: None,
             abstained: false,
             unanswerable: false,
         }

@@ -2,7 +2,9 @@
 //! budget (cl100k_base). A few leading facts (those near the best), the
 //! messages behind them, the best messages, the messages said around the
 //! first few of those, then the rest; an item that does not fit is left
-//! out whole, never cut; messages end up in the order they were said.
+//! out whole (a long message is shown by its sentences about the question
+//! at any budget, the same at each); messages end up in the order they
+//! were said.
 
 use std::collections::HashSet;
 
@@ -13,11 +15,12 @@ use super::context::{
     Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
     fewest_tokens,
 };
+use super::excerpt::excerpt;
 use super::gather::{Gathered, leading, neighbours, source_speaker};
-use super::render::MessageBudget;
+use super::render::{MessageBudget, message_line, short_id};
 use super::understand::Question;
 use crate::error::Result;
-use crate::schema::Relations;
+use crate::schema::{Episode, Relations};
 use crate::tuning::Tuning;
 
 /// Budgets at least twice this nest by construction (see [`fit`]); below
@@ -206,6 +209,27 @@ impl Fitter<'_> {
         }
     }
 
+    /// A candidate message as the context shows it: a long one by its
+    /// sentences about the question ([`excerpt`]).
+    fn message_item(&self, episode: &Episode, score: f64) -> Item {
+        let mut item = episode_item(episode, score, &self.tenant_prefix);
+        let shown = excerpt(
+            self.question.lang.reader(),
+            &self.question.text,
+            &episode.text,
+            self.tuning.excerpt_tokens,
+            &mut |text| self.tokens_of(text),
+        );
+        if let Some(shown) = shown {
+            item.text = message_line(
+                short_id(&episode.id, &self.tenant_prefix),
+                &episode.role,
+                &shown,
+            );
+        }
+        item
+    }
+
     /// Takes a message item if it fits, with its minute's time line.
     fn take_message(&mut self, mut item: Item) {
         if self.taken.contains(&item.id) {
@@ -303,7 +327,7 @@ impl Fitter<'_> {
                 .find(|(e, _)| e.id == id)
                 .map_or(0.0, |(_, s)| *s);
             if let Some(episode) = self.gathered.support.get(&id) {
-                let item = episode_item(episode, score, &self.tenant_prefix);
+                let item = self.message_item(episode, score);
                 self.take_message(item);
             }
         }
@@ -315,14 +339,14 @@ impl Fitter<'_> {
         let episodes = &self.gathered.episodes;
         let after = self.tuning.neighbours_after.min(episodes.len());
         for (episode, score) in &episodes[..after] {
-            let item = episode_item(episode, *score, &self.tenant_prefix);
+            let item = self.message_item(episode, *score);
             self.take_message(item);
         }
         if !self.question.asks_list {
             self.neighbours()?;
         }
         for (episode, score) in &episodes[after..] {
-            let item = episode_item(episode, *score, &self.tenant_prefix);
+            let item = self.message_item(episode, *score);
             self.take_message(item);
         }
         Ok(())
@@ -351,11 +375,7 @@ impl Fitter<'_> {
                 }
             };
             for near in around {
-                let item = episode_item(
-                    near,
-                    score * self.tuning.neighbour_share,
-                    &self.tenant_prefix,
-                );
+                let item = self.message_item(near, score * self.tuning.neighbour_share);
                 self.take_message(item);
             }
         }

@@ -32,6 +32,7 @@
 //! | `gather.rs` | the candidates read from the store, once per question |
 //! | `rerank.rs` | the reranker's reordering of the first messages |
 //! | `fit.rs` | a context cut to a budget |
+//! | `excerpt.rs` | a long message shown by its sentences about the question |
 //! | `context.rs` | [`Context`], [`Item`]: text and JSON |
 //! | `render.rs` | how messages are written |
 //! | `retrieval.rs` | one question's retrieval, cut to each budget |
@@ -41,6 +42,7 @@ pub mod abstain;
 mod channel;
 mod channels;
 pub mod context;
+mod excerpt;
 mod explain;
 mod fit;
 mod fuse;

@@ -11,7 +11,7 @@ pub fn at(date: &str) -> Timestamp {
 }
 
 /// An engine over `store` whose every space is embedded by hashing.
-fn hashing_engine(store: Store) -> Engine {
+pub fn hashing_engine(store: Store) -> Engine {
     Engine::with_embedders(
         store,
         Arc::new(HashingEmbedder::new(64)),
