@@ -5,44 +5,66 @@
 //! is kept whole in the store and in the item's `said`; only what the
 //! prompt shows is cut, and a cut is marked with "…".
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::lang::Language;
 
 /// The mark where sentences were left out.
 const GAP: &str = "…";
 
-/// `text` cut to its sentences that share the most of `question`'s topic
-/// words, in the order they were written, within `most` tokens as
+/// The stems of `question`'s topic words, which [`excerpt`] looks for.
+pub(crate) fn wanted(lang: &dyn Language, question: &str) -> HashSet<String> {
+    lang.topic_words(question)
+        .iter()
+        .map(|w| lang.stem(w))
+        .collect()
+}
+
+/// `text` cut to its sentences that share the most of the question's
+/// topic words (`wanted`, stemmed), in the order they were written, within `most` tokens as
 /// `tokens` counts them (its opening sentences where none shares a word);
 /// `None` when `text` is within `most` already. The best sentence stays
 /// even when it alone is longer.
+/// `topical` remembers, per word, whether it is one of the question's
+/// topic words (a question's candidates share most of their words:
+/// each is stemmed once).
 pub(crate) fn excerpt(
     lang: &dyn Language,
-    question: &str,
+    wanted: &HashSet<String>,
     text: &str,
     most: usize,
     tokens: &mut dyn FnMut(&str) -> usize,
+    topical: &mut HashMap<String, bool>,
 ) -> Option<String> {
-    if most == 0 || tokens(text) <= most {
+    // Counting tokens is most of a search's cost, and most candidates
+    // are never shown: a text's bytes bound its tokens from above and its
+    // words from below, so most are judged without counting.
+    if most == 0 || text.len() <= most {
         return None;
     }
-    let wanted: HashSet<String> = lang
-        .topic_words(question)
-        .iter()
-        .map(|w| lang.stem(w))
-        .collect();
+    if words(text) <= most && tokens(text) <= most {
+        return None;
+    }
     let sentences = lang.sentences(text);
     if sentences.len() < 2 {
         return None;
     }
-    let matched = |sentence: &str| {
-        lang.words(sentence)
-            .iter()
-            .map(|w| lang.stem(w))
-            .filter(|w| wanted.contains(w))
-            .collect::<HashSet<_>>()
-            .len()
+    let mut matched = |sentence: &str| {
+        let mut found: HashSet<String> = HashSet::new();
+        for word in lang.words(sentence) {
+            let hit = match topical.get(&word) {
+                Some(hit) => *hit,
+                None => {
+                    let hit = wanted.contains(&lang.stem(&word));
+                    topical.insert(word.clone(), hit);
+                    hit
+                }
+            };
+            if hit {
+                found.insert(lang.stem(&word));
+            }
+        }
+        found.len()
     };
     // Most topic words first; among equals, the earlier. A sentence with
     // none is shown only where none has any (a match on meaning alone):
@@ -59,6 +81,9 @@ pub(crate) fn excerpt(
     let mut chosen: Vec<usize> = Vec::new();
     let mut used = 0;
     for (i, _) in order {
+        if !chosen.is_empty() && words(sentences[i]) > most.saturating_sub(used) {
+            continue;
+        }
         let cost = tokens(sentences[i]);
         if chosen.is_empty() || used + cost <= most {
             chosen.push(i);
@@ -86,9 +111,16 @@ pub(crate) fn excerpt(
     Some(out.trim_end().to_string())
 }
 
+/// At most the tokens of `text`: cl100k_base never joins two words.
+fn words(text: &str) -> usize {
+    super::context::fewest_tokens(text)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::excerpt;
+    use std::collections::HashMap;
+
+    use super::{excerpt, wanted};
     use crate::lang::Lang;
 
     fn words(text: &str) -> usize {
@@ -103,26 +135,62 @@ mod tests {
                     You should also pack water and sunscreen. Enjoy your trip!";
         let cut = excerpt(
             lang,
-            "Which hiking trail offers panoramic views?",
+            &wanted(lang, "Which hiking trail offers panoramic views?"),
             text,
             15,
             &mut words,
+            &mut HashMap::new(),
         );
         assert_eq!(
             cut.as_deref(),
             Some("… The hiking trail at Moncayo offers panoramic views of the mountains. …")
         );
         // Within the limit, or one sentence long: shown whole.
-        assert_eq!(excerpt(lang, "trail?", text, 100, &mut words), None);
         assert_eq!(
-            excerpt(lang, "trail?", "One long sentence here.", 2, &mut words),
+            excerpt(
+                lang,
+                &wanted(lang, "trail?"),
+                text,
+                100,
+                &mut words,
+                &mut HashMap::new()
+            ),
+            None
+        );
+        assert_eq!(
+            excerpt(
+                lang,
+                &wanted(lang, "trail?"),
+                "One long sentence here.",
+                2,
+                &mut words,
+                &mut HashMap::new()
+            ),
             None
         );
         // 0: never cut.
-        assert_eq!(excerpt(lang, "trail?", text, 0, &mut words), None);
+        assert_eq!(
+            excerpt(
+                lang,
+                &wanted(lang, "trail?"),
+                text,
+                0,
+                &mut words,
+                &mut HashMap::new()
+            ),
+            None
+        );
         // No sentence shares a word: the opening, as far as it fits.
         assert_eq!(
-            excerpt(lang, "Where should we eat?", text, 12, &mut words).as_deref(),
+            excerpt(
+                lang,
+                &wanted(lang, "Where should we eat?"),
+                text,
+                12,
+                &mut words,
+                &mut HashMap::new()
+            )
+            .as_deref(),
             Some("Great question! There are many options for a weekend trip. …")
         );
     }
@@ -133,10 +201,11 @@ mod tests {
         let text = "你好！周末有很多选择。蒙卡约的徒步路线可以看到全景。记得带水。";
         let cut = excerpt(
             zh,
-            "哪条徒步路线可以看到全景？",
+            &wanted(zh, "哪条徒步路线可以看到全景？"),
             text,
             3,
             &mut |t: &str| t.chars().count() / 4,
+            &mut HashMap::new(),
         );
         assert_eq!(cut.as_deref(), Some("… 蒙卡约的徒步路线可以看到全景。 …"));
         let de = Lang::German.reader();
@@ -144,10 +213,11 @@ mod tests {
                     Der Wanderweg am Moncayo bietet einen Panoramablick. Viel Spaß!";
         let cut = excerpt(
             de,
-            "Welcher Wanderweg bietet einen Panoramablick?",
+            &wanted(de, "Welcher Wanderweg bietet einen Panoramablick?"),
             text,
             8,
             &mut words,
+            &mut HashMap::new(),
         );
         assert_eq!(
             cut.as_deref(),

@@ -15,7 +15,7 @@ use super::context::{
     Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
     fewest_tokens,
 };
-use super::excerpt::excerpt;
+use super::excerpt::{excerpt, wanted};
 use super::gather::{Gathered, leading, neighbours, source_speaker};
 use super::render::{MessageBudget, message_line, short_id};
 use super::understand::Question;
@@ -213,13 +213,30 @@ impl Fitter<'_> {
     /// sentences about the question ([`excerpt`]).
     fn message_item(&self, episode: &Episode, score: f64) -> Item {
         let mut item = episode_item(episode, score, &self.tenant_prefix);
-        let shown = excerpt(
-            self.question.lang.reader(),
-            &self.question.text,
-            &episode.text,
-            self.tuning.excerpt_tokens,
-            &mut |text| self.tokens_of(text),
-        );
+        let cached = self.gathered.excerpts.borrow().get(&episode.id).cloned();
+        let shown = match cached {
+            Some(shown) => shown,
+            None => {
+                let lang = self.question.lang.reader();
+                let wanted = self
+                    .gathered
+                    .wanted
+                    .get_or_init(|| wanted(lang, &self.question.text));
+                let shown = excerpt(
+                    lang,
+                    wanted,
+                    &episode.text,
+                    self.tuning.excerpt_tokens,
+                    &mut |text| self.tokens_of(text),
+                    &mut self.gathered.topical.borrow_mut(),
+                );
+                self.gathered
+                    .excerpts
+                    .borrow_mut()
+                    .insert(episode.id.clone(), shown.clone());
+                shown
+            }
+        };
         if let Some(shown) = shown {
             item.text = message_line(
                 short_id(&episode.id, &self.tenant_prefix),

@@ -39,6 +39,14 @@ pub(crate) struct Gathered {
     /// Items' token counts by their text: each budget's fill (and the
     /// smaller fills it starts from) counts a candidate once.
     pub(super) tokens: RefCell<HashMap<String, usize>>,
+    /// Each long message's excerpt by its id (`None`: shown whole): cut
+    /// once per question, not once per budget's fill.
+    pub(super) excerpts: RefCell<HashMap<String, Option<String>>>,
+    /// Per word of the candidates, whether it is a topic word of the
+    /// question ([`super::excerpt::excerpt`]).
+    pub(super) topical: RefCell<HashMap<String, bool>>,
+    /// The question's topic words, stemmed, for the excerpts.
+    pub(super) wanted: OnceCell<HashSet<String>>,
 }
 
 /// Which facts may lead a context, and which lead first.
@@ -148,6 +156,9 @@ pub(crate) fn gather(
         neighbours,
         ranked_episodes,
         tokens: RefCell::new(HashMap::new()),
+        excerpts: RefCell::new(HashMap::new()),
+        topical: RefCell::new(HashMap::new()),
+        wanted: OnceCell::new(),
     })
 }
 
