@@ -21,13 +21,13 @@ pub(crate) fn wanted(lang: &dyn Language, question: &str) -> HashSet<String> {
 }
 
 /// `text` cut to its sentences that share the most of the question's
-/// topic words (`wanted`, stemmed), in the order they were written, within `most` tokens as
-/// `tokens` counts them (its opening sentences where none shares a word);
-/// `None` when `text` is within `most` already. The best sentence stays
-/// even when it alone is longer.
-/// `topical` remembers, per word, whether it is one of the question's
-/// topic words (a question's candidates share most of their words:
-/// each is stemmed once).
+/// topic words (`wanted`, stemmed), in the order they were written,
+/// within `most` tokens as `tokens` counts them (its opening sentences
+/// where none shares a word); `None` when `text` is within `most`
+/// already. The best sentence stays even when it alone is longer.
+///
+/// `topical` remembers, per word, whether it is a topic word: a
+/// question's candidates share most of their words, each stemmed once.
 pub(crate) fn excerpt(
     lang: &dyn Language,
     wanted: &HashSet<String>,
