@@ -121,10 +121,22 @@ mod tests {
     use std::collections::HashMap;
 
     use super::{excerpt, wanted};
-    use crate::lang::Lang;
+    use crate::lang::{Lang, Language};
 
     fn words(text: &str) -> usize {
         text.split_whitespace().count()
+    }
+
+    /// `text` cut for `question` within `most` words.
+    fn cut(lang: &dyn Language, question: &str, text: &str, most: usize) -> Option<String> {
+        excerpt(
+            lang,
+            &wanted(lang, question),
+            text,
+            most,
+            &mut words,
+            &mut HashMap::new(),
+        )
     }
 
     #[test]
@@ -133,64 +145,18 @@ mod tests {
         let text = "Great question! There are many options for a weekend trip. \
                     The hiking trail at Moncayo offers panoramic views of the mountains. \
                     You should also pack water and sunscreen. Enjoy your trip!";
-        let cut = excerpt(
-            lang,
-            &wanted(lang, "Which hiking trail offers panoramic views?"),
-            text,
-            15,
-            &mut words,
-            &mut HashMap::new(),
-        );
         assert_eq!(
-            cut.as_deref(),
+            cut(lang, "Which hiking trail offers panoramic views?", text, 15).as_deref(),
             Some("… The hiking trail at Moncayo offers panoramic views of the mountains. …")
         );
         // Within the limit, or one sentence long: shown whole.
-        assert_eq!(
-            excerpt(
-                lang,
-                &wanted(lang, "trail?"),
-                text,
-                100,
-                &mut words,
-                &mut HashMap::new()
-            ),
-            None
-        );
-        assert_eq!(
-            excerpt(
-                lang,
-                &wanted(lang, "trail?"),
-                "One long sentence here.",
-                2,
-                &mut words,
-                &mut HashMap::new()
-            ),
-            None
-        );
+        assert_eq!(cut(lang, "trail?", text, 100), None);
+        assert_eq!(cut(lang, "trail?", "One long sentence here.", 2), None);
         // 0: never cut.
-        assert_eq!(
-            excerpt(
-                lang,
-                &wanted(lang, "trail?"),
-                text,
-                0,
-                &mut words,
-                &mut HashMap::new()
-            ),
-            None
-        );
+        assert_eq!(cut(lang, "trail?", text, 0), None);
         // No sentence shares a word: the opening, as far as it fits.
         assert_eq!(
-            excerpt(
-                lang,
-                &wanted(lang, "Where should we eat?"),
-                text,
-                12,
-                &mut words,
-                &mut HashMap::new()
-            )
-            .as_deref(),
+            cut(lang, "Where should we eat?", text, 12).as_deref(),
             Some("Great question! There are many options for a weekend trip. …")
         );
     }
@@ -199,7 +165,7 @@ mod tests {
     fn each_language_cuts_at_its_own_sentences() {
         let zh = Lang::Chinese.reader();
         let text = "你好！周末有很多选择。蒙卡约的徒步路线可以看到全景。记得带水。";
-        let cut = excerpt(
+        let chinese = excerpt(
             zh,
             &wanted(zh, "哪条徒步路线可以看到全景？"),
             text,
@@ -207,20 +173,15 @@ mod tests {
             &mut |t: &str| t.chars().count() / 4,
             &mut HashMap::new(),
         );
-        assert_eq!(cut.as_deref(), Some("… 蒙卡约的徒步路线可以看到全景。 …"));
+        assert_eq!(
+            chinese.as_deref(),
+            Some("… 蒙卡约的徒步路线可以看到全景。 …")
+        );
         let de = Lang::German.reader();
         let text = "Gute Frage! Es gibt viele Möglichkeiten. \
                     Der Wanderweg am Moncayo bietet einen Panoramablick. Viel Spaß!";
-        let cut = excerpt(
-            de,
-            &wanted(de, "Welcher Wanderweg bietet einen Panoramablick?"),
-            text,
-            8,
-            &mut words,
-            &mut HashMap::new(),
-        );
         assert_eq!(
-            cut.as_deref(),
+            cut(de, "Welcher Wanderweg bietet einen Panoramablick?", text, 8).as_deref(),
             Some("… Der Wanderweg am Moncayo bietet einen Panoramablick. …")
         );
     }
