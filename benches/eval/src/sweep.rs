@@ -5,14 +5,18 @@
 //! leave one conversation out on LoCoMo, five folds of the questions on
 //! LongMemEval (each question is its own haystack). The objective is the
 //! headline: evidence coverage at 2,000 tokens over the answerable
-//! questions, turn R@5 breaking ties, then the run's own value.
+//! questions, turn R@5 breaking ties, then the run's own value. Each
+//! value's searches are also timed one at a time, as the run's are, so
+//! what a value costs is read beside what it covers, on one machine state.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use anyhow::Result;
 use chronolog_memory::{Memory, Options, Tuning};
 use serde_json::{Value as Json, json};
 
+use super::score::percentile;
 use super::{Asked, Asking, Config, Dataset, MAIN_BUDGET};
 
 /// What one question scored at one value.
@@ -130,6 +134,8 @@ pub(crate) fn sweep(
         abstain: true,
     };
     let mut per_value: Vec<Vec<Outcome>> = Vec::new();
+    // Each value's search latency: (p50, p95) in microseconds.
+    let mut latency: Vec<(u64, u64)> = Vec::new();
     let mut current = 0;
     for (i, value) in values.iter().enumerate() {
         let mut at = tuning.clone();
@@ -147,6 +153,14 @@ pub(crate) fn sweep(
             },
         )?;
         let asked = asking.ask_all(&reader, &hybrid, &at)?;
+        let mut micros = Vec::with_capacity(asking.questions.len());
+        for (conv, qa) in asking.questions {
+            let options = asking.options(&hybrid, &at, conv, qa);
+            let t = Instant::now();
+            reader.search(&conv.id, &qa.question, &options)?;
+            micros.push(t.elapsed().as_micros() as u64);
+        }
+        latency.push((percentile(&mut micros, 0.5), percentile(&mut micros, 0.95)));
         per_value.push(
             asking
                 .questions
@@ -180,7 +194,8 @@ pub(crate) fn sweep(
     let rows: Vec<Json> = values
         .iter()
         .zip(&per_value)
-        .map(|(value, outcomes)| {
+        .zip(&latency)
+        .map(|((value, outcomes), (p50, p95))| {
             let (covered, recall) = objective(outcomes, all);
             let unanswerable = outcomes.iter().filter(|o| o.unanswerable).count();
             let abstained = outcomes
@@ -202,6 +217,8 @@ pub(crate) fn sweep(
                 "recall_at_5": recall,
                 "abstained_unanswerable": abstained as f64 / unanswerable.max(1) as f64,
                 "abstained_answerable": wrongly as f64 / answerable.max(1) as f64,
+                "search_p50_ms": *p50 as f64 / 1000.0,
+                "search_p95_ms": *p95 as f64 / 1000.0,
             })
         })
         .collect();
@@ -234,18 +251,20 @@ pub(crate) fn print(dataset: Dataset, sweeps: &[Json]) {
             s["current"]
         );
         println!(
-            "| value | cov@2000 | R@5 | answer in context @2000 | abstained unanswerable / answerable |"
+            "| value | cov@2000 | R@5 | answer in context @2000 | abstained unanswerable / answerable | search p50 / p95 ms |"
         );
-        println!("|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|");
         for row in s["values"].as_array().into_iter().flatten() {
             println!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.3} / {:.3} |",
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} / {:.3} | {:.1} / {:.1} |",
                 row["value"].as_str().unwrap_or("?"),
                 row["covered_at_2000"].as_f64().unwrap_or(0.0),
                 row["recall_at_5"].as_f64().unwrap_or(0.0),
                 row["answer_in_context_at_2000"].as_f64().unwrap_or(0.0),
                 row["abstained_unanswerable"].as_f64().unwrap_or(0.0),
                 row["abstained_answerable"].as_f64().unwrap_or(0.0),
+                row["search_p50_ms"].as_f64().unwrap_or(0.0),
+                row["search_p95_ms"].as_f64().unwrap_or(0.0),
             );
         }
         println!(
