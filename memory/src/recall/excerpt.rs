@@ -5,7 +5,9 @@
 //! is kept whole in the store and in the item's `said`; only what the
 //! prompt shows is cut, and a cut is marked with "…".
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 
 use crate::lang::Language;
 
@@ -22,27 +24,23 @@ pub(crate) fn wanted(lang: &dyn Language, question: &str) -> HashSet<String> {
 
 /// `text` cut to its sentences that share the most of the question's
 /// topic words (`wanted`, stemmed), in the order they were written,
-/// within `most` tokens as `tokens` counts them (its opening sentences
+/// within about `most` tokens ([`rough_tokens`]; its opening sentences
 /// where none shares a word); `None` when `text` is within `most`
 /// already. The best sentence stays even when it alone is longer.
 ///
-/// `topical` remembers, per word, whether it is a topic word: a
-/// question's candidates share most of their words, each stemmed once.
+/// `topical` remembers, per word as written, which topic words it holds:
+/// a question's candidates share most of their words, each read once.
 pub(crate) fn excerpt(
     lang: &dyn Language,
     wanted: &HashSet<String>,
     text: &str,
     most: usize,
-    tokens: &mut dyn FnMut(&str) -> usize,
-    topical: &mut HashMap<String, bool>,
+    topical: &mut FxHashMap<String, Vec<String>>,
 ) -> Option<String> {
-    // Counting tokens is most of a search's cost, and most candidates
-    // are never shown: a text's bytes bound its tokens from above and its
-    // words from below, so most are judged without counting.
-    if most == 0 || text.len() <= most {
-        return None;
-    }
-    if words(text) <= most && tokens(text) <= most {
+    // Lengths are estimated, not counted: the tokenizer over every
+    // candidate's sentences cost a search more than all else it does,
+    // and the context counts what it takes anyway.
+    if most == 0 || rough_tokens(text) <= most {
         return None;
     }
     let sentences = lang.sentences(text);
@@ -50,18 +48,30 @@ pub(crate) fn excerpt(
         return None;
     }
     let mut matched = |sentence: &str| {
-        let mut found: HashSet<String> = HashSet::new();
-        for word in lang.words(sentence) {
-            let hit = match topical.get(&word) {
-                Some(hit) => *hit,
-                None => {
-                    let hit = wanted.contains(&lang.stem(&word));
-                    topical.insert(word.clone(), hit);
-                    hit
+        let mut found: Vec<&str> = Vec::new();
+        // A language's words never span white space, so each piece
+        // between white space is read once per question.
+        for piece in sentence.split_whitespace() {
+            // Nor begin or end with punctuation: "Moncayo," is "Moncayo".
+            let piece = piece.trim_matches(|c: char| !c.is_alphanumeric());
+            if piece.is_empty() {
+                continue;
+            }
+            if !topical.contains_key(piece) {
+                let hits = lang
+                    .words(piece)
+                    .iter()
+                    .map(|w| lang.stem(w))
+                    .filter(|stem| wanted.contains(stem))
+                    .collect();
+                topical.insert(piece.to_string(), hits);
+            }
+            for stem in topical.get(piece).into_iter().flatten() {
+                if let Some(stem) = wanted.get(stem)
+                    && !found.contains(&stem.as_str())
+                {
+                    found.push(stem.as_str());
                 }
-            };
-            if hit {
-                found.insert(lang.stem(&word));
             }
         }
         found.len()
@@ -81,10 +91,7 @@ pub(crate) fn excerpt(
     let mut chosen: Vec<usize> = Vec::new();
     let mut used = 0;
     for (i, _) in order {
-        if !chosen.is_empty() && words(sentences[i]) > most.saturating_sub(used) {
-            continue;
-        }
-        let cost = tokens(sentences[i]);
+        let cost = rough_tokens(sentences[i]);
         if chosen.is_empty() || used + cost <= most {
             chosen.push(i);
             used += cost;
@@ -111,31 +118,31 @@ pub(crate) fn excerpt(
     Some(out.trim_end().to_string())
 }
 
-/// At most the tokens of `text`: cl100k_base never joins two words.
-fn words(text: &str) -> usize {
-    super::context::fewest_tokens(text)
+/// About the tokens cl100k_base makes of `text`, without running it: four
+/// ASCII bytes a token (English and German prose average about that), a
+/// token for any other character (a Chinese character is about one).
+pub(crate) fn rough_tokens(text: &str) -> usize {
+    let ascii = text.bytes().filter(u8::is_ascii).count();
+    let other = text.chars().count() - ascii;
+    ascii.div_ceil(4) + other
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
+    use rustc_hash::FxHashMap;
 
-    use super::{excerpt, wanted};
+    use super::{excerpt, rough_tokens, wanted};
     use crate::lang::{Lang, Language};
+    use crate::recall::context::count_tokens;
 
-    fn words(text: &str) -> usize {
-        text.split_whitespace().count()
-    }
-
-    /// `text` cut for `question` within `most` words.
+    /// `text` cut for `question` within about `most` tokens.
     fn cut(lang: &dyn Language, question: &str, text: &str, most: usize) -> Option<String> {
         excerpt(
             lang,
             &wanted(lang, question),
             text,
             most,
-            &mut words,
-            &mut HashMap::new(),
+            &mut FxHashMap::default(),
         )
     }
 
@@ -156,7 +163,7 @@ mod tests {
         assert_eq!(cut(lang, "trail?", text, 0), None);
         // No sentence shares a word: the opening, as far as it fits.
         assert_eq!(
-            cut(lang, "Where should we eat?", text, 12).as_deref(),
+            cut(lang, "Where should we eat?", text, 15).as_deref(),
             Some("Great question! There are many options for a weekend trip. …")
         );
     }
@@ -165,16 +172,8 @@ mod tests {
     fn each_language_cuts_at_its_own_sentences() {
         let zh = Lang::Chinese.reader();
         let text = "你好！周末有很多选择。蒙卡约的徒步路线可以看到全景。记得带水。";
-        let chinese = excerpt(
-            zh,
-            &wanted(zh, "哪条徒步路线可以看到全景？"),
-            text,
-            3,
-            &mut |t: &str| t.chars().count() / 4,
-            &mut HashMap::new(),
-        );
         assert_eq!(
-            chinese.as_deref(),
+            cut(zh, "哪条徒步路线可以看到全景？", text, 10).as_deref(),
             Some("… 蒙卡约的徒步路线可以看到全景。 …")
         );
         let de = Lang::German.reader();
@@ -184,5 +183,23 @@ mod tests {
             cut(de, "Welcher Wanderweg bietet einen Panoramablick?", text, 8).as_deref(),
             Some("… Der Wanderweg am Moncayo bietet einen Panoramablick. …")
         );
+    }
+
+    #[test]
+    fn the_estimate_is_near_the_tokenizers_count_in_each_language() {
+        let texts = [
+            "The hiking trail at Moncayo offers panoramic views of the mountains, \
+             and you should pack water, sunscreen and a light jacket for the evening.",
+            "Der Wanderweg am Moncayo bietet einen Panoramablick über die Berge; \
+             nehmen Sie Wasser, Sonnencreme und eine leichte Jacke für den Abend mit.",
+            "蒙卡约的徒步路线可以看到群山的全景，记得带上水、防晒霜和一件薄外套。",
+        ];
+        for text in texts {
+            let (rough, counted) = (rough_tokens(text), count_tokens(text));
+            assert!(
+                rough * 10 >= counted * 6 && rough * 10 <= counted * 16,
+                "{rough} against {counted}: {text}"
+            );
+        }
     }
 }

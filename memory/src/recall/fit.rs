@@ -15,7 +15,7 @@ use super::context::{
     Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
     fewest_tokens,
 };
-use super::excerpt::{excerpt, wanted};
+use super::excerpt::{excerpt, rough_tokens, wanted};
 use super::gather::{Gathered, leading, neighbours, source_speaker};
 use super::render::{MessageBudget, message_line, short_id};
 use super::understand::Question;
@@ -213,6 +213,10 @@ impl Fitter<'_> {
     /// sentences about the question ([`excerpt`]).
     fn message_item(&self, episode: &Episode, score: f64) -> Item {
         let mut item = episode_item(episode, score, &self.tenant_prefix);
+        let most = self.tuning.excerpt_tokens;
+        if most == 0 || rough_tokens(&episode.text) <= most {
+            return item;
+        }
         let cached = self.gathered.excerpts.borrow().get(&episode.id).cloned();
         let shown = match cached {
             Some(shown) => shown,
@@ -226,8 +230,7 @@ impl Fitter<'_> {
                     lang,
                     wanted,
                     &episode.text,
-                    self.tuning.excerpt_tokens,
-                    &mut |text| self.tokens_of(text),
+                    most,
                     &mut self.gathered.topical.borrow_mut(),
                 );
                 self.gathered

@@ -7,6 +7,8 @@
 use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use chronolog_engine::{Engine, RelationId, RowVersion, Store, Timestamp, Value};
 
 use super::Instants;
@@ -44,7 +46,7 @@ pub(crate) struct Gathered {
     pub(super) excerpts: RefCell<HashMap<String, Option<String>>>,
     /// Per word of the candidates, whether it is a topic word of the
     /// question ([`super::excerpt::excerpt`]).
-    pub(super) topical: RefCell<HashMap<String, bool>>,
+    pub(super) topical: RefCell<FxHashMap<String, Vec<String>>>,
     /// The question's topic words, stemmed, for the excerpts.
     pub(super) wanted: OnceCell<HashSet<String>>,
 }
@@ -157,7 +159,7 @@ pub(crate) fn gather(
         ranked_episodes,
         tokens: RefCell::new(HashMap::new()),
         excerpts: RefCell::new(HashMap::new()),
-        topical: RefCell::new(HashMap::new()),
+        topical: RefCell::new(FxHashMap::default()),
         wanted: OnceCell::new(),
     })
 }

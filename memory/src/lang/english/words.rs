@@ -35,9 +35,18 @@ pub(super) fn sentences(text: &str) -> Vec<&str> {
 pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
         .map(|w| {
-            let w = w.to_lowercase().replace('\u{2019}', "'");
-            let w = w.trim_matches('\'');
-            w.strip_suffix("'s").unwrap_or(w).to_string()
+            let mut w = w.to_lowercase();
+            if w.contains('\u{2019}') {
+                w = w.replace('\u{2019}', "'");
+            }
+            let trimmed = w.trim_matches('\'');
+            let bare = trimmed.strip_suffix("'s").unwrap_or(trimmed);
+            // Most words are already bare: no second copy.
+            if bare.len() == w.len() {
+                w
+            } else {
+                bare.to_string()
+            }
         })
         .filter(|w| !w.is_empty())
 }
