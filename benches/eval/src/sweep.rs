@@ -7,7 +7,9 @@
 //! headline: evidence coverage at 2,000 tokens over the answerable
 //! questions, turn R@5 breaking ties, then the run's own value. Each
 //! value's searches are also timed one at a time, as the run's are, so
-//! what a value costs is read beside what it covers, on one machine state.
+//! what a value costs is read beside what it covers. Values run one
+//! after another and timings drift with that order (about a tenth over
+//! three values on LoCoMo): a smaller difference is not the value's.
 
 use std::collections::HashMap;
 use std::time::Instant;
