@@ -47,6 +47,10 @@ struct Asked {
     /// Whether the context holds the gold answer, at each of [`BUDGETS`],
     /// for an answer that is a short span.
     contained: Option<Vec<bool>>,
+    /// The answer is spelled in one of the evidence messages: a
+    /// retriever can bring it. An answer a reader must compute (a count,
+    /// a total, a span of days) is in a context only by chance.
+    stated: bool,
     /// Items a context held that the context at the next larger budget
     /// did not (budgets should nest; an abstention is not counted).
     unnested: usize,
@@ -341,6 +345,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                 main,
                 covered,
                 contained,
+                stated,
                 unnested,
                 micros,
                 embed_micros,
@@ -361,6 +366,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     ranked: &ranked,
                     covered: &covered,
                     contained: contained.as_deref(),
+                    stated,
                     context: Some(&main),
                     micros,
                     full_tokens: full_tokens[&conv.id],
@@ -374,6 +380,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
                     "tokens": main.tokens, "abstained": main.abstain, "reason": main.reason, "evidence_score": main.evidence_score, "unanswerable": qa.unanswerable,
                     "evidence_ranks": qa.evidence.iter().map(|e| ranked.iter().position(|(d, _)| d == e)).collect::<Vec<_>>(),
                     "recall_at_5": row.0, "covered_at_2000": row.1, "unnested_items": unnested,
+                    "contained_at_2000": contained.as_ref().map(|c| c[MAIN_BUDGET]), "answer_stated": stated,
                     "search_ms": micros as f64 / 1000.0,
                 }));
                 if let Some(out) = export.as_mut() {
@@ -519,11 +526,17 @@ impl Asking<'_> {
             .map(|c| covers(c, &qa.evidence, self.dia_of))
             .collect();
         // An abstention holds nothing, whatever its text.
-        let contained = answer_forms(&qa.answer).map(|forms| {
+        let forms = answer_forms(&qa.answer);
+        let contained = forms.as_ref().map(|forms| {
             contexts
                 .iter()
-                .map(|c| !c.abstain && contains_answer(&c.to_text(), &forms))
+                .map(|c| !c.abstain && contains_answer(&c.to_text(), forms))
                 .collect()
+        });
+        let stated = forms.is_some_and(|forms| {
+            conv.turns.iter().any(|turn| {
+                qa.evidence.contains(&turn.dia_id) && contains_answer(&turn.text, &forms)
+            })
         });
         let unnested = contexts
             .windows(2)
@@ -541,6 +554,7 @@ impl Asking<'_> {
             main,
             covered,
             contained,
+            stated,
             unnested,
             micros,
             embed_micros: None,
@@ -583,6 +597,7 @@ fn baseline<'a>(
         ranked,
         covered,
         contained: None,
+        stated: false,
         context: None,
         micros: 0,
         full_tokens,

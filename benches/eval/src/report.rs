@@ -23,15 +23,15 @@ pub(super) fn print_table(result: &Json) {
         result["question_embedding_ms"]["questions"],
     );
     println!(
-        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | session any@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | answer in context @2000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
+        "| config | R@1 | R@5 | R@10 | R@20 | session R@5 | session any@5 | NDCG@10 | cov@500 | cov@1000 | cov@2000 | cov@4000 | answer in context @2000 | stated answer in context @2000 | ctx/full | abstained, answerable | abstained, unanswerable | p50 / p95 ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for config in result["configs"].as_array().into_iter().flatten() {
         let m = &config["metrics"];
         let a = &m["answerable"];
         let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
             config["name"].as_str().unwrap_or(""),
             f(&a["recall"]["@1"]),
             f(&a["recall"]["@5"]),
@@ -45,6 +45,7 @@ pub(super) fn print_table(result: &Json) {
             f(&a["coverage"]["2000"]),
             f(&a["coverage"]["4000"]),
             f(&a["containment"]["2000"]),
+            f(&a["containment_stated"]["2000"]),
             f(&a["context_to_full"]),
             f(&a["abstained"]),
             f(&m["unanswerable_abstained"]),
@@ -65,13 +66,13 @@ pub(super) fn print_types(result: &Json) {
     };
     let f = |v: &Json| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
     println!(
-        "\n{} per question type:\n\n| type | questions | session any@5 | session any@10 | R@5 | all evidence @5 | all evidence @10 | cov@2000 | answer spans | answer in context @2000 | abstained |",
+        "\n{} per question type:\n\n| type | questions | session any@5 | session any@10 | R@5 | all evidence @5 | all evidence @10 | cov@2000 | answer spans | answer in context @2000 | stated answers | stated answer in context @2000 | abstained |",
         hybrid["name"].as_str().unwrap_or("")
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, m) in types {
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             m["questions"],
             f(&m["session_recall_any"]["@5"]),
             f(&m["session_recall_any"]["@10"]),
@@ -81,6 +82,8 @@ pub(super) fn print_types(result: &Json) {
             f(&m["coverage"]["2000"]),
             m["extractive_questions"],
             f(&m["containment"]["2000"]),
+            m["stated_questions"],
+            f(&m["containment_stated"]["2000"]),
             f(&m["abstained"]),
         );
     }

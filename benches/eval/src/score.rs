@@ -93,6 +93,10 @@ struct Sums {
     extractive: usize,
     /// Of those, the ones whose context holds the answer, at each budget.
     contained: [usize; 4],
+    /// Questions whose short answer an evidence message spells.
+    stated: usize,
+    /// Of those, the ones whose context holds the answer, at each budget.
+    stated_contained: [usize; 4],
     abstained: usize,
     context_ratio: f64,
 }
@@ -109,6 +113,8 @@ pub(super) struct Scored<'a> {
     /// Whether the context holds the answer, at each of [`BUDGETS`]; `None`
     /// for an answer that is not a short span, or a baseline.
     pub(super) contained: Option<&'a [bool]>,
+    /// An evidence message spells the answer.
+    pub(super) stated: bool,
     /// The context at 2,000 tokens (a baseline has none).
     pub(super) context: Option<&'a Context>,
     /// The search took this long (0: not timed).
@@ -124,6 +130,7 @@ impl Stats {
             ranked,
             covered,
             contained,
+            stated,
             context: answer,
             micros,
             full_tokens,
@@ -147,8 +154,10 @@ impl Stats {
         // An unanswerable question's "answer" is what it falsely presumes.
         if let (Some(contained), false) = (contained, qa.unanswerable) {
             sums.extractive += 1;
+            sums.stated += usize::from(stated);
             for (i, c) in contained.iter().enumerate() {
                 sums.contained[i] += usize::from(*c);
+                sums.stated_contained[i] += usize::from(*c && stated);
             }
         }
         if !qa.unanswerable && !qa.answer_sessions.is_empty() {
@@ -232,6 +241,8 @@ impl Stats {
                 "coverage": BUDGETS.iter().zip(s.covered).map(|(b, c)| (format!("{b}"), c as f64 / n)).collect::<BTreeMap<_, _>>(),
                 "extractive_questions": s.extractive,
                 "containment": BUDGETS.iter().zip(s.contained).map(|(b, c)| (format!("{b}"), ratio(c, s.extractive))).collect::<BTreeMap<_, _>>(),
+                "stated_questions": s.stated,
+                "containment_stated": BUDGETS.iter().zip(s.stated_contained).map(|(b, c)| (format!("{b}"), ratio(c, s.stated))).collect::<BTreeMap<_, _>>(),
                 "abstained": s.abstained as f64 / s.questions.max(1) as f64,
                 "context_to_full": s.context_ratio / s.questions.max(1) as f64,
             })
@@ -255,6 +266,7 @@ impl Sums {
         self.with_evidence += s.with_evidence;
         self.with_sessions += s.with_sessions;
         self.extractive += s.extractive;
+        self.stated += s.stated;
         self.abstained += s.abstained;
         self.ndcg10 += s.ndcg10;
         self.context_ratio += s.context_ratio;
@@ -266,6 +278,7 @@ impl Sums {
         for i in 0..BUDGETS.len() {
             self.covered[i] += s.covered[i];
             self.contained[i] += s.contained[i];
+            self.stated_contained[i] += s.stated_contained[i];
         }
         for i in 0..SESSION_KS.len() {
             self.session_any[i] += s.session_any[i];

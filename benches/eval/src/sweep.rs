@@ -32,6 +32,8 @@ pub(crate) struct Outcome {
     /// Whether the gold answer is in the context at 2,000 tokens, for an
     /// answerable question whose answer a context can spell.
     pub(crate) contained: Option<bool>,
+    /// An evidence message spells that answer (`Asked::stated`).
+    pub(crate) stated: bool,
     /// Whether the search abstained.
     pub(crate) abstained: bool,
     /// Whether the right answer was an abstention.
@@ -82,6 +84,7 @@ pub(crate) fn outcome(
         fold,
         answerable,
         contained,
+        stated: asked.stated,
         abstained: asked.main.abstain,
         unanswerable,
     }
@@ -212,10 +215,18 @@ pub(crate) fn sweep(
             let spelled: Vec<bool> = outcomes.iter().filter_map(|o| o.contained).collect();
             let contained =
                 spelled.iter().filter(|c| **c).count() as f64 / spelled.len().max(1) as f64;
+            let stated: Vec<bool> = outcomes
+                .iter()
+                .filter(|o| o.stated)
+                .filter_map(|o| o.contained)
+                .collect();
+            let stated_contained =
+                stated.iter().filter(|c| **c).count() as f64 / stated.len().max(1) as f64;
             json!({
                 "value": value,
                 "covered_at_2000": covered,
                 "answer_in_context_at_2000": contained,
+                "stated_answer_in_context_at_2000": stated_contained,
                 "recall_at_5": recall,
                 "abstained_unanswerable": abstained as f64 / unanswerable.max(1) as f64,
                 "abstained_answerable": wrongly as f64 / answerable.max(1) as f64,
@@ -253,16 +264,19 @@ pub(crate) fn print(dataset: Dataset, sweeps: &[Json]) {
             s["current"]
         );
         println!(
-            "| value | cov@2000 | R@5 | answer in context @2000 | abstained unanswerable / answerable | search p50 / p95 ms |"
+            "| value | cov@2000 | R@5 | answer in context @2000 | stated answer in context @2000 | abstained unanswerable / answerable | search p50 / p95 ms |"
         );
-        println!("|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|");
         for row in s["values"].as_array().into_iter().flatten() {
             println!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.3} / {:.3} | {:.1} / {:.1} |",
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} / {:.3} | {:.1} / {:.1} |",
                 row["value"].as_str().unwrap_or("?"),
                 row["covered_at_2000"].as_f64().unwrap_or(0.0),
                 row["recall_at_5"].as_f64().unwrap_or(0.0),
                 row["answer_in_context_at_2000"].as_f64().unwrap_or(0.0),
+                row["stated_answer_in_context_at_2000"]
+                    .as_f64()
+                    .unwrap_or(0.0),
                 row["abstained_unanswerable"].as_f64().unwrap_or(0.0),
                 row["abstained_answerable"].as_f64().unwrap_or(0.0),
                 row["search_p50_ms"].as_f64().unwrap_or(0.0),
@@ -290,6 +304,7 @@ mod tests {
             fold,
             answerable: Some((covered, if covered { 1.0 } else { 0.0 })),
             contained: None,
+            stated: false,
             abstained: false,
             unanswerable: false,
         }

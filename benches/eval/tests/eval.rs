@@ -76,6 +76,13 @@ fn eval_locomo_scores_a_small_conversation() {
         .and_then(|c| c.iter().find(|c| c["name"] == "baseline: bm25 over turns"))
         .expect("bm25 baseline");
     assert_eq!(bm25["metrics"]["by_category"]["4"]["recall"]["@5"], 1.0);
+    // "Biscuit" is spelled in its evidence; "7 May 2023" is not (the turn
+    // says "yesterday"): only a reader that dates it can answer it.
+    assert_eq!(result["rows"][1]["answer_stated"], true);
+    assert_eq!(result["rows"][0]["answer_stated"], false);
+    let answerable = &result["configs"][0]["metrics"]["answerable"];
+    assert_eq!(answerable["extractive_questions"], 3);
+    assert_eq!(answerable["stated_questions"], 2);
     let lines = std::fs::read_to_string(&export).expect("export");
     assert_eq!(lines.lines().count(), 4);
     assert!(lines.contains("\"answer\":\"Biscuit\""));
@@ -110,6 +117,8 @@ fn eval_longmemeval_scores_each_question_in_its_own_haystack() {
     assert_eq!(update["session_recall_any"]["@5"], 1.0);
     assert_eq!(update["extractive_questions"], 1);
     assert_eq!(update["containment"]["2000"], 1.0);
+    assert_eq!(update["stated_questions"], 1);
+    assert_eq!(update["containment_stated"]["2000"], 1.0);
     assert_eq!(hybrid["by_category"]["abstention"]["questions"], 1);
 }
 
