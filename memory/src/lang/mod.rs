@@ -159,7 +159,8 @@ pub(crate) struct QuestionWords {
     pub asks_when: bool,
     /// It asks about the past without naming a time ("used to").
     pub asks_past: bool,
-    /// It asks for several things ("What books has Tim read?").
+    /// It asks for several things ("What books has Tim read?", "How
+    /// many weddings have I attended?").
     pub asks_list: bool,
     /// Its time, taken from the tenant's timeline.
     pub anchor: Option<TimelineAnchor>,

@@ -49,8 +49,8 @@ pub struct Question {
     /// live?"): the values a fact held before are shown, marked past.
     pub asks_past: bool,
     /// It asks for several things ("What books has Tim read?", "Which
-    /// cities has Jon visited?"): the evidence is many messages that each
-    /// match a little, so a context's room goes to more matches rather
+    /// cities has Jon visited?", "How many weddings have I attended?"):
+    /// the evidence is many messages that each match a little, so a context's room goes to more matches rather
     /// than to the messages around the best few.
     pub asks_list: bool,
 }

@@ -19,6 +19,10 @@ static WHEN_WORDS: LazyLock<Regex> =
 static PAST_WORDS: LazyLock<Regex> =
     LazyLock::new(|| re(r"以前|之前|过去|曾经|原来|从前|当初|一开始|不再"));
 static LIST_WORDS: LazyLock<Regex> = LazyLock::new(|| re(r"哪些|都有什么|有哪几"));
+/// "几次", "多少个", "一共": a count is of several things, each said in
+/// its own message.
+static COUNT_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"几[个次场本位家]|多少[个次场本位家]|一共|总共|总计"));
 /// "我搬到北京之前", "我在腾讯工作的时候": a fact's object, then the
 /// word placing the question against it.
 static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
@@ -61,7 +65,7 @@ pub(super) fn read(question: &str) -> QuestionWords {
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
         asks_past: PAST_WORDS.is_match(question) && anchor.is_none(),
-        asks_list: LIST_WORDS.is_match(question),
+        asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
     }
 }
@@ -113,6 +117,9 @@ mod tests {
         assert!(read("我什么时候加入月之暗面的？").asks_when);
         assert!(read("我以前住在哪里？").asks_past);
         assert!(read("我喜欢哪些食物？").asks_list);
+        assert!(read("我今年参加了几场婚礼？").asks_list);
+        assert!(read("我一共在书上花了多少钱？").asks_list);
+        assert!(!read("我每年挣多少钱？").asks_list);
         assert!(
             read("我的姐姐叫什么名字？")
                 .lower_words

@@ -28,6 +28,13 @@ static LIST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
+/// "How many weddings ...", "How often ...", "the total amount": a count
+/// is of several things, each said in its own message.
+static COUNT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow (?:many|often)\b|\btotal\b|\baltogether\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
 static WHEN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*when\b|\bhow long\b|\bwhat (?:year|month|date|day)\b|\bsince when\b")
         .unwrap_or_else(|e| unreachable!("{e}"))
@@ -163,7 +170,7 @@ pub(super) fn read(question: &str) -> QuestionWords {
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
         asks_past: PAST_WORDS.is_match(question),
-        asks_list: LIST_WORDS.is_match(question),
+        asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
     }
 }
@@ -270,6 +277,17 @@ mod tests {
             "What was grandma's gift to Melanie?",
         ] {
             assert!(!LIST_WORDS.is_match(one), "{one}");
+        }
+        for count in [
+            "How many weddings have I attended this year?",
+            "How often did I go to the gym last month?",
+            "What is the total amount I spent on gifts?",
+            "How much did I spend on books altogether?",
+        ] {
+            assert!(read(count).asks_list, "{count}");
+        }
+        for one in ["How much do I earn per year?", "How old is my sister?"] {
+            assert!(!read(one).asks_list, "{one}");
         }
     }
 }

@@ -33,6 +33,10 @@ static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 });
 static LIST_WORDS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\s*(?:welche|was für) [a-zäöüß-]*(?:en|er|s)\b"));
+/// "Wie viele Hochzeiten ...", "Wie oft ...", "insgesamt": a count is of
+/// several things, each said in its own message.
+static COUNT_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\bwie (?:viele|oft)\b|\binsgesamt\b|\bgesamt"));
 static ANCHOR: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(?P<dir>bevor|nachdem|als|während)\s+(?:ich|wir|er|sie)?\s*(?:nach|bei|zu|in|für)?\s*(?P<x>[A-ZÄÖÜ][\wäöüß'-]*)",
@@ -84,7 +88,7 @@ pub(super) fn read(question: &str) -> QuestionWords {
         lower_words,
         asks_when: WHEN_WORDS.is_match(question),
         asks_past: PAST_WORDS.is_match(question) && anchor.is_none(),
-        asks_list: LIST_WORDS.is_match(question),
+        asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
     }
 }
@@ -145,6 +149,9 @@ mod tests {
         assert!(read("Wo habe ich früher gewohnt?").asks_past);
         assert!(read("Welche Bücher hat Anna gelesen?").asks_list);
         assert!(!read("Welche Stadt mag ich?").asks_list);
+        assert!(read("Wie viele Hochzeiten habe ich dieses Jahr besucht?").asks_list);
+        assert!(read("Wie viel habe ich insgesamt für Bücher ausgegeben?").asks_list);
+        assert!(!read("Wie viel verdiene ich im Jahr?").asks_list);
         assert_eq!(
             parts("Wo arbeite ich und wo wohne ich?"),
             ["Wo arbeite ich", "wo wohne ich"]
