@@ -155,12 +155,15 @@ tuning! {
     rerank_depth: usize = 20,
     /// How much of a long message the reranker reads: its first this many
     /// characters, cut at a word (0: as much as the model takes, 256
-    /// tokens with the question). Shorter pairs run faster. On all 250
-    /// LongMemEval dev questions 700 covers as much as the whole pair or
-    /// more (coverage at 2,000 0.728 against 0.719; every fold chose it)
-    /// at 268 / 333 ms p50 / p95; 300 covers less (0.706). LoCoMo's
-    /// messages are shorter: 700 and 0 read the same (docs/evaluation.md).
-    rerank_chars: usize = 700,
+    /// tokens with the question). Shorter pairs run faster: the long
+    /// messages' pairs are a search's slowest tail. On all 250
+    /// LongMemEval dev questions at 700 / 600 / 500, coverage at 2,000
+    /// 0.877 / 0.872 / 0.881, R@5 0.819 / 0.815 / 0.815, p95 352-363 /
+    /// 307-310 / 287-289 ms (four folds of five chose 500; left out
+    /// 0.877 / 0.817); 300 covers less (0.706 against 0.728 at 700, an
+    /// earlier sweep). LoCoMo's messages are shorter: 700 and 500 read
+    /// the same (docs/evaluation.md).
+    rerank_chars: usize = 500,
     /// The gate abstains when the reranker read every candidate message,
     /// the best scores below this (a logit: ms-marco's irrelevant pairs
     /// sit near -11), and no fact the question asks about by its
