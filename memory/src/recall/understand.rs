@@ -50,8 +50,9 @@ pub struct Question {
     pub asks_past: bool,
     /// It asks for several things ("What books has Tim read?", "Which
     /// cities has Jon visited?", "How many weddings have I attended?"):
-    /// the evidence is many messages that each match a little, so a context's room goes to more matches rather
-    /// than to the messages around the best few.
+    /// the evidence is many messages that each match a little, so a
+    /// context's room goes to more matches rather than to the messages
+    /// around the best few.
     pub asks_list: bool,
 }
 
