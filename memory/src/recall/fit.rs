@@ -55,7 +55,7 @@ pub(crate) fn fit(
         at,
         tuning,
     };
-    call.run(budget, true)
+    call.run(budget)
 }
 
 /// What every fill of one question reads.
@@ -70,13 +70,10 @@ struct Fill<'a> {
 }
 
 impl Fill<'_> {
-    /// The context at `budget`, from the one at half of it. Only the last
-    /// fill counts the joined text again (`recount`): a seed's items fit
-    /// half the budget by their own counts, and the last fill trims what
-    /// the joined text overruns.
-    fn run(self, budget: usize, recount: bool) -> Result<(Context, Option<usize>)> {
+    /// The context at `budget`, from the one at half of it.
+    fn run(self, budget: usize) -> Result<(Context, Option<usize>)> {
         let seed = if budget / 2 >= NEST_FLOOR {
-            Some(self.run(budget / 2, false)?.0)
+            Some(self.run(budget / 2)?.0)
         } else {
             None
         };
@@ -89,13 +86,12 @@ impl Fill<'_> {
             budget,
             self.tuning,
             seed,
-            recount,
         )
     }
 }
 
 /// One fill: `seed`'s items first, then the candidates in order.
-#[allow(clippy::too_many_arguments)] // `fit`'s arguments, the seed, the recount.
+#[allow(clippy::too_many_arguments)] // `fit`'s arguments and the seed.
 fn fill(
     engine: &Engine,
     tenant: &str,
@@ -105,7 +101,6 @@ fn fill(
     budget: usize,
     tuning: &Tuning,
     seed: Option<Context>,
-    recount: bool,
 ) -> Result<(Context, Option<usize>)> {
     let store = engine.store();
     let headers = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
@@ -133,7 +128,7 @@ fn fill(
     fitter.supporting_messages(support);
     fitter.best_messages()?;
     let smallest = fitter.smallest_left_out;
-    Ok((fitter.finish(recount), smallest))
+    Ok((fitter.finish(), smallest))
 }
 
 /// A context being filled.
@@ -402,18 +397,29 @@ impl Fitter<'_> {
         Ok(())
     }
 
-    /// The context: facts, then messages in the order they were said,
-    /// cut again (when `recount`) should the joined text tokenize longer
-    /// than its items.
-    fn finish(self, recount: bool) -> Context {
+    /// The context: facts, then messages in the order they were said.
+    /// Its tokens are the fill's sum, less a header the text leaves out:
+    /// cl100k counts a text of newline-ended lines, each starting with a
+    /// non-space, as the sum of its lines' counts (its pre-tokenizer never
+    /// joins a line's last newline to what follows), and every line of a
+    /// context is one; `count_tokens_is_additive_over_a_contexts_lines`
+    /// holds it to that, and debug builds recount every context.
+    fn finish(self) -> Context {
         let mut episodes = self.episodes;
         episodes.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+        let mut tokens = self.used;
+        if self.facts.is_empty() {
+            tokens -= count_tokens(HEADER_FACTS);
+        }
+        if episodes.is_empty() {
+            tokens -= count_tokens(HEADER_EPISODES);
+        }
         let mut items = self.facts;
         items.extend(episodes);
-        let mut context = Context {
+        let context = Context {
             abstain: false,
             reason: None,
-            tokens: 0,
+            tokens,
             budget: self.budget,
             as_of: self.at.facts,
             as_of_because: self.question.as_of_because.clone(),
@@ -422,23 +428,7 @@ impl Fitter<'_> {
             ranked_episodes: self.gathered.ranked_episodes.clone(),
             evidence_score: None,
         };
-        if !recount {
-            context.tokens = self.used;
-            return context;
-        }
-        context.tokens = count_tokens(&context.to_text());
-        // Items were counted one by one; should the joined text tokenize
-        // longer, the least-scored items go until it fits.
-        while context.tokens > self.budget && !context.items.is_empty() {
-            let weakest = context
-                .items
-                .iter()
-                .enumerate()
-                .min_by(|a, b| a.1.score.total_cmp(&b.1.score))
-                .map_or(0, |(i, _)| i);
-            context.items.remove(weakest);
-            context.tokens = count_tokens(&context.to_text());
-        }
+        debug_assert_eq!(context.tokens, count_tokens(&context.to_text()));
         context
     }
 }
