@@ -87,13 +87,16 @@ pub fn count_tokens(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
-/// The fewest tokens `text` can take in cl100k_base: its words. The
-/// tokenizer's first split never puts two whitespace-separated words in
-/// one piece, and a piece is at least one token; counting words costs a
-/// scan, counting tokens the tokenizer. Unspaced text (Chinese) is one
-/// word a run: a weak bound, still a bound.
-pub(crate) fn fewest_tokens(text: &str) -> usize {
-    text.split_whitespace().count()
+/// Whether `text` must take more than `tokens` tokens in cl100k_base: it
+/// has more words. The tokenizer's first split never puts two
+/// whitespace-separated words in one piece, and a piece is at least one
+/// token; counting words costs a scan, counting tokens the tokenizer, and
+/// this reads no further than the word that settles it (once a context
+/// is nearly full, a long candidate is judged by its first few words).
+/// Unspaced text (Chinese) is one word a run: a weak bound, still a
+/// bound.
+pub(crate) fn more_words_than(text: &str, tokens: usize) -> bool {
+    text.split_whitespace().nth(tokens).is_some()
 }
 
 pub(super) const HEADER_FACTS: &str = "Facts:\n";
@@ -256,13 +259,26 @@ pub(super) fn fact_item(
 
 #[cfg(test)]
 mod tests {
-    use super::{count_tokens, fewest_tokens};
+    use super::{count_tokens, more_words_than};
     use proptest::prelude::*;
+
+    /// The words of `text`: the fewest tokens it can take.
+    fn fewest_tokens(text: &str) -> usize {
+        text.split_whitespace().count()
+    }
 
     proptest! {
         /// A fill leaves a message out uncounted when it has more words
         /// than the tokens left: that is right only if words never
         /// outnumber tokens, in any script, spacing or punctuation.
+        #[test]
+        fn more_words_than_reads_as_the_word_count(
+            text in "([a-z]{1,5}|[ \t\n\u{a0}\u{3000}]{1,3}|[我柏]{1,2}){0,20}",
+            tokens in 0usize..25,
+        ) {
+            prop_assert_eq!(more_words_than(&text, tokens), fewest_tokens(&text) > tokens);
+        }
+
         #[test]
         fn a_text_has_at_least_as_many_tokens_as_words(
             text in "( ?(the|I|moved|to|in|May|e3|user)|[a-zA-Z]{1,12}|[0-9]{1,7}|[ \t\n\u{a0}\u{3000}]{1,3}|[.,;:!?'\"()\\[\\]-]{1,3}|'s|[äöüß]{1,3}|[我搬到了柏林]{1,4}|[😀🙂]{1,2}){0,40}"

@@ -13,7 +13,7 @@ use chronolog_engine::{Engine, RelationId, Store, Timestamp};
 use super::Instants;
 use super::context::{
     Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
-    fewest_tokens,
+    more_words_than,
 };
 use super::excerpt::{excerpt, rough_tokens, wanted};
 use super::gather::{Gathered, leading, neighbours, source_speaker};
@@ -255,7 +255,7 @@ impl Fitter<'_> {
         // tokens left cannot fit: it is left out uncounted (most of a
         // long history's candidates, once the budget is nearly spent).
         let holds_something = !self.facts.is_empty() || !self.episodes.is_empty();
-        if holds_something && fewest_tokens(&item.text) > self.budget.saturating_sub(self.used) {
+        if holds_something && more_words_than(&item.text, self.budget.saturating_sub(self.used)) {
             return;
         }
         item.tokens = self.tokens_of(&item.text);
