@@ -268,9 +268,8 @@ mod tests {
     }
 
     proptest! {
-        /// A fill leaves a message out uncounted when it has more words
-        /// than the tokens left: that is right only if words never
-        /// outnumber tokens, in any script, spacing or punctuation.
+        /// The early stop changes no answer: more words than `tokens`,
+        /// read as far as it settles, is the whole count above `tokens`.
         #[test]
         fn more_words_than_reads_as_the_word_count(
             text in "([a-z]{1,5}|[ \t\n\u{a0}\u{3000}]{1,3}|[我柏]{1,2}){0,20}",
@@ -279,6 +278,9 @@ mod tests {
             prop_assert_eq!(more_words_than(&text, tokens), fewest_tokens(&text) > tokens);
         }
 
+        /// A fill leaves a message out uncounted when it has more words
+        /// than the tokens left: that is right only if words never
+        /// outnumber tokens, in any script, spacing or punctuation.
         #[test]
         fn a_text_has_at_least_as_many_tokens_as_words(
             text in "( ?(the|I|moved|to|in|May|e3|user)|[a-zA-Z]{1,12}|[0-9]{1,7}|[ \t\n\u{a0}\u{3000}]{1,3}|[.,;:!?'\"()\\[\\]-]{1,3}|'s|[äöüß]{1,3}|[我搬到了柏林]{1,4}|[😀🙂]{1,2}){0,40}"
