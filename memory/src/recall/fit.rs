@@ -27,6 +27,11 @@ use crate::tuning::Tuning;
 /// it a context is filled from nothing.
 const NEST_FLOOR: usize = 250;
 
+/// The tokens of the two headers a context may show (facts, messages),
+/// counted once per process.
+static HEADER_TOKENS: std::sync::LazyLock<(usize, usize)> =
+    std::sync::LazyLock::new(|| (count_tokens(HEADER_FACTS), count_tokens(HEADER_EPISODES)));
+
 /// Cuts the gathered candidates to `budget`. Also says the fewest tokens
 /// a budget needs to hold any candidate it left out (`None`: none was
 /// left out), so a context emptied by its budget says so.
@@ -103,7 +108,7 @@ fn fill(
     seed: Option<Context>,
 ) -> Result<(Context, Option<usize>)> {
     let store = engine.store();
-    let headers = count_tokens(HEADER_FACTS) + count_tokens(HEADER_EPISODES);
+    let headers = HEADER_TOKENS.0 + HEADER_TOKENS.1;
     let mut fitter = Fitter {
         store,
         episode_rel: Relations::of(store)?.episode,
@@ -408,11 +413,12 @@ impl Fitter<'_> {
         let mut episodes = self.episodes;
         episodes.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
         let mut tokens = self.used;
+        let (facts_header, episodes_header) = *HEADER_TOKENS;
         if self.facts.is_empty() {
-            tokens -= count_tokens(HEADER_FACTS);
+            tokens -= facts_header;
         }
         if episodes.is_empty() {
-            tokens -= count_tokens(HEADER_EPISODES);
+            tokens -= episodes_header;
         }
         let mut items = self.facts;
         items.extend(episodes);
