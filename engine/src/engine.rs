@@ -83,7 +83,7 @@ impl Engine {
         &self.shared.store
     }
 
-    /// The embedder's name (`hashing-384`, `all-MiniLM-L6-v2`).
+    /// The embedder's name (`hashing-384`, `bge-small-en`).
     pub fn embedder_name(&self) -> String {
         self.shared.retrieval.indexes.embedder().name()
     }

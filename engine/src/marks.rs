@@ -88,8 +88,9 @@ pub enum Embedding {
     /// Not embedded.
     #[default]
     Off,
-    /// The engine's embedder (`embed`): all-MiniLM-L6-v2 by default, or
-    /// whichever the engine was opened with.
+    /// The engine's embedder (`embed`): the default sentence model
+    /// (bge-small-en, else all-MiniLM-L6-v2), or whichever the engine was
+    /// opened with.
     Default,
     /// The multilingual model (`embed(multilingual)`: Universal Sentence
     /// Encoder multilingual v3), one space for Chinese, German, English and

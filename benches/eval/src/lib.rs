@@ -147,7 +147,8 @@ pub struct EvalArgs {
     pub export: Option<PathBuf>,
     /// An SVG plot of coverage against the token budget.
     pub plot: Option<PathBuf>,
-    /// `hashing` or `model` (all-MiniLM-L6-v2, when installed).
+    /// `hashing`, `model` (the default embedder: bge-small-en, else
+    /// all-MiniLM-L6-v2) or an installed model by name.
     pub embedder: String,
     /// The multilingual space's embedder: `usem` (the default, Universal
     /// Sentence Encoder multilingual v3) or `hashing`.

@@ -44,8 +44,8 @@ struct EvalOptions {
     /// as an SVG file here.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// model (the default embedder, all-MiniLM-L6-v2), minilm, bge
-    /// (bge-small-en, int8 through ONNX Runtime), potion
+    /// model (the default embedder: bge-small-en, int8 through ONNX
+    /// Runtime, else all-MiniLM-L6-v2), bge, minilm, potion
     /// (potion-base-8M), usem (Universal Sentence Encoder multilingual v3)
     /// or hashing; the models are installed by scripts/install-model.sh.
     #[arg(long, default_value = "model")]

@@ -10,6 +10,7 @@ fn eval(home: &Path) -> Command {
     command
         .env("CHRONOLOG_HOME", home)
         .env("CHRONOLOG_MODEL_DIR", home.join("no-model"))
+        .env("CHRONOLOG_BGE_DIR", home.join("no-model"))
         .env("CHRONOLOG_RERANKER_DIR", home.join("no-model"));
     command
 }

@@ -67,8 +67,9 @@ extern "C" {
 
 // Opens (creating it if needed) the database in directory `path`, or an
 // in-memory one when `path` is null, and writes its handle to `out_db`.
-// Text is embedded with all-MiniLM-L6-v2 when its files are installed,
-// else with the deterministic hashing embedder.
+// Text is embedded with the default sentence model when one is installed
+// (bge-small-en, else all-MiniLM-L6-v2), else with the deterministic
+// hashing embedder.
 //
 // # Safety
 // `path` is null or a NUL-terminated string; `out_db` points to writable
@@ -87,8 +88,9 @@ enum ChronologStatus chronolog_open(const char *path, ChronologDb *out_db);
 enum ChronologStatus chronolog_open_read_only(const char *path, ChronologDb *out_db);
 
 // Writes `{"embedder": NAME, "stand_in": BOOL}` to `out_json`: which
-// sentence embedder `db` embeds text with (`all-MiniLM-L6-v2`, or the
-// hashing stand-in, `hashing-384`, when the model is not installed).
+// sentence embedder `db` embeds text with (`bge-small-en` or
+// `all-MiniLM-L6-v2`, or the hashing stand-in, `hashing-384`, when no
+// model is installed).
 //
 // # Safety
 // `out_json` points to writable storage for one pointer.

@@ -381,8 +381,9 @@ fn database(db: ChronologDb) -> Result<Arc<Handle>, Failure> {
 
 /// Opens (creating it if needed) the database in directory `path`, or an
 /// in-memory one when `path` is null, and writes its handle to `out_db`.
-/// Text is embedded with all-MiniLM-L6-v2 when its files are installed,
-/// else with the deterministic hashing embedder.
+/// Text is embedded with the default sentence model when one is installed
+/// (bge-small-en, else all-MiniLM-L6-v2), else with the deterministic
+/// hashing embedder.
 ///
 /// # Safety
 /// `path` is null or a NUL-terminated string; `out_db` points to writable
@@ -494,8 +495,9 @@ fn warn_once_if_stand_in() {
 }
 
 /// Writes `{"embedder": NAME, "stand_in": BOOL}` to `out_json`: which
-/// sentence embedder `db` embeds text with (`all-MiniLM-L6-v2`, or the
-/// hashing stand-in, `hashing-384`, when the model is not installed).
+/// sentence embedder `db` embeds text with (`bge-small-en` or
+/// `all-MiniLM-L6-v2`, or the hashing stand-in, `hashing-384`, when no
+/// model is installed).
 ///
 /// # Safety
 /// `out_json` points to writable storage for one pointer.

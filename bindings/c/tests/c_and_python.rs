@@ -32,6 +32,7 @@ fn crate_dir() -> &'static Path {
 /// The hashing embedder, so that these checks do not depend on the model.
 fn no_model(command: &mut Command, home: &Path) {
     command.env("CHRONOLOG_MODEL_DIR", home.join("no-model"));
+    command.env("CHRONOLOG_BGE_DIR", home.join("no-model"));
     command.env("CHRONOLOG_RERANKER_DIR", home.join("no-model"));
 }
 
@@ -86,7 +87,7 @@ fn a_python_program_uses_it_through_ctypes() {
     // Without the model, the library said so, once.
     assert_eq!(
         stderr
-            .matches("chronolog: warning: the all-MiniLM-L6-v2 model is not installed")
+            .matches("chronolog: warning: no sentence model is installed")
             .count(),
         1,
         "{stderr}"

@@ -114,10 +114,10 @@ enum Command {
         /// (`mem_episode(I, $tenant, ...)`).
         #[arg(long)]
         tenant: Option<String>,
-        /// The sentence embedder: model (all-MiniLM-L6-v2 when installed,
-        /// else the hashing stand-in, with a notice), hashing, or an
-        /// installed model by name: minilm, bge (stronger at retrieval,
-        /// run int8), potion (for long histories) or usem. Keep the one a
+        /// The sentence embedder: model (the default: bge-small-en when
+        /// installed, else all-MiniLM-L6-v2, else the hashing stand-in, with
+        /// a notice), hashing, or an installed model by name: bge, minilm,
+        /// potion (for long histories) or usem. Keep the one a
         /// database was built with.
         #[arg(long, default_value = "model")]
         embedder: String,

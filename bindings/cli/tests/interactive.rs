@@ -16,6 +16,7 @@ fn the_shell_survives_ctrl_c_and_leaves_on_ctrl_d() {
         .arg(home.path().join("db"))
         .env("CHRONOLOG_HOME", home.path())
         .env("CHRONOLOG_MODEL_DIR", home.path().join("no-model"))
+        .env("CHRONOLOG_BGE_DIR", home.path().join("no-model"))
         .env("CHRONOLOG_RERANKER_DIR", home.path().join("no-model"))
         .env("TERM", "xterm");
     let mut shell = Session::spawn(command).expect("spawn on a pty");

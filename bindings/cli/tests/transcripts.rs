@@ -27,6 +27,7 @@ fn run_transcript(script: &Path) -> String {
         // The hashing embedder and no reranker, so that scores do not
         // depend on whether the models are installed.
         .env("CHRONOLOG_MODEL_DIR", home.path().join("no-model"))
+        .env("CHRONOLOG_BGE_DIR", home.path().join("no-model"))
         .env("CHRONOLOG_RERANKER_DIR", home.path().join("no-model"))
         .output()
         .expect("run chronolog");

@@ -42,7 +42,7 @@ pub struct Database {
 #[pymethods]
 impl Database {
     #[new]
-    #[pyo3(signature = (path=None, embedder="minilm", read_only=false))]
+    #[pyo3(signature = (path=None, embedder="default", read_only=false))]
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,

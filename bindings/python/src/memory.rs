@@ -17,12 +17,14 @@ use crate::time::{from_timestamp, to_timestamp_opt};
 use crate::values::{self, Table};
 use crate::{closed, engine_error, memory_error};
 
-/// The embedder `name` asks for: `minilm` (all-MiniLM-L6-v2 when its
-/// files are installed, loaded on first use; else the hashing stand-in,
-/// with a `RuntimeWarning` saying how to install the model) or `hashing`.
+/// The embedder `name` asks for: `default` (bge-small-en when installed,
+/// else all-MiniLM-L6-v2, loaded on first use; else the hashing stand-in,
+/// with a `RuntimeWarning` saying how to install a model), an installed
+/// model by name (`bge`, `minilm`, `potion`: an error when it is not
+/// installed), or `hashing`.
 pub(crate) fn embedder(py: Python<'_>, name: &str) -> PyResult<Arc<dyn Embedder>> {
     match name {
-        "minilm" => {
+        "default" => {
             if let Some(reason) = chronolog_engine::stand_in_reason() {
                 let warning = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
                 PyErr::warn(py, &warning, &std::ffi::CString::new(reason)?, 1)?;
@@ -30,8 +32,10 @@ pub(crate) fn embedder(py: Python<'_>, name: &str) -> PyResult<Arc<dyn Embedder>
             Ok(chronolog_engine::default_embedder())
         }
         "hashing" => Ok(Arc::new(HashingEmbedder::new(384))),
+        "bge" | "minilm" | "potion" => chronolog_engine::embedder_named(name)
+            .map_err(|e| PyValueError::new_err(format!("embedder {name:?}: {e}"))),
         other => Err(PyValueError::new_err(format!(
-            "embedder is \"minilm\" or \"hashing\", not {other:?}"
+            "embedder is \"default\", \"bge\", \"minilm\", \"potion\" or \"hashing\", not {other:?}"
         ))),
     }
 }
@@ -57,7 +61,7 @@ impl Memory {
 #[pymethods]
 impl Memory {
     #[new]
-    #[pyo3(signature = (path=None, embedder="minilm", background=true))]
+    #[pyo3(signature = (path=None, embedder="default", background=true))]
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,
@@ -346,7 +350,8 @@ impl Memory {
         table.to_python(py)
     }
 
-    /// The embedder in use (`all-MiniLM-L6-v2`, or the hashing stand-in).
+    /// The embedder in use (`bge-small-en`, `all-MiniLM-L6-v2`, or the
+    /// hashing stand-in).
     #[getter]
     fn embedder_name(&self) -> PyResult<String> {
         Ok(self.get()?.engine().embedder_name())

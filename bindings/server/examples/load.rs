@@ -3,7 +3,7 @@
 //! prints throughput and latency percentiles per kind of call.
 //!
 //! `cargo run --release -p chronolog-server --example load -- [OPS_PER_CLIENT] [EMBEDDER]`
-//! (default 200 and `hashing`; `model` embeds with all-MiniLM-L6-v2 as a
+//! (default 200 and `hashing`; `model` embeds with the default sentence model as a
 //! deployment would, with the consolidation worker running beside).
 //! Recalls run without the reranker (`rerank: 0`), whose seconds per call
 //! would measure the model, not the server.

@@ -206,7 +206,7 @@ impl Session {
         self.engine.retrieval()
     }
 
-    /// The embedder's name (`hashing-384`, `all-MiniLM-L6-v2`).
+    /// The embedder's name (`hashing-384`, `bge-small-en`).
     pub fn embedder_name(&self) -> String {
         self.engine.embedder_name()
     }

@@ -43,7 +43,7 @@ class Query:
 class Database:
     """Datalog over bi-temporal relations, on disk at ``path`` or in memory."""
     def __init__(self, path: Optional[Path] = None,
-                 embedder: Literal["minilm", "hashing"] = "minilm",
+                 embedder: Literal["default", "bge", "minilm", "potion", "hashing"] = "default",
                  read_only: bool = False) -> None:
         """``read_only``: read the existing database at ``path`` without
         creating or changing any file (a read-only mount works); other
@@ -106,7 +106,7 @@ class Memory:
     """An agent memory: messages kept verbatim, consolidated into facts
     that supersede (never delete) each other, searched into a context."""
     def __init__(self, path: Optional[Path] = None,
-                 embedder: Literal["minilm", "hashing"] = "minilm",
+                 embedder: Literal["default", "bge", "minilm", "potion", "hashing"] = "default",
                  background: bool = True) -> None: ...
     @property
     def embedder_name(self) -> str: ...
