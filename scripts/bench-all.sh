@@ -20,8 +20,16 @@ longmemeval=${LONGMEMEVAL:-../shared/data/longmemeval_s-dev.json.gz}
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
+# Models installed under ./models (as CI does) rather than the per-user
+# directory: point at them.
 if [ -z "${CHRONOLOG_MODEL_DIR:-}" ] && [ -d models/all-MiniLM-L6-v2 ]; then
   export CHRONOLOG_MODEL_DIR="$PWD/models/all-MiniLM-L6-v2"
+fi
+if [ -z "${CHRONOLOG_BGE_DIR:-}" ] && [ -d models/bge-small-en ]; then
+  export CHRONOLOG_BGE_DIR="$PWD/models/bge-small-en"
+fi
+if [ -z "${CHRONOLOG_ONNXRUNTIME:-}" ] && [ -f models/onnxruntime/libonnxruntime.so ]; then
+  export CHRONOLOG_ONNXRUNTIME="$PWD/models/onnxruntime/libonnxruntime.so"
 fi
 cargo build --release -p chronolog-benches -p chronolog-cli -p chronolog-eval --bins
 

@@ -247,3 +247,23 @@ def test_a_pinned_tenant_and_a_message_given_its_language_are_read_in_it(tmp_pat
         assert mem.pinned_language("jana") == "de"
         mem.pin_language("jana", None)
         assert mem.pinned_language("jana") is None
+
+
+def test_the_default_embedder_is_the_best_model_installed():
+    import os
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with chronolog.Memory(background=False) as mem:
+            name = mem.embedder_name
+    stand_in = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    if os.environ.get("CHRONOLOG_REQUIRE_MODEL"):
+        # Every model installed (CI): the strongest ranker, and no warning.
+        assert name == "bge-small-en" and not stand_in
+    elif name == "hashing-384":
+        assert stand_in and "no sentence model is installed" in str(stand_in[0].message)
+    else:
+        assert name in ("bge-small-en", "all-MiniLM-L6-v2") and not stand_in
+    with pytest.raises(ValueError, match="embedder"):
+        chronolog.Memory(embedder="minilm-l12")

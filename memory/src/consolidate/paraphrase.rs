@@ -19,7 +19,6 @@
 //! Without MiniLM installed nothing is mapped.
 
 use std::collections::HashMap;
-
 use std::sync::Arc;
 
 use chronolog_engine::{Embedder, Engine};
