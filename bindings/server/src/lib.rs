@@ -39,8 +39,8 @@ pub use serve::{ServeOptions, Server, serve_blocking};
 /// consolidation worker, embedding with `embedder`: `model` (the default
 /// sentence model when installed, else the hashing stand-in, with a notice
 /// on standard error), `hashing`, or an installed model by name (`bge`,
-/// `minilm`, `potion` for long histories, `usem`). A database keeps the embedder it
-/// was built with.
+/// `minilm`, `potion` for long histories, `usem`). A database keeps the
+/// embedder it was built with.
 pub fn open_memory(db: &Path, embedder: &str) -> Result<chronolog_memory::Memory> {
     let embedder: Arc<dyn chronolog_engine::Embedder> = match embedder {
         "model" => {
