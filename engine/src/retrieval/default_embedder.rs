@@ -101,7 +101,7 @@ pub fn stand_in_reason() -> Option<String> {
     {
         let dir = super::bge::BgeSmall::default_dir();
         let runtime = super::onnx::runtime_path();
-        match ["model.onnx", "tokenizer.json"]
+        match super::onnx::FILES
             .iter()
             .map(|f| dir.join(f))
             .chain([runtime])
@@ -115,7 +115,7 @@ pub fn stand_in_reason() -> Option<String> {
     {
         use super::minilm::MiniLm;
         let dir = MiniLm::default_dir();
-        match ["config.json", "tokenizer.json", "model.safetensors"]
+        match super::minilm::FILES
             .iter()
             .map(|f| dir.join(f))
             .find(|f| !f.is_file())

@@ -28,7 +28,7 @@ const MAX_TOKENS: usize = 256;
 const MODEL_SUBDIR: &str = "all-MiniLM-L6-v2";
 
 /// The files the model needs.
-const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+pub(crate) const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
 /// The all-MiniLM-L6-v2 embedder.
 pub struct MiniLm {

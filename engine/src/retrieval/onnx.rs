@@ -26,6 +26,9 @@ use crate::error::{Error, Result, RetrievalError};
 /// 35 MB for the int8 models): twenty pairs gain little past four.
 const MAX_SESSIONS: usize = 4;
 
+/// The files every ONNX model's directory holds.
+pub(crate) const FILES: [&str; 2] = ["model.onnx", "tokenizer.json"];
+
 /// The runtime's directory below the models directory, and its library.
 const SUBDIR: &str = "onnxruntime";
 const LIBRARY: &str = "libonnxruntime.so";
@@ -99,7 +102,7 @@ impl OnnxBert {
     /// [`MAX_SESSIONS`]); and ONNX Runtime with it when it is the first
     /// model to need it.
     pub(crate) fn load(dir: &Path, truncation: TruncationParams) -> Result<OnnxBert> {
-        require(dir, &["model.onnx", "tokenizer.json"])?;
+        require(dir, &FILES)?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| model_error("tokenizer.json", e))?;
         // One text at a time: nothing to pad.

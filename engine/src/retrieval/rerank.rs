@@ -52,13 +52,10 @@ mod cross_encoder {
 
     use super::Reranker;
     use crate::error::{Error, Result, RetrievalError};
-    use crate::retrieval::onnx::OnnxBert;
+    use crate::retrieval::onnx::{FILES, OnnxBert};
 
     /// The model's directory below the models directory.
     const MODEL_SUBDIR: &str = "ms-marco-MiniLM-L-12-v2";
-
-    /// The files the model needs.
-    const FILES: [&str; 2] = ["model.onnx", "tokenizer.json"];
 
     /// Tokens per (question, passage) pair at most. The model was trained
     /// on 512; a long passage's first 256 tokens almost always say what it
