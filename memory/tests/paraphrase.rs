@@ -1,8 +1,9 @@
 //! The paraphrase step's judgement on labelled predicate phrases, with the
 //! real judge (all-MiniLM-L6-v2; CI installs it and sets
 //! `CHRONOLOG_REQUIRE_MODEL=1`, so there these cannot pass by skipping).
-//! The phrases are what the thresholds in `Tuning` were fitted on: no
-//! wrong pair may map, and the plain paraphrases should.
+//! The phrases are held out from the judge's exemplars, and the
+//! thresholds in `Tuning` were read off them: no wrong pair may map, and
+//! the plain paraphrases should.
 
 mod common;
 
@@ -33,47 +34,55 @@ impl Extractor for Labelled {
     }
 }
 
-/// Free predicates and the slot each paraphrases.
-const PARAPHRASES: [(&str, &str); 12] = [
-    ("is_employed_at", "works_at"),
+/// Free predicates and the slot each paraphrases. None is one of the
+/// judge's exemplars (`consolidate/paraphrase.rs`): these are held out.
+const PARAPHRASES: [(&str, &str); 19] = [
+    ("employed_at", "works_at"),
     ("is_working_at", "works_at"),
-    ("resides_in", "lives_in"),
-    ("is_living_in", "lives_in"),
-    ("lives_at", "lives_in"),
-    ("is_called", "name"),
+    ("job_at", "works_at"),
+    ("resides_at", "lives_in"),
+    ("is_residing_in", "lives_in"),
+    ("dwells_in", "lives_in"),
+    ("home_city", "lives_in"),
+    ("current_city", "lives_in"),
     ("named", "name"),
-    ("supervisor", "boss"),
-    ("manager", "boss"),
+    ("goes_by", "name"),
+    ("line_manager", "boss"),
     ("years_old", "age"),
     ("age_in_years", "age"),
-    ("spouse", "partner"),
+    ("married_to", "partner"),
+    ("fiance", "partner"),
+    ("occupation_is", "job_title"),
+    ("job", "job_title"),
+    ("originally_from", "from"),
+    ("hails_from", "from"),
 ];
 
-/// Free predicates that paraphrase no one-valued slot: mapping one would
-/// let a second value end the first (a second flatmate ending the first).
-/// None is a rule's own predicate (those are never judged).
-///
-/// Not all: at any thresholds that map "is employed at", MiniLM's cosine
-/// still maps "lives near" (0.77 from "lives in", lead 0.49), "lives next
-/// to", "lived in", "previously lived in", "worked at", "used to work at"
-/// and "wants to work at" to the slot of their verb. Short phrases'
-/// embeddings hear the verb, not the preposition or the tense; telling
-/// these apart needs exemplars of the relations that are not slots, not
-/// a threshold (docs/memory.md, "Paraphrased predicates").
-const NOT_PARAPHRASES: [&str; 13] = [
-    "lives_with",
+/// Free predicates that paraphrase no one-valued slot, held out from the
+/// exemplars too: mapping one would let a second value end the first (a
+/// flatmate ending a home, a past job ending the present one). Short
+/// phrases' embeddings hear the verb, not the preposition or the tense:
+/// against the slots' phrases alone, "resides near" is as close to
+/// "lives in" as "resides at" is; the exemplars of relations that are no
+/// slot ("lives near", "used to work at") are what keep these apart.
+const NOT_PARAPHRASES: [&str; 17] = [
+    "resides_near",
+    "lives_close_to",
+    "lives_beside",
+    "used_to_reside_in",
+    "formerly_lived_in",
+    "previously_lived_in",
+    "previously_worked_at",
+    "formerly_worked_at",
+    "hopes_to_work_at",
+    "dreams_of_working_at",
+    "collaborates_with",
+    "shares_flat_with",
+    "roommate",
+    "ex_wife",
+    "former_manager",
     "stays_with",
-    "works_with",
-    "teaches_at",
-    "studies_at",
-    "moved_from",
-    "friend_of",
-    "met_at",
-    "plays",
-    "enjoys",
     "wants_to_visit",
-    "born_on",
-    "knows",
 ];
 
 /// Consolidates one message per predicate, each in its own tenant, in a
@@ -128,8 +137,9 @@ fn the_judge_maps_plain_paraphrases_and_never_a_wrong_pair() {
         );
         mapped += usize::from(filed == slot);
     }
-    // 9 of the 12 at the fitted thresholds ("lives at", "manager" and
-    // "spouse" lead their slot by too little).
+    // 10 of the 19 at the fitted thresholds ("is working at" leads
+    // "worked at" by 0.05, "line manager" is 0.63 from "manager"); one to
+    // spare.
     assert!(mapped >= 9, "{mapped} mapped: {filed:?}");
 }
 
@@ -152,6 +162,6 @@ fn a_memory_embedded_by_another_model_is_judged_by_the_calibrated_one() {
     if common::model().is_none() {
         return;
     }
-    let filed = filed_under(bge, &["lives_with", "resides_in", "is_employed_at"]);
+    let filed = filed_under(bge, &["lives_with", "resides_at", "employed_at"]);
     assert_eq!(filed, ["lives_with", "lives_in", "works_at"]);
 }

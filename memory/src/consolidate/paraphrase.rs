@@ -1,22 +1,25 @@
 //! Step 2 of the conflict ladder: a predicate an extractor names freely
 //! ("is_employed_at", say an LLM's) maps to the one-valued slot it
-//! paraphrases ("works_at") when a sentence model finds the two close, so
-//! a later value replaces the earlier one as it does in the rule
-//! extractor's own vocabulary. The rules name their predicates
+//! paraphrases ("works_at") when a sentence model finds it closest to that
+//! slot's phrasings, so a later value replaces the earlier one as it does
+//! in the rule extractor's own vocabulary. The rules name their predicates
 //! canonically; theirs are never mapped.
 //!
-//! Predicate phrases are short and embeddings of short phrases are noisy:
-//! with all-MiniLM-L6-v2, "is employed at" is 0.68 from "works at" and
-//! 0.30 from the next slot, "resides in" 0.71 from "lives in", but "lives
-//! with" is 0.65 from "lives in" too and "works with" 0.73 from "works
-//! as". A mapping needs both a high similarity and a clear margin over the
-//! second-best slot; a predicate that has neither keeps its own slot (a
-//! missed conflict, never a wrong one). The thresholds are calibrated on
-//! labelled phrases (`memory/tests/paraphrase.rs`) for that one model,
-//! so the judge is all-MiniLM-L6-v2 whatever embeds the memory: bge-small-en
-//! puts "lives with" 0.88 from "lives in" with a margin of 0.18, level with
-//! "resides in", and potion-base-8M, which drops the small words, 0.99.
-//! Without MiniLM installed nothing is mapped.
+//! Short phrases' embeddings hear the verb, not the preposition or the
+//! tense: with all-MiniLM-L6-v2, "lives near" is 0.77 from "lives in" and
+//! "used to work at" close to "works at". Compared with the slots' phrases
+//! alone, no threshold tells them from "resides in" (0.71). So the judge
+//! compares a predicate with exemplars of every slot *and* of relations
+//! that are not one-valued slots ("lives near", "lived in", "works
+//! with", "wants to work at", "former boss"): the nearest exemplar names
+//! the class, and a slot is taken only when it is also near enough and
+//! leads the nearest exemplar of any other class (a missed conflict,
+//! never a wrong one). The exemplars were written first; the thresholds
+//! were then read off phrases none of them holds
+//! (`memory/tests/paraphrase.rs`), for that one model, so the judge is
+//! all-MiniLM-L6-v2 whatever embeds the memory: bge-small-en puts "lives
+//! with" 0.88 from "lives in", and potion-base-8M, which drops the small
+//! words, 0.99. Without MiniLM installed nothing is mapped.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,23 +30,111 @@ use super::extract::is_rule_predicate;
 use crate::error::Result;
 use crate::tuning::Tuning;
 
-/// The one-valued slots a paraphrase can map to, each with the phrase it
-/// is compared by.
-const SLOTS: [(&str, &str); 9] = [
-    ("works_at", "works at"),
-    ("lives_in", "lives in"),
-    ("job_title", "works as"),
-    ("age", "is years old"),
-    ("name", "is named"),
-    ("from", "comes from"),
-    ("relationship_status", "relationship status"),
-    ("partner", "partner"),
-    ("boss", "boss"),
+/// Phrasings of each one-valued slot a paraphrase can map to, and (under
+/// `None`) of relations that are not one: nearby places, past and wished
+/// jobs, people one lives or works with, past partners and bosses. A
+/// predicate nearest one of those keeps its own slot.
+const EXEMPLARS: [(Option<&str>, &[&str]); 10] = [
+    (
+        Some("works_at"),
+        &[
+            "works at",
+            "is employed at",
+            "works for",
+            "is employed by",
+            "has a job at",
+            "employer",
+        ],
+    ),
+    (
+        Some("lives_in"),
+        &[
+            "lives in",
+            "resides in",
+            "is living in",
+            "lives at",
+            "home is in",
+            "address",
+        ],
+    ),
+    (
+        Some("job_title"),
+        &[
+            "works as",
+            "is employed as",
+            "job title",
+            "profession",
+            "occupation",
+        ],
+    ),
+    (Some("age"), &["is years old", "age", "years of age"]),
+    (Some("name"), &["is named", "is called", "name"]),
+    (
+        Some("from"),
+        &["comes from", "is from", "hometown", "native country"],
+    ),
+    (
+        Some("relationship_status"),
+        &["relationship status", "marital status"],
+    ),
+    (
+        Some("partner"),
+        &[
+            "partner",
+            "spouse",
+            "husband",
+            "wife",
+            "girlfriend",
+            "boyfriend",
+        ],
+    ),
+    (
+        Some("boss"),
+        &["boss", "manager", "supervisor", "reports to"],
+    ),
+    (
+        None,
+        &[
+            "lives near",
+            "lives next to",
+            "lives with",
+            "lived in",
+            "used to live in",
+            "moved from",
+            "moved to",
+            "wants to live in",
+            "worked at",
+            "used to work at",
+            "wants to work at",
+            "works with",
+            "teaches at",
+            "studies at",
+            "visited",
+            "friend of",
+            "knows",
+            "met at",
+            "born on",
+            "plays",
+            "enjoys",
+            "likes",
+            "colleague",
+            "coworker",
+            "neighbour",
+            "sibling",
+            "parent",
+            "child",
+            "former employer",
+            "ex partner",
+            "former boss",
+            "applied to",
+            "interviewed at",
+        ],
+    ),
 ];
 /// The name the judge's vectors are filed under.
 const JUDGE: &str = "all-MiniLM-L6-v2";
 
-/// The judge and the slots' embeddings (made on first need) and every
+/// The judge and the exemplars' embeddings (made on first need) and every
 /// predicate decided so far.
 #[derive(Default)]
 pub(crate) struct Paraphrases {
@@ -52,11 +143,12 @@ pub(crate) struct Paraphrases {
     decided: HashMap<String, Option<&'static str>>,
 }
 
-/// The model that judges, and the slots' phrases embedded by it.
+/// The model that judges, and the exemplars embedded by it.
 struct Judge {
     /// `None`: the engine's own embedder is the model.
     own: Option<Arc<dyn Embedder>>,
-    slots: Vec<(&'static str, Vec<f32>)>,
+    /// Each exemplar's class (a slot, or `None`) and vector.
+    exemplars: Vec<(Option<&'static str>, Vec<f32>)>,
 }
 
 impl Judge {
@@ -73,11 +165,14 @@ impl Judge {
         };
         let mut judge = Judge {
             own,
-            slots: Vec::new(),
+            exemplars: Vec::new(),
         };
-        let phrases: Vec<&str> = SLOTS.iter().map(|(_, p)| *p).collect();
+        let (classes, phrases): (Vec<Option<&'static str>>, Vec<&str>) = EXEMPLARS
+            .iter()
+            .flat_map(|(class, phrases)| phrases.iter().map(move |p| (*class, *p)))
+            .unzip();
         let vectors = judge.embed(engine, &phrases)?;
-        judge.slots = SLOTS.iter().map(|(s, _)| *s).zip(vectors).collect();
+        judge.exemplars = classes.into_iter().zip(vectors).collect();
         Ok(Some(judge))
     }
 
@@ -85,6 +180,29 @@ impl Judge {
         Ok(match &self.own {
             Some(model) => model.embed(texts)?,
             None => engine.embed(texts)?,
+        })
+    }
+}
+
+impl Judge {
+    /// The slot of the exemplar nearest `vector`, when it is a slot's, at
+    /// least `paraphrase_similarity` close, and ahead of the nearest
+    /// exemplar of any other class by `paraphrase_margin`.
+    fn nearest_slot(&self, vector: &[f32], tuning: &Tuning) -> Option<&'static str> {
+        let scored: Vec<(Option<&'static str>, f32)> = self
+            .exemplars
+            .iter()
+            .map(|(class, v)| (*class, cosine(vector, v)))
+            .collect();
+        let (class, best) = scored.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+        let other = scored
+            .iter()
+            .filter(|(c, _)| *c != class)
+            .map(|(_, s)| *s)
+            .fold(f32::NEG_INFINITY, f32::max);
+        class.filter(|_| {
+            f64::from(best) >= tuning.paraphrase_similarity
+                && f64::from(best - other) >= tuning.paraphrase_margin
         })
     }
 }
@@ -114,21 +232,7 @@ impl Paraphrases {
         let Some(vector) = judge.embed(engine, &[phrase.as_str()])?.pop() else {
             return Ok(None);
         };
-        let mut scored: Vec<(&'static str, f32)> = judge
-            .slots
-            .iter()
-            .map(|(slot, v)| (*slot, cosine(&vector, v)))
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let slot = match scored.as_slice() {
-            [(slot, best), (_, second), ..]
-                if f64::from(*best) >= tuning.paraphrase_similarity
-                    && f64::from(best - second) >= tuning.paraphrase_margin =>
-            {
-                Some(*slot)
-            }
-            _ => None,
-        };
+        let slot = judge.nearest_slot(&vector, tuning);
         self.decided.insert(predicate.to_string(), slot);
         Ok(slot)
     }
