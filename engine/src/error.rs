@@ -178,18 +178,6 @@ pub enum RetrievalError {
         /// The query's.
         got: usize,
     },
-    /// `Session::embeddings_of` asked for a column that is not embedded.
-    #[error("`{rel}.{column}` is not an `embed` column: no vectors are kept for it")]
-    NotEmbedded {
-        /// The relation.
-        rel: String,
-        /// The column asked for.
-        column: String,
-    },
-    /// `Session::embeddings_of` over a relation without a key column:
-    /// nothing names one row.
-    #[error("`{0}` has no key column: its rows cannot be named one by one")]
-    NoKeyColumn(String),
     /// A batch of query vectors of different dimensions.
     #[error("a batch of queries needs one dimension")]
     MixedDimensions,

@@ -4,11 +4,10 @@
 //! now/now.
 
 use chronolog_ql::plan::{Metric, RankedPlan, Term};
-use chronolog_storage::{AsOf, ColumnType, Value};
+use chronolog_storage::{AsOf, ColumnType};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result, RetrievalError};
-use crate::marks::ColumnMarks;
 use crate::retrieval::bound::BoundRanked;
 use crate::retrieval::vector::{self, Column, LiveBits};
 use crate::retrieval::{At, Ranking};
@@ -158,66 +157,6 @@ impl Session {
                 )
             })
             .collect()
-    }
-
-    /// The vectors `near` compares for the rows of `rel` keyed by `keys`
-    /// (the embeddings of their `embed` column `column`), for searching
-    /// again from results already in hand ("more like these": pseudo-
-    /// relevance feedback) without running the model over their text a
-    /// second time. One entry per key, `None` where no row with that key
-    /// is live at `at`, where it is not indexed yet, or where its vector
-    /// was erased.
-    pub fn embeddings_of(
-        &mut self,
-        rel: &str,
-        column: &str,
-        keys: &[Value],
-        at: Option<AsOf>,
-    ) -> Result<Vec<Option<Vec<f32>>>> {
-        let id = self.store().relation_id(rel)?;
-        let schema = self.store().schema(id)?;
-        let not_embedded = || RetrievalError::NotEmbedded {
-            rel: rel.to_string(),
-            column: column.to_string(),
-        };
-        let embedded = schema
-            .column_index(column)
-            .filter(|&c| ColumnMarks::of(&schema.columns[c]).embed.is_on())
-            .ok_or_else(not_embedded)?;
-        let key = schema
-            .columns
-            .iter()
-            .position(|c| c.key)
-            .ok_or_else(|| RetrievalError::NoKeyColumn(rel.to_string()))?;
-        self.catch_up_indexes(true)?;
-        let Some(embeddings) = self.retrieval().indexes.embeddings(id, embedded) else {
-            return Ok(vec![None; keys.len()]);
-        };
-        let (snapshot, at) = self.instant(at);
-        let rows = keys
-            .iter()
-            .map(|k| {
-                let rows = snapshot
-                    .scan(id)
-                    .as_of(at.valid)
-                    .known_at(at.known)
-                    .eq(key, k.clone())
-                    .bitmap()?;
-                Ok(rows.max())
-            })
-            .collect::<Result<Vec<Option<u32>>>>()?;
-        let held = embeddings.read();
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let row = row? as usize;
-                // An erased vector is all zeros: there is nothing to compare.
-                (row < held.vectors.len())
-                    .then(|| held.vectors.get(row))
-                    .filter(|v| v.iter().any(|x| *x != 0.0))
-                    .map(<[f32]>::to_vec)
-            })
-            .collect())
     }
 
     /// Runs a retrieval operator built in Rust (`RankedPlan`), its inputs

@@ -11,7 +11,7 @@ use chronolog_engine::{
     Val,
 };
 use chronolog_ql::plan::{Constant, Term};
-use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Timestamp, Value};
+use chronolog_storage::{ColumnDef, ColumnType, Interval, Schema, Store, Value};
 use rand::{Rng, SeedableRng};
 
 fn rows(out: Vec<Output>) -> Vec<Vec<Val>> {
@@ -844,59 +844,6 @@ fn embeddings_are_kept_on_disk_and_not_computed_again_on_reopen() {
         assert_eq!(nearest(&mut db, "otter floating"), ["otter"]);
         assert_eq!(texts.load(Ordering::SeqCst), 501 + 1);
     }
-}
-
-/// `embeddings_of` hands back the very vectors `near` compares: searching
-/// with a row's own vector finds that row first at similarity 1, a key
-/// live only at another instant or never written has none, and a column
-/// without vectors is refused by name.
-#[test]
-fn the_vectors_near_compares_are_read_back_by_key() {
-    let mut db = memory_db();
-    let key = |db: &Session, name: &str| Value::Sym(db.store().symbol(name).expect("interned"));
-    let (e1, e2) = (key(&db, "e1"), key(&db, "e2"));
-    let unknown = Value::str("e9");
-    let now = db
-        .embeddings_of("episode", "text", &[e2.clone(), e1.clone(), unknown], None)
-        .expect("vectors");
-    assert!(now[0].is_some(), "e2 is live now");
-    assert!(now[1].is_none(), "e1 ended in 2022");
-    assert!(now[2].is_none(), "no such row");
-    let then = chronolog_storage::AsOf {
-        valid: Timestamp::parse("2021-06-01").expect("date"),
-        known: Timestamp(i64::MAX),
-    };
-    let old = db
-        .embeddings_of("episode", "text", &[e1], Some(then))
-        .expect("vectors");
-    let old = old[0].as_ref().expect("e1 is live in 2021");
-    // The vector is the stored one: `near` with it finds e1 itself, exactly.
-    let params = HashMap::from([("v".to_string(), Value::Vector(old.clone().into()))]);
-    let found = rows(
-        db.run_with(
-            "?- near(episode, $v, 1) as_of 2021-06-01.",
-            &params,
-            &Limits::default(),
-        )
-        .expect("near"),
-    );
-    assert_eq!(names(&db, &found), ["e1"]);
-    assert!((found[0][1].as_f64().expect("score") - 1.0).abs() < 1e-5);
-    let err = db
-        .embeddings_of("episode", "id", &[e2.clone()], None)
-        .expect_err("not embedded");
-    assert_eq!(
-        err.to_string(),
-        "`episode.id` is not an `embed` column: no vectors are kept for it"
-    );
-    db.run(":create note(text: str embed).").expect("create");
-    let err = db
-        .embeddings_of("note", "text", &[e2], None)
-        .expect_err("no key");
-    assert_eq!(
-        err.to_string(),
-        "`note` has no key column: its rows cannot be named one by one"
-    );
 }
 
 #[test]
