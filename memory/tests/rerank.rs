@@ -251,3 +251,65 @@ fn the_gate_abstains_when_the_reranker_finds_no_answer() {
         assert!(context.evidence_score.is_some_and(|e| e > -9.0));
     }
 }
+
+/// Melanie's answer names no painting ("A sunset over the lake"); the
+/// question it answers is Caroline's, the message before. The reranker
+/// reads that question with the answer and puts it first; reading the
+/// answer alone, it prefers a message that says "painting".
+fn melanie(reranker: Arc<dyn chronolog_engine::Reranker>, before_chars: usize) -> Memory {
+    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
+    let mut tuning = chronolog_memory::Tuning::default();
+    tuning
+        .set("rerank_before_chars", &before_chars.to_string())
+        .expect("a tuning field");
+    let memory = Memory::with_engine(
+        engine,
+        Options {
+            reranker: Some(reranker),
+            tuning,
+            ..Options::manual()
+        },
+    )
+    .expect("memory");
+    for (role, date, text) in [
+        ("Caroline", "2023-05-01", "What did you paint last weekend?"),
+        (
+            "Melanie",
+            "2023-05-01",
+            "A sunset over the lake, with purple clouds.",
+        ),
+        ("Caroline", "2023-05-02", "How are the kids?"),
+        (
+            "Melanie",
+            "2023-05-02",
+            "Painting with the kids is how I relax after work.",
+        ),
+    ] {
+        say_as(&memory, "t", role, date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
+#[test]
+fn the_reranker_reads_the_question_an_answer_answers() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let options = SearchOptions {
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let first = |before_chars| {
+        let memory = melanie(reranker.clone(), before_chars);
+        memory
+            .search("t", "What did Melanie paint?", &options)
+            .expect("search")
+            .ranked_episodes
+            .first()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(first(0), "t/e4");
+    assert_eq!(first(300), "t/e2");
+}

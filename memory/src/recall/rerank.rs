@@ -5,10 +5,11 @@
 //! once, so it tells the message that answers from the one that shares
 //! its words.
 
-use chronolog_engine::Reranker;
+use chronolog_engine::{Engine, Reranker, Value};
 
 use super::gather::Gathered;
 use crate::error::Result;
+use crate::schema::{Passage, Relations};
 
 /// One message the reranker read, for `explain`.
 #[derive(Clone, Debug)]
@@ -29,21 +30,36 @@ pub(crate) struct Reread {
 /// around them (facts, their sources, the messages past `depth`) stays
 /// where it was.
 pub(crate) fn rerank(
+    engine: &Engine,
     gathered: &mut Gathered,
     question: &str,
     reranker: &dyn Reranker,
     depth: usize,
     chars: usize,
+    before_chars: usize,
 ) -> Result<Vec<Reread>> {
     let n = depth.min(gathered.episodes.len());
     if n < 2 {
         return Ok(Vec::new());
     }
     // Who said it is part of what it says ("Where does Caroline work?").
-    let passages: Vec<String> = gathered.episodes[..n]
-        .iter()
-        .map(|(e, _)| format!("{}: {}", e.role, opening(&e.text, chars)))
-        .collect();
+    let mut passages: Vec<String> = Vec::with_capacity(n);
+    for (e, _) in &gathered.episodes[..n] {
+        let said = format!("{}: {}", e.role, opening(&e.text, chars));
+        let room = before_chars.min(chars.saturating_sub(said.chars().count()));
+        // Whole or not at all: the tail of a long reply is a fragment that
+        // misleads more than it tells.
+        let before = if room > 0 {
+            message_before(engine, &e.id, &e.role, &e.text)?
+                .filter(|b| !b.is_empty() && b.chars().count() <= room)
+        } else {
+            None
+        };
+        passages.push(match before {
+            Some(before) => format!("{before}\n{said}"),
+            None => said,
+        });
+    }
     let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
     let scores = reranker.score(question, &texts)?;
     let mut order: Vec<usize> = (0..n).collect();
@@ -80,6 +96,33 @@ pub(crate) fn rerank(
         gathered.ranked_episodes[place] = r.id.clone();
     }
     Ok(reread)
+}
+
+/// The message before `episode` in its session, with its speaker's name,
+/// as its passage (what the meaning channels embed) holds it.
+fn message_before(
+    engine: &Engine,
+    episode: &str,
+    role: &str,
+    text: &str,
+) -> Result<Option<String>> {
+    let store = engine.store();
+    let Some(id) = store.symbol(&crate::ids::passage(episode)) else {
+        return Ok(None);
+    };
+    let rel = Relations::of(store)?.passage;
+    let rows = store
+        .snapshot()
+        .scan(rel)
+        .eq(Passage::ID, Value::Sym(id))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    let Some(Value::Str(passage)) = rows.first().and_then(|r| r.values.get(Passage::TEXT)) else {
+        return Ok(None);
+    };
+    Ok(passage
+        .strip_suffix(&format!("\n{role}: {text}"))
+        .map(str::to_string))
 }
 
 /// `text`'s first `chars` characters, cut after the last whole word (all

@@ -132,11 +132,13 @@ pub(crate) fn retrieve<'e>(
                 && reranker.language().is_none_or(|code| code == lang.code()) =>
         {
             let order = rerank::rerank(
+                engine,
                 &mut gathered,
                 question,
                 reranker,
                 options.rerank_depth,
                 tuning.rerank_chars,
+                tuning.rerank_before_chars,
             )?;
             Some((reranker.name(), order))
         }
