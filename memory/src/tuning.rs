@@ -165,9 +165,10 @@ tuning! {
     /// the same (docs/evaluation.md).
     rerank_chars: usize = 500,
     /// Room (in characters) the reranker gives the message before a
-    /// candidate, whole, out of what `rerank_chars` leaves: "A sunset by
-    /// the lake" answers "What did Melanie paint?" only after "What did you
-    /// paint?". 0 reads the message alone. LoCoMo dev R@5 0.719 -> 0.738,
+    /// candidate, whole and said by someone else, out of what
+    /// `rerank_chars` leaves: "A sunset by the lake" answers "What did
+    /// Melanie paint?" only after "What did you paint?". 0 reads the
+    /// message alone. LoCoMo dev R@5 0.719 -> 0.738,
     /// coverage at 2,000 0.820 -> 0.821 (every conversation left out chose
     /// 300); LongMemEval dev every figure equal (its messages before seldom
     /// fit whole; the tail of a long one, tried, cost 1.3 points there).

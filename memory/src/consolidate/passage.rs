@@ -28,6 +28,13 @@ pub(crate) fn text(previous: Option<(&str, &str)>, said: &Said<'_>) -> String {
     }
 }
 
+/// The message before (its role and text, as [`text`] wrote them) in the
+/// passage `passage` of a message `role` said as `said`; `None` for a
+/// passage with no message before.
+pub(crate) fn message_before<'p>(passage: &'p str, role: &str, said: &str) -> Option<&'p str> {
+    passage.strip_suffix(&format!("\n{role}: {said}"))
+}
+
 /// Writes the passage of `said` with `text`, and, for a tenant in the
 /// multilingual space, its row there (same id).
 pub(crate) fn write(
@@ -58,4 +65,27 @@ pub(crate) fn write(
     let values = row.to_values(txn)?;
     txn.assert(rel.passage, values, valid, None)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_before_reads_back_out_of_a_passage() {
+        let said = Said {
+            episode: "t/e2",
+            tenant: "t",
+            role: "Melanie",
+            at: Timestamp(0),
+            text: "A sunset.\nWith purple clouds.",
+        };
+        let with = text(Some(("Caroline", "What did you paint?")), &said);
+        assert_eq!(
+            message_before(&with, said.role, said.text),
+            Some("Caroline: What did you paint?")
+        );
+        let alone = text(None, &said);
+        assert_eq!(message_before(&alone, said.role, said.text), None);
+    }
 }

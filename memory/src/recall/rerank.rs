@@ -23,7 +23,11 @@ pub(crate) struct Reread {
 }
 
 /// Reorders the first `depth` candidate messages of `gathered` by the
-/// reranker's scores for `question`, best first; returns what it read, in
+/// reranker's scores for `question` (each read as `speaker: text`, cut
+/// after `chars` characters, and after the message before it when another
+/// speaker said it and it fits whole in `before_chars` of the room left),
+/// best first; returns
+/// what it read, in
 /// its new order. The messages keep the places they held together: the
 /// reordered ones take, in their new order, the fused scores and the
 /// places in the ranking that the first `depth` held, so what fusion put
@@ -49,9 +53,14 @@ pub(crate) fn rerank(
         let room = before_chars.min(chars.saturating_sub(said.chars().count()));
         // Whole or not at all: the tail of a long reply is a fragment that
         // misleads more than it tells.
+        // And only another speaker's: what a reply answers. The same
+        // speaker's message before is another thought ("My friend Tom likes
+        // westerns." before "Actually I live in Osaka.").
         let before = if room > 0 {
-            message_before(engine, &e.id, &e.role, &e.text)?
-                .filter(|b| !b.is_empty() && b.chars().count() <= room)
+            message_before(engine, &e.id, &e.role, &e.text)?.filter(|b| {
+                b.chars().count() <= room
+                    && b.split_once(": ").is_some_and(|(role, _)| role != e.role)
+            })
         } else {
             None
         };
@@ -99,7 +108,7 @@ pub(crate) fn rerank(
 }
 
 /// The message before `episode` in its session, with its speaker's name,
-/// as its passage (what the meaning channels embed) holds it.
+/// read from its passage (what the meaning channels embed).
 fn message_before(
     engine: &Engine,
     episode: &str,
@@ -120,9 +129,7 @@ fn message_before(
     let Some(Value::Str(passage)) = rows.first().and_then(|r| r.values.get(Passage::TEXT)) else {
         return Ok(None);
     };
-    Ok(passage
-        .strip_suffix(&format!("\n{role}: {text}"))
-        .map(str::to_string))
+    Ok(crate::consolidate::passage::message_before(passage, role, text).map(str::to_string))
 }
 
 /// `text`'s first `chars` characters, cut after the last whole word (all
