@@ -54,7 +54,7 @@ pub use chronolog_storage::Error as StorageError;
 /// shell, the C ABI, the memory layer) depends on the engine alone.
 pub use chronolog_storage::{
     ColumnDef, ColumnType, CommitInfo, Durability, Interval, MAX_SYMBOL_LEN, Options, RelationId,
-    Replaced, RowId, RowVersion, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
+    Replaced, RowId, RowVersion, Scan, Schema, Store, Symbol, Timestamp, Value, WriteTxn,
 };
 pub use engine::Engine;
 pub use error::{Error, Result, RetrievalError, RuntimeError};

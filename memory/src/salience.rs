@@ -4,7 +4,7 @@
 //! reinforcement, and rises when a fact is restated or retrieved. Fading
 //! lowers eligibility in stages; it never removes history.
 
-use chronolog_engine::{Interval, RelationId, Store, Timestamp, Value, WriteTxn};
+use chronolog_engine::{Interval, RelationId, Store, Timestamp, WriteTxn};
 
 use crate::error::Result;
 use crate::schema::Salience;
@@ -67,16 +67,7 @@ pub(crate) fn write(
 
 /// A slot's salience row, if it has one.
 pub(crate) fn read(store: &Store, rel: RelationId, slot: &str) -> Result<Option<Level>> {
-    let Some(slot) = store.symbol(slot) else {
-        return Ok(None);
-    };
-    let rows = store
-        .snapshot()
-        .scan(rel)
-        .eq(Salience::SLOT, Value::Sym(slot))
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    rows.first()
+    crate::view::first_keyed(store, rel, Salience::SLOT, slot, |s| s)?
         .map(|r| Salience::from_values(store, &r.values).map(|s| (s.score, s.reinforced, s.last)))
         .transpose()
 }

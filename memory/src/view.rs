@@ -2,7 +2,9 @@
 //! fact history, the facts valid at an instant, a tenant's timeline.
 //! Reads go through the store's snapshots (one consistent instant each).
 
-use chronolog_engine::{Engine, Interval, RowVersion, Session, Store, Symbol, Timestamp, Value};
+use chronolog_engine::{
+    Engine, Interval, RelationId, RowVersion, Scan, Session, Store, Symbol, Timestamp, Value,
+};
 
 use crate::error::Result;
 use crate::ids;
@@ -67,6 +69,27 @@ impl FactVersion {
     }
 }
 
+/// The first row of `rel` whose `column` holds the name `key`, among the
+/// versions `select` picks (`|scan| scan` for the live ones): the lookup by
+/// id every relation keyed by a name needs. `None` when no row was ever
+/// stored under `key`.
+pub(crate) fn first_keyed(
+    store: &Store,
+    rel: RelationId,
+    column: usize,
+    key: &str,
+    select: impl for<'s> FnOnce(Scan<'s>) -> Scan<'s>,
+) -> Result<Option<RowVersion>> {
+    let Some(sym) = store.symbol(key) else {
+        return Ok(None);
+    };
+    let snapshot = store.snapshot();
+    let rows = select(snapshot.scan(rel).eq(column, Value::Sym(sym)))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    Ok(rows.into_iter().next())
+}
+
 /// The highest episode number stored (0 when there is none).
 pub(crate) fn last_seq(session: &Session) -> Result<u64> {
     let store = session.store();
@@ -87,21 +110,12 @@ pub(crate) fn last_seq(session: &Session) -> Result<u64> {
 
 /// The entity `name` refers to in `tenant`'s memory, through its aliases.
 pub(crate) fn entity_of(store: &Store, tenant: &str, name: &str) -> Result<Option<Symbol>> {
-    let Some(alias) = store.symbol(&ids::entity(tenant, name)) else {
-        return Ok(None);
-    };
-    let rows = store
-        .snapshot()
-        .scan(Relations::of(store)?.alias)
-        .eq(Alias::ALIAS, Value::Sym(alias))
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    Ok(rows
-        .first()
-        .and_then(|r| match r.values.get(Alias::ENTITY) {
-            Some(Value::Sym(s)) => Some(*s),
-            _ => None,
-        }))
+    let rel = Relations::of(store)?.alias;
+    let row = first_keyed(store, rel, Alias::ALIAS, &ids::entity(tenant, name), |s| s)?;
+    Ok(row.and_then(|r| match r.values.get(Alias::ENTITY) {
+        Some(Value::Sym(s)) => Some(*s),
+        _ => None,
+    }))
 }
 
 /// Every version of every fact about `subject`, oldest first per slot.

@@ -5,22 +5,13 @@ mod common;
 
 use std::sync::Arc;
 
-use chronolog_engine::{Engine, HashingEmbedder, Store};
-use chronolog_memory::{Memory, Options, SearchOptions};
-use common::say_as;
+use chronolog_memory::{Memory, SearchOptions, Tuning};
+use common::{memory_with, say_as};
 
 /// Caroline says "work" in two messages; the one that says where she
 /// works never uses the word.
 fn caroline(reranker: Option<Arc<dyn chronolog_engine::Reranker>>) -> Memory {
-    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
-    let memory = Memory::with_engine(
-        engine,
-        Options {
-            reranker,
-            ..Options::manual()
-        },
-    )
-    .expect("memory");
+    let memory = memory_with(reranker, Tuning::default());
     for (date, text) in [
         (
             "2023-05-01",
@@ -113,15 +104,7 @@ fn a_question_in_another_language_is_not_reranked_by_an_english_model() {
 /// The everyday conversation of `conversations/everyday.conv`, said to a
 /// memory with the reranker.
 fn everyday(reranker: Arc<dyn chronolog_engine::Reranker>) -> Memory {
-    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
-    let memory = Memory::with_engine(
-        engine,
-        Options {
-            reranker: Some(reranker),
-            ..Options::manual()
-        },
-    )
-    .expect("memory");
+    let memory = memory_with(Some(reranker), Tuning::default());
     for (date, text) in [
         ("2024-06-15", "Two years ago I worked at IBM."),
         ("2024-06-15", "I have lived in Tokyo for three years."),
@@ -257,20 +240,11 @@ fn the_gate_abstains_when_the_reranker_finds_no_answer() {
 /// reads that question with the answer and puts it first; reading the
 /// answer alone, it prefers a message that says "painting".
 fn melanie(reranker: Arc<dyn chronolog_engine::Reranker>, before_chars: usize) -> Memory {
-    let engine = Engine::with_embedder(Store::in_memory(), Arc::new(HashingEmbedder::new(64)));
-    let mut tuning = chronolog_memory::Tuning::default();
+    let mut tuning = Tuning::default();
     tuning
         .set("rerank_before_chars", &before_chars.to_string())
         .expect("a tuning field");
-    let memory = Memory::with_engine(
-        engine,
-        Options {
-            reranker: Some(reranker),
-            tuning,
-            ..Options::manual()
-        },
-    )
-    .expect("memory");
+    let memory = memory_with(Some(reranker), tuning);
     for (role, date, text) in [
         ("Caroline", "2023-05-01", "What did you paint last weekend?"),
         (

@@ -104,17 +104,7 @@ impl State {
 /// The episode `id` as a passage quotes it; `None` when it is gone
 /// (forgotten).
 fn said(store: &Store, rel: RelationId, id: &str) -> Result<Option<Said>> {
-    let Some(sym) = store.symbol(id) else {
-        return Ok(None);
-    };
-    let rows = store
-        .snapshot()
-        .scan(rel)
-        .history()
-        .eq(Episode::ID, Value::Sym(sym))
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    rows.first()
+    crate::view::first_keyed(store, rel, Episode::ID, id, |s| s.history())?
         .map(|row| {
             let episode = Episode::from_values(store, &row.values)?;
             Ok(Said {

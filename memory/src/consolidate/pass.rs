@@ -393,16 +393,7 @@ impl Consolidator {
 
 /// The number of the last episode consolidated in `store` (the cursor).
 pub(crate) fn consolidated(store: &Store, rel: &Relations) -> Result<u64> {
-    let Some(name) = store.symbol(CURSOR_NAME) else {
-        return Ok(0);
-    };
-    let rows = store
-        .snapshot()
-        .scan(rel.cursor)
-        .eq(Cursor::NAME, Value::Sym(name))
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    match rows.first() {
+    match crate::view::first_keyed(store, rel.cursor, Cursor::NAME, CURSOR_NAME, |s| s)? {
         Some(row) => Ok(u64::try_from(Cursor::from_values(store, &row.values)?.seq).unwrap_or(0)),
         None => Ok(0),
     }

@@ -28,11 +28,17 @@ pub(crate) fn text(previous: Option<(&str, &str)>, said: &Said<'_>) -> String {
     }
 }
 
-/// The message before (its role and text, as [`text`] wrote them) in the
-/// passage `passage` of a message `role` said as `said`; `None` for a
+/// The message before, as its role and text, in the passage `passage`
+/// (as [`text`] wrote it) of a message `role` said as `said`; `None` for a
 /// passage with no message before.
-pub(crate) fn message_before<'p>(passage: &'p str, role: &str, said: &str) -> Option<&'p str> {
-    passage.strip_suffix(&format!("\n{role}: {said}"))
+pub(crate) fn message_before<'p>(
+    passage: &'p str,
+    role: &str,
+    said: &str,
+) -> Option<(&'p str, &'p str)> {
+    passage
+        .strip_suffix(&format!("\n{role}: {said}"))?
+        .split_once(": ")
 }
 
 /// Writes the passage of `said` with `text`, and, for a tenant in the
@@ -83,7 +89,7 @@ mod tests {
         let with = text(Some(("Caroline", "What did you paint?")), &said);
         assert_eq!(
             message_before(&with, said.role, said.text),
-            Some("Caroline: What did you paint?")
+            Some(("Caroline", "What did you paint?"))
         );
         let alone = text(None, &said);
         assert_eq!(message_before(&alone, said.role, said.text), None);

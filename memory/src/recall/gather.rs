@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::salience;
 use crate::schema::{Episode, Fact, Relations};
 use crate::tuning::Tuning;
-use crate::view::{self, FactVersion};
+use crate::view::{self, FactVersion, first_keyed};
 
 /// The fused candidates read from the store, scored and in order: what
 /// a context at any budget is cut from.
@@ -353,35 +353,22 @@ fn episode_by_id(
     as_of: Timestamp,
     known_at: Option<Timestamp>,
 ) -> Result<Option<Episode>> {
-    let Some(sym) = store.symbol(id) else {
-        return Ok(None);
-    };
-    let snapshot = store.snapshot();
-    let mut scan = snapshot
-        .scan(rel)
-        .eq(Episode::ID, Value::Sym(sym))
-        .as_of(as_of);
-    if let Some(known) = known_at {
-        scan = scan.known_at(known);
-    }
-    let rows = scan.collect().map_err(chronolog_engine::Error::from)?;
-    rows.first()
-        .map(|r| Episode::from_values(store, &r.values))
+    let row = first_keyed(store, rel, Episode::ID, id, |scan| {
+        let scan = scan.as_of(as_of);
+        match known_at {
+            Some(known) => scan.known_at(known),
+            None => scan,
+        }
+    })?;
+    row.map(|r| Episode::from_values(store, &r.values))
         .transpose()
 }
 
 /// Who said the episode `id` (a fact's source).
 pub(super) fn source_speaker(store: &Store, episode: &str) -> Option<String> {
     let rel = Relations::of(store).ok()?.episode;
-    let sym = store.symbol(episode)?;
-    let rows = store
-        .snapshot()
-        .scan(rel)
-        .history()
-        .eq(Episode::ID, Value::Sym(sym))
-        .collect()
-        .ok()?;
-    Episode::from_values(store, &rows.first()?.values)
+    let row = first_keyed(store, rel, Episode::ID, episode, |s| s.history()).ok()??;
+    Episode::from_values(store, &row.values)
         .ok()
         .map(|e| e.role)
 }

@@ -10,6 +10,7 @@ use chronolog_engine::{Engine, Reranker, Value};
 use super::gather::Gathered;
 use crate::error::Result;
 use crate::schema::{Passage, Relations};
+use crate::view::first_keyed;
 
 /// One message the reranker read, for `explain`.
 #[derive(Clone, Debug)]
@@ -57,10 +58,11 @@ pub(crate) fn rerank(
         // speaker's message before is another thought ("My friend Tom likes
         // westerns." before "Actually I live in Osaka.").
         let before = if room > 0 {
-            message_before(engine, &e.id, &e.role, &e.text)?.filter(|b| {
-                b.chars().count() <= room
-                    && b.split_once(": ").is_some_and(|(role, _)| role != e.role)
-            })
+            message_before(engine, &e.id, &e.role, &e.text)?
+                .filter(|(role, text)| {
+                    role != &e.role && role.chars().count() + 2 + text.chars().count() <= room
+                })
+                .map(|(role, text)| format!("{role}: {text}"))
         } else {
             None
         };
@@ -107,29 +109,30 @@ pub(crate) fn rerank(
     Ok(reread)
 }
 
-/// The message before `episode` in its session, with its speaker's name,
+/// The message before `episode` in its session, as its speaker and text,
 /// read from its passage (what the meaning channels embed).
 fn message_before(
     engine: &Engine,
     episode: &str,
     role: &str,
     text: &str,
-) -> Result<Option<String>> {
+) -> Result<Option<(String, String)>> {
     let store = engine.store();
-    let Some(id) = store.symbol(&crate::ids::passage(episode)) else {
-        return Ok(None);
-    };
     let rel = Relations::of(store)?.passage;
-    let rows = store
-        .snapshot()
-        .scan(rel)
-        .eq(Passage::ID, Value::Sym(id))
-        .collect()
-        .map_err(chronolog_engine::Error::from)?;
-    let Some(Value::Str(passage)) = rows.first().and_then(|r| r.values.get(Passage::TEXT)) else {
+    let row = first_keyed(
+        store,
+        rel,
+        Passage::ID,
+        &crate::ids::passage(episode),
+        |s| s,
+    )?;
+    let Some(Value::Str(passage)) = row.as_ref().and_then(|r| r.values.get(Passage::TEXT)) else {
         return Ok(None);
     };
-    Ok(crate::consolidate::passage::message_before(passage, role, text).map(str::to_string))
+    Ok(
+        crate::consolidate::passage::message_before(passage, role, text)
+            .map(|(role, text)| (role.to_string(), text.to_string())),
+    )
 }
 
 /// `text`'s first `chars` characters, cut after the last whole word (all

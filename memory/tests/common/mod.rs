@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use chronolog_engine::{Engine, HashingEmbedder, Store, Timestamp};
-use chronolog_memory::{Memory, Message, Options};
+use chronolog_memory::{Memory, Message, Options, Tuning};
 
 /// `2024-06-01` (or any form the language takes) as a timestamp.
 pub fn at(date: &str) -> Timestamp {
@@ -26,6 +26,21 @@ pub fn memory() -> Memory {
     let engine = hashing_engine(Store::in_memory());
     let options = Options {
         reranker: None,
+        ..Options::manual()
+    };
+    Memory::with_engine(engine, options).expect("memory")
+}
+
+/// [`memory`] with `reranker` and `tuning`: what a reranker test varies.
+#[allow(dead_code)] // Not every test file reranks.
+pub fn memory_with(
+    reranker: Option<Arc<dyn chronolog_engine::Reranker>>,
+    tuning: Tuning,
+) -> Memory {
+    let engine = hashing_engine(Store::in_memory());
+    let options = Options {
+        reranker,
+        tuning,
         ..Options::manual()
     };
     Memory::with_engine(engine, options).expect("memory")
