@@ -1232,3 +1232,65 @@ fn a_long_message_is_shown_by_its_sentences_about_the_question() {
     assert_eq!(item.said, long_text);
     assert!(cut.tokens <= 150);
 }
+
+/// The sentence of a long message that answers is found by its own
+/// meaning: the passage's one vector averages it with the rest, and a
+/// short message nearer the question's topic as a whole comes first.
+#[test]
+fn a_sentence_inside_a_long_message_is_found_by_its_own_meaning() {
+    let Some(model) = common::model() else {
+        return;
+    };
+    let engine = chronolog_engine::Engine::with_embedders(
+        chronolog_engine::Store::in_memory(),
+        model,
+        std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(64)),
+    );
+    let options = chronolog_memory::Options {
+        reranker: None,
+        ..chronolog_memory::Options::manual()
+    };
+    let memory = Memory::with_engine(engine, options).expect("memory");
+    let answer = "Things have been great since we last talked! I've been focusing on school \
+                  and reading a bunch of fantasy books, which is a nice way to take a break from \
+                  all the stress of exams. My sister visited last weekend and we cooked dinner for our parents at home. \
+                  I've also started learning how to play the piano.";
+    let mut answered = String::new();
+    for (role, date, text) in [
+        ("John", "2023-05-01", "Hey Tim, how have you been?"),
+        ("Tim", "2023-05-01", answer),
+        ("John", "2023-05-02", "What music do you listen to?"),
+        (
+            "Tim",
+            "2023-05-02",
+            "Mostly film scores and jazz records, they help me study.",
+        ),
+        ("John", "2023-05-03", "Did you go to the concert?"),
+        (
+            "Tim",
+            "2023-05-03",
+            "Yes, we went to the music festival and sang along all night.",
+        ),
+    ] {
+        let id = say_as(&memory, "t", role, date, text);
+        if text == answer {
+            answered = id;
+        }
+    }
+    memory.consolidate_now().expect("consolidate");
+    let first = |channel: Channel| {
+        let options = SearchOptions {
+            channels: vec![channel],
+            abstain: false,
+            rerank_depth: 0,
+            ..SearchOptions::default()
+        };
+        ask_with(&memory, "t", "What instruments does Tim play?", options)
+            .ranked_episodes
+            .first()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_ne!(first(Channel::EpisodeMeaning), answered);
+    assert_eq!(first(Channel::SentenceMeaning), answered);
+}
