@@ -115,12 +115,6 @@ tuning! {
     weight_episode_words: f64 = 1.0,
     /// Weight of `near` over episodes (0.5 -> 0.3: dev R@5 0.419 -> 0.431).
     weight_episode_meaning: f64 = 0.3,
-    /// `near` over messages' sentences, each message by its best one
-    /// (`Channel::SentenceMeaning`). Swept 0 / 0.3 / 1 / 2: LoCoMo dev
-    /// coverage at 2,000 0.822 / 0.821 / 0.821 / 0.828 (every conversation
-    /// left out chose 2), R@5 0.738 / 0.737 / 0.739 / 0.736; LongMemEval
-    /// dev at 0 / 2: 0.881 / 0.872, R@5 0.815 / 0.794. The two pull apart.
-    weight_sentence_meaning: f64 = 2.0,
     /// Weight of `bm25` over a named speaker's messages: who did what is in
     /// that person's own words (dev R@5 0.482 without -> 0.617 with).
     weight_speaker_words: f64 = 2.0,

@@ -652,25 +652,6 @@ fn a_store_from_before_passages_gets_passages_for_what_it_consolidated() {
             ],
         ]
     );
-    // And the sentences, which a later version added.
-    let out = session
-        .run("?- mem_sentence(E, u1, _, Text).")
-        .expect("sentences");
-    let Some(Output::Rows(rows)) = out.last() else {
-        panic!("rows")
-    };
-    let mut sentences: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.iter().map(|v| session.render(v)).collect())
-        .collect();
-    sentences.sort();
-    assert_eq!(
-        sentences,
-        [
-            ["u1/e1", "user: I adopted a dog."],
-            ["u1/e2", "user: She is called Rex."],
-        ]
-    );
 }
 
 /// An extractor that names predicates its own way, as an LLM would:

@@ -93,7 +93,7 @@ fn configs(all: bool) -> Vec<Config> {
         },
         Config {
             name: "dense only",
-            channels: vec![EpisodeMeaning, SentenceMeaning, FactMeaning],
+            channels: vec![EpisodeMeaning, FactMeaning],
             abstain: false,
         },
         Config {
@@ -111,7 +111,6 @@ fn configs(all: bool) -> Vec<Config> {
             channels: vec![
                 EpisodeWords,
                 EpisodeMeaning,
-                SentenceMeaning,
                 SpeakerWords,
                 SpeakerMeaning,
                 UserWords,

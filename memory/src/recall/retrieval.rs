@@ -235,7 +235,6 @@ fn worded_leads<'r>(
         matches!(
             c,
             Channel::EpisodeMeaning
-                | Channel::SentenceMeaning
                 | Channel::MultilingualMeaning
                 | Channel::EpisodeWords
                 | Channel::SpeakerWords
