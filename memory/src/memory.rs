@@ -92,6 +92,10 @@ impl Memory {
         if created.contains(&schema::Passage::RELATION) && next_seq > 1 {
             consolidator.backfill_passages()?;
         }
+        // And one from before sentences, theirs.
+        if created.contains(&schema::Sentence::RELATION) && next_seq > 1 {
+            consolidator.backfill_sentences()?;
+        }
         let shared = Arc::new(Shared {
             engine,
             writer: Mutex::new(Writer { session, next_seq }),

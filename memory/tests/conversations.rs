@@ -629,18 +629,7 @@ fn a_store_from_before_passages_gets_passages_for_what_it_consolidated() {
         },
     )
     .expect("memory");
-    let mut session = memory.engine().session();
-    let out = session
-        .run("?- mem_passage(P, E, u1, _, Text).")
-        .expect("passages");
-    let Some(Output::Rows(rows)) = out.last() else {
-        panic!("rows")
-    };
-    let mut passages: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.iter().map(|v| session.render(v)).collect())
-        .collect();
-    passages.sort();
+    let passages = common::sorted_rows(&memory, "?- mem_passage(P, E, u1, _, Text).");
     assert_eq!(
         passages,
         [
@@ -650,6 +639,15 @@ fn a_store_from_before_passages_gets_passages_for_what_it_consolidated() {
                 "u1/e2",
                 "user: I adopted a dog.\nuser: She is called Rex."
             ],
+        ]
+    );
+    // And the sentences, which a later version added.
+    let sentences = common::sorted_rows(&memory, "?- mem_sentence(E, u1, _, Text).");
+    assert_eq!(
+        sentences,
+        [
+            ["u1/e1", "user: I adopted a dog."],
+            ["u1/e2", "user: She is called Rex."],
         ]
     );
 }

@@ -562,8 +562,9 @@ fn a_question_in_the_first_person_finds_the_users_own_words_first() {
     assert!(ran(&context, "user_words"), "{:?}", context.channels);
     assert!(!context.abstain, "{context:#?}");
 
-    // Without the user's channels the assistant's answers, which echo
-    // the question's words, come first.
+    // Without the user's channels (and the sentence channel, which reads
+    // only what people say) the assistant's answers, which echo the
+    // question's words, come first.
     let without = ask_with(
         &memory,
         "chat",
@@ -571,7 +572,12 @@ fn a_question_in_the_first_person_finds_the_users_own_words_first() {
         SearchOptions {
             channels: Channel::ALL
                 .into_iter()
-                .filter(|c| !matches!(c, Channel::UserWords | Channel::UserMeaning))
+                .filter(|c| {
+                    !matches!(
+                        c,
+                        Channel::UserWords | Channel::UserMeaning | Channel::SentenceMeaning
+                    )
+                })
                 .collect(),
             ..SearchOptions::default()
         },
@@ -1231,4 +1237,103 @@ fn a_long_message_is_shown_by_its_sentences_about_the_question() {
     assert!(!item.text.contains("Drinking"), "{}", item.text);
     assert_eq!(item.said, long_text);
     assert!(cut.tokens <= 150);
+}
+
+/// The sentence of a long message that answers is found by its own
+/// meaning: the passage's one vector averages it with the rest, and a
+/// short message nearer the question's topic as a whole comes first.
+#[test]
+fn a_sentence_inside_a_long_message_is_found_by_its_own_meaning() {
+    let Some(model) = common::model() else {
+        return;
+    };
+    let engine = chronolog_engine::Engine::with_embedders(
+        chronolog_engine::Store::in_memory(),
+        model,
+        std::sync::Arc::new(chronolog_engine::HashingEmbedder::new(64)),
+    );
+    let options = chronolog_memory::Options {
+        reranker: None,
+        ..chronolog_memory::Options::manual()
+    };
+    let memory = Memory::with_engine(engine, options).expect("memory");
+    let answer = "Things have been great since we last talked! I've been focusing on school \
+                  and reading a bunch of fantasy books, which is a nice way to take a break from \
+                  all the stress of exams. My sister visited last weekend and we cooked dinner for our parents at home. \
+                  I've also started learning how to play the piano.";
+    let mut answered = String::new();
+    for (role, date, text) in [
+        ("John", "2023-05-01", "Hey Tim, how have you been?"),
+        ("Tim", "2023-05-01", answer),
+        ("John", "2023-05-02", "What music do you listen to?"),
+        (
+            "Tim",
+            "2023-05-02",
+            "Mostly film scores and jazz records, they help me study.",
+        ),
+        ("John", "2023-05-03", "Did you go to the concert?"),
+        (
+            "Tim",
+            "2023-05-03",
+            "Yes, we went to the music festival and sang along all night.",
+        ),
+    ] {
+        let id = say_as(&memory, "t", role, date, text);
+        if text == answer {
+            answered = id;
+        }
+    }
+    memory.consolidate_now().expect("consolidate");
+    let first = |channel: Channel| {
+        let options = SearchOptions {
+            channels: vec![channel],
+            abstain: false,
+            rerank_depth: 0,
+            ..SearchOptions::default()
+        };
+        ask_with(&memory, "t", "What instruments does Tim play?", options)
+            .ranked_episodes
+            .first()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_ne!(first(Channel::EpisodeMeaning), answered);
+    assert_eq!(first(Channel::SentenceMeaning), answered);
+}
+
+/// An assistant's reply is kept whole: its many pieces of advice would
+/// each match some question by chance. A person's message is split.
+#[test]
+fn only_what_people_say_is_split_into_sentences() {
+    let memory = common::memory();
+    say(
+        &memory,
+        "u1",
+        "2024-03-01",
+        "I finally bought a road bike last week, after saving up for it since the start of \
+         the winter. It is a blue Trek with carbon wheels, and I want to ride it to work every day.",
+    );
+    say_as(
+        &memory,
+        "u1",
+        "assistant",
+        "2024-03-01",
+        "Congratulations! Check the tyre pressure before each ride. Keep the chain clean.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let sentences = common::sorted_rows(&memory, "?- mem_sentence(_, u1, Role, Text).");
+    assert_eq!(
+        sentences,
+        [
+            [
+                "user",
+                "user: I finally bought a road bike last week, after saving up for it since the \
+                 start of the winter."
+            ],
+            [
+                "user",
+                "user: It is a blue Trek with carbon wheels, and I want to ride it to work every day."
+            ],
+        ]
+    );
 }

@@ -93,7 +93,7 @@ fn configs(all: bool) -> Vec<Config> {
         },
         Config {
             name: "dense only",
-            channels: vec![EpisodeMeaning, FactMeaning],
+            channels: vec![EpisodeMeaning, SentenceMeaning, FactMeaning],
             abstain: false,
         },
         Config {
@@ -111,6 +111,7 @@ fn configs(all: bool) -> Vec<Config> {
             channels: vec![
                 EpisodeWords,
                 EpisodeMeaning,
+                SentenceMeaning,
                 SpeakerWords,
                 SpeakerMeaning,
                 UserWords,

@@ -14,6 +14,7 @@
 //! | `conflict.rs` | the conflict ladder: what a claim does to its slot's versions |
 //! | `apply.rs` | a decision written: the fact row, its links, its salience |
 //! | `passage.rs` | what the meaning channels embed for an episode |
+//! | `sentence.rs` | an episode's sentences, each embedded alone |
 
 mod apply;
 mod conflict;
@@ -24,6 +25,7 @@ mod paraphrase;
 mod pass;
 pub(crate) mod passage;
 mod report;
+pub(crate) mod sentence;
 mod slots;
 
 pub use conflict::{Adjudicator, Decision, KeepBoth};

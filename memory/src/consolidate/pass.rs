@@ -16,6 +16,7 @@ use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, sl
 use super::paraphrase::Paraphrases;
 use super::passage::{self, Said};
 use super::report::Report;
+use super::sentence;
 use super::slots::Slots;
 use crate::error::Result;
 use crate::ids::{Slot, normalize};
@@ -289,6 +290,7 @@ impl Consolidator {
                 write_said_in(txn, rel.said_in, &said(episode), lang, chosen)?;
             }
             passage::write(txn, &rel, &said(episode), passage, multilingual)?;
+            sentence::write(txn, &rel, &said(episode), lang.reader())?;
             for plan in &plans {
                 apply(txn, &rel, plan, &written)?;
             }

@@ -8,6 +8,9 @@ pub enum Channel {
     /// `near` over episodes, in the engine's embedder's space (an English
     /// model by default): for questions in English.
     EpisodeMeaning,
+    /// `near` over episodes' sentences, each episode by its best one, in
+    /// the engine's space: the sentence that answers inside a long message.
+    SentenceMeaning,
     /// `near` over episodes in the multilingual space: for a question in
     /// another language, and for any question to a memory in another
     /// language (a question in one language finds messages in another).
@@ -47,8 +50,9 @@ pub enum Channel {
 
 impl Channel {
     /// Every channel.
-    pub const ALL: [Channel; 14] = [
+    pub const ALL: [Channel; 15] = [
         Channel::EpisodeMeaning,
+        Channel::SentenceMeaning,
         Channel::MultilingualMeaning,
         Channel::EpisodeWords,
         Channel::SpeakerWords,
@@ -68,6 +72,7 @@ impl Channel {
     pub fn name(self) -> &'static str {
         match self {
             Channel::EpisodeMeaning => "episode_meaning",
+            Channel::SentenceMeaning => "sentence_meaning",
             Channel::MultilingualMeaning => "multilingual_meaning",
             Channel::EpisodeWords => "episode_words",
             Channel::SpeakerWords => "speaker_words",
@@ -100,6 +105,7 @@ impl Channel {
             Channel::UserWords | Channel::UserMeaning => tuning.weight_user,
             // The same channel in another space: no weight of its own.
             Channel::EpisodeMeaning | Channel::MultilingualMeaning => tuning.weight_episode_meaning,
+            Channel::SentenceMeaning => tuning.weight_sentence_meaning,
             Channel::FactWords => tuning.weight_fact_words,
             Channel::FactMeaning => tuning.weight_fact_meaning,
             Channel::Graph => tuning.weight_graph,

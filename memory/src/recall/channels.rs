@@ -44,6 +44,7 @@ pub(crate) fn run(
     };
     let wants = |c: Channel| options.channels.contains(&c);
     let meaning = wants(Channel::EpisodeMeaning)
+        || wants(Channel::SentenceMeaning)
         || wants(Channel::FactMeaning)
         || wants(Channel::SpeakerMeaning)
         || wants(Channel::UserMeaning)
@@ -198,12 +199,19 @@ impl Runner<'_> {
         Ok(rows.to_vecs())
     }
 
-    /// `near` and `bm25` over episodes (their passages) and over facts.
+    /// `near` and `bm25` over episodes (their passages, and their
+    /// sentences: `near` answers each episode once) and over facts.
     fn meaning_and_words(&mut self) -> Result<()> {
         for (channel, rel, instant, vector) in [
             (
                 Channel::EpisodeMeaning,
                 "mem_passage",
+                "said",
+                self.vector.clone().filter(|_| self.english),
+            ),
+            (
+                Channel::SentenceMeaning,
+                "mem_sentence",
                 "said",
                 self.vector.clone().filter(|_| self.english),
             ),

@@ -235,6 +235,7 @@ fn worded_leads<'r>(
         matches!(
             c,
             Channel::EpisodeMeaning
+                | Channel::SentenceMeaning
                 | Channel::MultilingualMeaning
                 | Channel::EpisodeWords
                 | Channel::SpeakerWords

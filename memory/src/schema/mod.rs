@@ -58,6 +58,26 @@ relation! {
 }
 
 relation! {
+    /// A person's message's sentences, each embedded alone after its
+    /// speaker's name (a short one joined with the next; an assistant's
+    /// replies are not split: `consolidate/sentence.rs`):
+    /// the one sentence of a long message that answers is found by its own
+    /// meaning, not diluted by the rest. Keyless: `near` answers each
+    /// episode once, by its best sentence. Erased with the episode (its
+    /// id is a column), never rewritten.
+    Sentence = "mem_sentence" {
+        /// The episode it is from; first, so `near` answers episodes.
+        episode / EPISODE: Sym,
+        /// Whose memory it is.
+        tenant / TENANT: Sym,
+        /// Who said it.
+        role / ROLE: Sym,
+        /// What is embedded: `<role>: <sentence>`.
+        text / TEXT: Str "embed",
+    }
+}
+
+relation! {
     /// Passages again, in the multilingual space: the same text, embedded
     /// by a model that puts Chinese, German and English in one space, so a
     /// question finds a message written in another language and a memory
@@ -268,7 +288,7 @@ relation! {
 }
 
 /// Every relation's name, in creation order.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 18] = [
     Episode::RELATION,
     Passage::RELATION,
     Fact::RELATION,
@@ -286,10 +306,11 @@ pub const NAMES: [&str; 17] = [
     Multilingual::RELATION,
     SaidIn::RELATION,
     LanguagePin::RELATION,
+    Sentence::RELATION,
 ];
 
 /// Every relation's name and `:create` statement, in creation order.
-fn declarations() -> [(&'static str, String); 17] {
+fn declarations() -> [(&'static str, String); 18] {
     [
         (Episode::RELATION, Episode::create()),
         (Passage::RELATION, Passage::create()),
@@ -308,6 +329,7 @@ fn declarations() -> [(&'static str, String); 17] {
         (Multilingual::RELATION, Multilingual::create()),
         (SaidIn::RELATION, SaidIn::create()),
         (LanguagePin::RELATION, LanguagePin::create()),
+        (Sentence::RELATION, Sentence::create()),
     ]
 }
 
@@ -344,6 +366,7 @@ pub(crate) struct Relations {
     pub multilingual: RelationId,
     pub said_in: RelationId,
     pub language_pin: RelationId,
+    pub sentence: RelationId,
 }
 
 impl Relations {
@@ -372,6 +395,7 @@ impl Relations {
             multilingual: id(Multilingual::RELATION)?,
             said_in: id(SaidIn::RELATION)?,
             language_pin: id(LanguagePin::RELATION)?,
+            sentence: id(Sentence::RELATION)?,
         })
     }
 }

@@ -58,6 +58,23 @@ pub fn memory_in(dir: &std::path::Path) -> Memory {
     Memory::with_engine(engine, options).expect("memory")
 }
 
+/// The rows `query` answers in `memory`'s store, each rendered as the
+/// shell shows it, sorted: what a test compares whatever order a scan gives.
+#[allow(dead_code)] // Not every test file reads the store's rows.
+pub fn sorted_rows(memory: &Memory, query: &str) -> Vec<Vec<String>> {
+    let mut session = memory.engine().session();
+    let out = session.run(query).expect(query);
+    let Some(chronolog_engine::Output::Rows(rows)) = out.last() else {
+        panic!("{query}: no rows")
+    };
+    let mut rendered: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| session.render(v)).collect())
+        .collect();
+    rendered.sort();
+    rendered
+}
+
 /// The user says `text` on `date` in `tenant`'s memory; the episode id.
 #[allow(dead_code)] // Not every test file says things as the user.
 pub fn say(memory: &Memory, tenant: &str, date: &str, text: &str) -> String {

@@ -1,5 +1,5 @@
-//! Passages written after the fact: those of a store made before passages
-//! existed, and a tenant's passages copied into the multilingual space
+//! Passages and sentences written after the fact: those of a store made
+//! before they existed, and a tenant's passages copied into the multilingual space
 //! when it first needs it.
 
 use std::collections::HashMap;
@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chronolog_engine::Interval;
 
 use super::{Consolidator, said};
-use crate::consolidate::passage;
+use crate::consolidate::{passage, sentence};
 use crate::error::Result;
 use crate::schema::{Multilingual, Passage};
 
@@ -41,6 +41,33 @@ impl Consolidator {
             Ok(())
         })?;
         Ok(passages.len())
+    }
+
+    /// Writes the sentences of every episode consolidated before sentences
+    /// existed (a store made by an earlier version), in one commit, each
+    /// read in the language its message is.
+    pub(crate) fn backfill_sentences(&mut self) -> Result<usize> {
+        let cursor = self.cursor()?;
+        let (episodes, _) = self.episodes_after(0, 0)?;
+        let mut written = Vec::new();
+        for episode in episodes.into_iter().filter(|e| e.seq <= cursor as i64) {
+            let given = self.languages.given(&episode.id)?;
+            let (lang, _) = self
+                .languages
+                .message_lang(&episode.tenant, given, &episode.text);
+            written.push((episode, lang));
+        }
+        if written.is_empty() {
+            return Ok(0);
+        }
+        let rel = self.rel;
+        self.session.write(|txn| {
+            for (episode, lang) in &written {
+                sentence::write(txn, &rel, &said(episode), lang.reader())?;
+            }
+            Ok(())
+        })?;
+        Ok(written.len())
     }
 
     /// Puts `tenant`'s passages in the multilingual space, once: from
