@@ -1,6 +1,6 @@
-//! A message's sentences, embedded one by one: the sentence of a long
-//! message that answers a question is found by its own meaning ("I've
-//! also started learning how to play the piano" for "What instruments
+//! A person's message's sentences, embedded one by one: the sentence of
+//! a long message that answers a question is found by its own meaning
+//! ("I've also started learning how to play the piano" for "What instruments
 //! does Tim play?", said after three sentences about school and books),
 //! where the passage's one vector averages it with the rest.
 
@@ -54,7 +54,7 @@ pub(crate) fn pieces(lang: &dyn Language, text: &str) -> Vec<String> {
 /// is what a memory is asked about; the assistant's replies are still
 /// found whole, by their passages.
 pub(crate) fn splits(role: &str) -> bool {
-    role != "assistant"
+    !role.eq_ignore_ascii_case("assistant")
 }
 
 /// Writes the sentence rows of `said`, read in `lang`.
@@ -85,6 +85,12 @@ pub(crate) fn write(
 mod tests {
     use super::*;
     use crate::Lang;
+
+    #[test]
+    fn an_assistant_is_not_split_in_any_spelling_and_people_are() {
+        assert!(!splits("assistant") && !splits("Assistant"));
+        assert!(splits("user") && splits("Caroline"));
+    }
 
     #[test]
     fn short_sentences_join_the_next_and_long_ones_stand_alone() {

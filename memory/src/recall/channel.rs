@@ -8,8 +8,9 @@ pub enum Channel {
     /// `near` over episodes, in the engine's embedder's space (an English
     /// model by default): for questions in English.
     EpisodeMeaning,
-    /// `near` over episodes' sentences, each episode by its best one, in
-    /// the engine's space: the sentence that answers inside a long message.
+    /// `near` over what people said, sentence by sentence, each message by
+    /// its best, in the engine's space: the sentence that answers inside a
+    /// long message (an assistant's replies are not split).
     SentenceMeaning,
     /// `near` over episodes in the multilingual space: for a question in
     /// another language, and for any question to a memory in another

@@ -1,6 +1,6 @@
 //! Passages and sentences written after the fact: those of a store made
-//! before they existed, and a tenant's passages copied into the multilingual space
-//! when it first needs it.
+//! before they existed, and a tenant's passages copied into the
+//! multilingual space when it first needs it.
 
 use std::collections::HashMap;
 
