@@ -14,7 +14,7 @@
 //! | `conflict.rs` | the conflict ladder: what a claim does to its slot's versions |
 //! | `apply.rs` | a decision written: the fact row, its links, its salience |
 //! | `passage.rs` | what the meaning channels embed for an episode |
-//! | `sentence.rs` | an episode's sentences, each embedded alone |
+//! | `sentence.rs` | a person's message's sentences, each embedded alone (an assistant's replies are not split) |
 
 mod apply;
 mod conflict;
