@@ -9,17 +9,23 @@ use chronolog_engine::Interval;
 use super::{Consolidator, said};
 use crate::consolidate::{passage, sentence};
 use crate::error::Result;
-use crate::schema::{Multilingual, Passage};
+use crate::schema::{Episode, Multilingual, Passage};
 
 impl Consolidator {
+    /// The episodes consolidation has already passed: those a relation
+    /// added by a later version must be written for.
+    fn consolidated_episodes(&self) -> Result<Vec<Episode>> {
+        let cursor = self.cursor()? as i64;
+        let (episodes, _) = self.episodes_after(0, 0)?;
+        Ok(episodes.into_iter().filter(|e| e.seq <= cursor).collect())
+    }
+
     /// Writes the passages of every episode consolidated before passages
     /// existed (a store made by an earlier version), in one commit.
-    pub(crate) fn backfill_passages(&mut self) -> Result<usize> {
-        let cursor = self.cursor()?;
-        let (episodes, _) = self.episodes_after(0, 0)?;
+    pub(crate) fn backfill_passages(&mut self) -> Result<()> {
         let mut previous: HashMap<(String, String), (String, String)> = HashMap::new();
         let mut passages = Vec::new();
-        for episode in episodes.into_iter().filter(|e| e.seq <= cursor as i64) {
+        for episode in self.consolidated_episodes()? {
             let conversation = (episode.tenant.clone(), episode.session.clone());
             let before = previous.get(&conversation);
             let text = passage::text(
@@ -31,7 +37,7 @@ impl Consolidator {
         }
         self.conversations.clear();
         if passages.is_empty() {
-            return Ok(0);
+            return Ok(());
         }
         let rel = self.rel;
         self.session.write(|txn| {
@@ -40,17 +46,15 @@ impl Consolidator {
             }
             Ok(())
         })?;
-        Ok(passages.len())
+        Ok(())
     }
 
     /// Writes the sentences of every episode consolidated before sentences
     /// existed (a store made by an earlier version), in one commit, each
     /// read in the language its message is.
-    pub(crate) fn backfill_sentences(&mut self) -> Result<usize> {
-        let cursor = self.cursor()?;
-        let (episodes, _) = self.episodes_after(0, 0)?;
+    pub(crate) fn backfill_sentences(&mut self) -> Result<()> {
         let mut written = Vec::new();
-        for episode in episodes.into_iter().filter(|e| e.seq <= cursor as i64) {
+        for episode in self.consolidated_episodes()? {
             let given = self.languages.given(&episode.id)?;
             let (lang, _) = self
                 .languages
@@ -58,7 +62,7 @@ impl Consolidator {
             written.push((episode, lang));
         }
         if written.is_empty() {
-            return Ok(0);
+            return Ok(());
         }
         let rel = self.rel;
         self.session.write(|txn| {
@@ -67,7 +71,7 @@ impl Consolidator {
             }
             Ok(())
         })?;
-        Ok(written.len())
+        Ok(())
     }
 
     /// Puts `tenant`'s passages in the multilingual space, once: from
