@@ -17,6 +17,9 @@ pub(super) struct Selection<'a> {
     /// At most this many of the file's items (conversations, or LongMemEval
     /// questions), spread evenly over the file.
     pub(super) limit: Option<usize>,
+    /// Only questions whose text holds this, in any case: one question
+    /// looked at closely.
+    pub(super) matching: Option<&'a str>,
 }
 
 /// The file's conversations, each with the questions the selection keeps
@@ -63,6 +66,14 @@ pub(super) fn read(
         }
         for conv in &mut conversations {
             conv.qa.retain(|q| selection.types.contains(&q.category));
+        }
+        conversations.retain(|c| !c.qa.is_empty());
+    }
+    if let Some(wanted) = selection.matching {
+        let wanted = wanted.to_lowercase();
+        for conv in &mut conversations {
+            conv.qa
+                .retain(|q| q.question.to_lowercase().contains(&wanted));
         }
         conversations.retain(|c| !c.qa.is_empty());
     }

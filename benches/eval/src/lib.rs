@@ -160,6 +160,11 @@ pub struct EvalArgs {
     pub limit: Option<usize>,
     /// Ask only questions of these types (all when empty).
     pub types: Vec<String>,
+    /// Ask only questions whose text holds this, in any case.
+    pub matching: Option<String>,
+    /// Print how each question was searched (`Memory::explain_search`)
+    /// before the numbers.
+    pub explain: bool,
     /// The memory's tuning, the defaults with `--set name=value` applied.
     pub tuning: Tuning,
     /// Fields to sweep, each with its values (`--sweep rrf_k=5,10,20`):
@@ -185,6 +190,7 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         &data::Selection {
             types: &args.types,
             limit: args.limit,
+            matching: args.matching.as_deref(),
         },
     )?;
     let embedder: Arc<dyn Embedder> = match args.embedder.as_str() {
@@ -281,6 +287,34 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         .iter()
         .flat_map(|conv| conv.qa.iter().map(move |qa| (conv, qa)))
         .collect();
+    if args.explain {
+        let asking = Asking {
+            questions: &questions,
+            now_of: &now_of,
+            dia_of: &dia_of,
+            threads,
+        };
+        for (conv, qa) in &questions {
+            let options = asking.options(&configs(false)[0], &args.tuning, conv, qa);
+            // The evidence by its episode ids too, as the explanation names them.
+            let evidence: Vec<String> = qa
+                .evidence
+                .iter()
+                .map(|dia| match conv.turns.iter().find(|t| &t.dia_id == dia) {
+                    Some(turn) => format!("{dia} = {}/{}", conv.id, turn.episode),
+                    None => dia.clone(),
+                })
+                .collect();
+            println!(
+                "## {} ({}): {}\nevidence: {}\n{}",
+                conv.id,
+                qa.category,
+                qa.question,
+                evidence.join(", "),
+                memory.explain_search(&conv.id, &qa.question, &options)?
+            );
+        }
+    }
     if !args.sweeps.is_empty() {
         let asking = Asking {
             questions: &questions,

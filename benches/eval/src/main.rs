@@ -70,6 +70,14 @@ struct EvalOptions {
     /// temporal-reasoning).
     #[arg(long, value_delimiter = ',', value_name = "TYPES")]
     types: Vec<String>,
+    /// Ask only questions whose text holds TEXT, in any case.
+    #[arg(long, value_name = "TEXT")]
+    matching: Option<String>,
+    /// Print how each question asked was searched (the question as
+    /// understood, each channel's candidates, the fusion, the verdict)
+    /// before the numbers: with --matching, one question looked at closely.
+    #[arg(long)]
+    explain: bool,
     /// Vary one field of the memory's tuning, `name=value` (`--set
     /// rrf_k=20`; repeat for several). The fields are listed in
     /// memory/src/tuning.rs and printed by `chronolog recall --explain`.
@@ -115,6 +123,8 @@ fn main() -> ExitCode {
             all: options.all,
             limit: options.limit,
             types: options.types,
+            matching: options.matching,
+            explain: options.explain,
             tuning: chronolog_memory::Tuning::default()
                 .with_assignments(options.set.iter().map(String::as_str))?,
             sweeps: options

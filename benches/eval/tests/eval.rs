@@ -1,6 +1,6 @@
 //! `chronolog-eval` from the outside, on small hand-written files in
 //! LoCoMo's and LongMemEval's shapes: what it scores, the JSON it writes,
-//! gzip, `--types` and `--limit`.
+//! gzip, `--types`, `--limit`, `--matching` and `--explain`.
 
 use std::path::Path;
 use std::process::Command;
@@ -181,6 +181,28 @@ fn eval_longmemeval_reads_gzip_and_selects_questions() {
         questions(&["--limit", "1"]),
         ["Which city do I live in now?"]
     );
+    assert_eq!(
+        questions(&["--matching", "PET IGUANA"]),
+        ["What is the name of my pet iguana?"]
+    );
+    // One question looked at closely: how it was searched, its evidence
+    // by the episode ids the explanation names.
+    let run = eval(home.path())
+        .arg("longmemeval")
+        .arg(&gz)
+        .args(["--embedder", "hashing", "--matching", "city", "--explain"])
+        .output()
+        .expect("run");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let explained = text(&run.stdout);
+    assert!(
+        explained.contains("Which city do I live in now?")
+            && explained.contains("fused (")
+            && explained.contains("verdict:")
+            && !explained.contains("iguana"),
+        "{explained}"
+    );
+    assert!(explained.contains(" = q0-"), "{explained}");
     let run = eval(home.path())
         .arg("longmemeval")
         .arg(&gz)
