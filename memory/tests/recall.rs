@@ -718,6 +718,14 @@ fn a_fact_leads_only_a_question_that_shares_its_words() {
         "{:?}",
         facts(&turtles)
     );
+    // Its sentence shares "love" with this question, but the fact does
+    // not name what is asked.
+    let party = ask(&memory, "u1", "What did I love about the party?");
+    assert!(
+        !facts(&party).iter().any(|f| f.contains("turtles")),
+        "{:?}",
+        facts(&party)
+    );
     // With no channel over messages, facts are all there is to show.
     let only_facts = SearchOptions {
         channels: vec![Channel::FactWords, Channel::FactMeaning],

@@ -14,6 +14,7 @@ use chronolog_engine::{Engine, RelationId, RowVersion, Store, Timestamp, Value};
 use super::Instants;
 use super::understand::Question;
 use crate::error::Result;
+use crate::lang::Language;
 use crate::salience;
 use crate::schema::{Episode, Fact, Relations};
 use crate::tuning::Tuning;
@@ -69,8 +70,10 @@ pub(crate) struct Leads<'a> {
 /// of all contexts), and a fact that shares no word with the question is
 /// seldom its answer: leading, it takes the budget from the messages
 /// (coverage at 500 tokens 0.592 -> 0.616, at 2,000 0.788 -> 0.792).
-/// Its episodes still count in the ranking. A fact in `asked` (what the
-/// question asks by its predicate) leads first.
+/// Nor does one whose object names nothing the question asks about (a
+/// fact's words are its sentence's). Its episodes still count in the
+/// ranking. A fact in `asked` (what the question asks by its predicate)
+/// leads first, whatever its words.
 pub(crate) fn gather(
     engine: &Engine,
     tenant: &str,
@@ -116,6 +119,24 @@ pub(crate) fn gather(
             let decayed = salience::decayed(salience, last, at.facts, tuning.half_life_days);
             *score *= stage_weight(salience::stage(decayed), tuning);
         }
+    }
+    // A fact whose sentence shares a word with the question leads only
+    // when the fact itself does too, its predicate as the question's
+    // language says it or its object: "What degree did I graduate with?"
+    // shares words with the sentences behind `user feels_about better`,
+    // and a fact that does not name what is asked takes the budget from
+    // the messages that may.
+    if worded.is_some() {
+        let reader = question.lang.reader();
+        let wanted = super::excerpt::wanted(reader, &question.text);
+        facts.retain(|(fact, _)| {
+            asked.contains(&fact.slot)
+                || names_asked(
+                    reader,
+                    &wanted,
+                    &reader.fact_phrase("", &fact.predicate, &fact.object),
+                )
+        });
     }
     // A fact the question asks about by its predicate leads, at the best
     // fact's score: it is what was asked, whatever its words matched.
@@ -265,6 +286,14 @@ pub(super) fn leading(
         .iter()
         .filter(move |(_, s)| *s >= min_share * best)
         .take(most)
+}
+
+/// Whether `phrase` (a fact said without its subject) has a word whose
+/// stem is one of the question's topic words (`wanted`), read by `lang`.
+fn names_asked(lang: &dyn Language, wanted: &HashSet<String>, phrase: &str) -> bool {
+    lang.words(phrase)
+        .iter()
+        .any(|word| wanted.contains(&lang.stem(word)))
 }
 
 /// How much of its fused score a fact keeps at each salience stage: an
