@@ -92,6 +92,9 @@ fn paraphrases_of_where_do_i_work_are_answered_by_the_fact_they_ask_about() {
         "Who is my employer?",
         "What's my job?",
         "Where am I employed?",
+        // Inflections the lexicon does not list, read by their stem.
+        "Who employs me these days?",
+        "Where am I working now?",
     ] {
         let context = ask(&memory, "u1", question);
         assert!(!context.abstain, "{question}: {context:#?}");

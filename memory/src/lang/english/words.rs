@@ -1,6 +1,11 @@
 //! English words as the gate compares them: sentences, lower-cased words
-//! without their possessive, a crude suffix stem, stop words, and the
+//! without their possessive, a crude suffix stem, Snowball's stems for
+//! inflections, stop words, and the
 //! first and second person.
+
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::lang::Person;
 
@@ -52,7 +57,8 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// A crude stem for matching a question's words in a sentence: a common
-/// suffix off where four letters or more remain ("races" is "race").
+/// suffix off where four letters or more remain ("races" is "race"). The
+/// gates' judgements of whose words a sentence holds were fitted with it.
 pub(super) fn stem(word: &str) -> String {
     for suffix in ["ing", "ed", "es", "s"] {
         if let Some(root) = word.strip_suffix(suffix)
@@ -63,6 +69,10 @@ pub(super) fn stem(word: &str) -> String {
     }
     word.to_string()
 }
+
+/// Snowball's English (Porter2) stemmer, for telling inflections of one
+/// word apart from different words ([`same_word`]).
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Words that carry no topic of their own in a question.
 const STOP: &[&str] = &[
@@ -78,28 +88,43 @@ const STOP: &[&str] = &[
     "once", "very", "too", "each", "every", "off", "down", "don", "doesn", "didn",
 ];
 
-/// The question's topic words: three letters or more, not in [`STOP`].
+/// Words that say the present, as "now" does: the question is asked as
+/// of now anyway, so they name no topic.
+const PRESENT: &[&str] = &["currently", "nowadays", "presently"];
+
+/// The question's topic words: three letters or more, not in [`STOP`],
+/// nor the "days" of "these days" (the present, as "now" is).
 pub(super) fn topic_words(question: &str) -> Vec<String> {
-    words(question)
-        .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()) && !w.contains('\''))
+    let all: Vec<String> = words(question).collect();
+    all.iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            let these_days =
+                w.as_str() == "days" && i.checked_sub(1).map(|p| all[p].as_str()) == Some("these");
+            w.len() >= 3 && !is_stop_word(w) && !w.contains('\'') && !these_days
+        })
+        .map(|(_, w)| w.clone())
         .collect()
 }
 
 /// Whether `word` (lower-cased) is a stop word.
 pub(super) fn is_stop_word(word: &str) -> bool {
-    STOP.contains(&word)
+    STOP.contains(&word) || PRESENT.contains(&word)
 }
 
 /// Whether `word` (from a text) is `topic` or an inflection of it: equal,
-/// or equal once both lose up to two letters, four always kept ("work",
-/// "worked", "works"; not "working").
+/// equal once both lose up to two letters, four always kept ("work",
+/// "worked", "works"), or of one Snowball stem ("working", "employer"
+/// and "employs").
 pub(super) fn same_word(topic: &str, word: &str) -> bool {
-    let stem = |w: &str| -> String {
+    let prefix = |w: &str| -> String {
         w.chars()
             .take(w.chars().count().saturating_sub(2).max(4))
             .collect()
     };
-    word == topic || (word.len() >= 4 && stem(word) == stem(topic))
+    word == topic
+        || (word.len() >= 4 && prefix(word) == prefix(topic))
+        || STEMMER.stem(word) == STEMMER.stem(topic)
 }
 
 /// Whether `word` (lower-cased) is the first or second person.
@@ -127,11 +152,16 @@ mod tests {
             topic_words("What is Melanie's dog's name?"),
             ["melanie", "dog"]
         );
+        assert_eq!(
+            topic_words("Who employs me these days, currently?"),
+            ["employs"]
+        );
         assert_eq!(sentences("One. Two!Three? "), ["One.", "Two!Three?"]);
         assert_eq!(stem("races"), "race");
         assert_eq!(stem("painting"), "paint");
         assert_eq!(stem("was"), "was");
         assert!(same_word("work", "worked"));
+        assert!(same_word("employer", "employs"));
         assert!(!same_word("work", "word"));
         assert_eq!(person("my"), Some(Person::First));
         assert_eq!(person("your"), Some(Person::Second));
