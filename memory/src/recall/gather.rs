@@ -70,8 +70,9 @@ pub(crate) struct Leads<'a> {
 /// of all contexts), and a fact that shares no word with the question is
 /// seldom its answer: leading, it takes the budget from the messages
 /// (coverage at 500 tokens 0.592 -> 0.616, at 2,000 0.788 -> 0.792).
-/// Nor does one whose object names nothing the question asks about (a
-/// fact's words are its sentence's). Its episodes still count in the
+/// Nor does one whose predicate (as the question's language says it)
+/// and object name nothing the question asks about: a fact's words are
+/// its sentence's. Its episodes still count in the
 /// ranking. A fact in `asked` (what the question asks by its predicate)
 /// leads first, whatever its words.
 pub(crate) fn gather(

@@ -1,7 +1,6 @@
 //! English words as the gate compares them: sentences, lower-cased words
 //! without their possessive, a crude suffix stem, Snowball's stems for
-//! inflections, stop words, and the
-//! first and second person.
+//! inflections, stop words, and the first and second person.
 
 use std::sync::LazyLock;
 
