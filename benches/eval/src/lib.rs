@@ -287,13 +287,13 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         .iter()
         .flat_map(|conv| conv.qa.iter().map(move |qa| (conv, qa)))
         .collect();
+    let asking = Asking {
+        questions: &questions,
+        now_of: &now_of,
+        dia_of: &dia_of,
+        threads,
+    };
     if args.explain {
-        let asking = Asking {
-            questions: &questions,
-            now_of: &now_of,
-            dia_of: &dia_of,
-            threads,
-        };
         for (conv, qa) in &questions {
             let options = asking.options(&configs(false)[0], &args.tuning, conv, qa);
             // The evidence by its episode ids too, as the explanation names them.
@@ -316,12 +316,6 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         }
     }
     if !args.sweeps.is_empty() {
-        let asking = Asking {
-            questions: &questions,
-            now_of: &now_of,
-            dia_of: &dia_of,
-            threads,
-        };
         let folds: Vec<usize> = conversations
             .iter()
             .enumerate()
@@ -351,12 +345,6 @@ pub fn run(dataset: Dataset, args: &EvalArgs) -> Result<()> {
         let mut stats = Stats::default();
         // Budgets that did not nest: questions, and items lost.
         let (mut unnested_items, mut unnested_questions) = (0usize, 0usize);
-        let asking = Asking {
-            questions: &questions,
-            now_of: &now_of,
-            dia_of: &dia_of,
-            threads,
-        };
         let options = |conv: &Conversation, qa: &Qa| asking.options(config, &args.tuning, conv, qa);
         let mut asked = asking.ask_all(&memory, config, &args.tuning)?;
         // The hybrid's latency is the one reported: its searches at 2,000

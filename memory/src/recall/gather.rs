@@ -127,14 +127,16 @@ pub(crate) fn gather(
     // shares words with the sentences behind `user feels_about better`,
     // and a fact that does not name what is asked takes the budget from
     // the messages that may.
+    // The same topic stems the excerpts read: computed once, here.
+    let wanted = OnceCell::new();
     if worded.is_some() {
         let reader = question.lang.reader();
-        let wanted = super::excerpt::wanted(reader, &question.text);
+        let wanted = wanted.get_or_init(|| super::excerpt::wanted(reader, &question.text));
         facts.retain(|(fact, _)| {
             asked.contains(&fact.slot)
                 || names_asked(
                     reader,
-                    &wanted,
+                    wanted,
                     &reader.fact_phrase("", &fact.predicate, &fact.object),
                 )
         });
@@ -182,7 +184,7 @@ pub(crate) fn gather(
         tokens: RefCell::new(HashMap::new()),
         excerpts: RefCell::new(HashMap::new()),
         topical: RefCell::new(FxHashMap::default()),
-        wanted: OnceCell::new(),
+        wanted,
     })
 }
 
