@@ -117,6 +117,51 @@ pub(crate) fn corrections(claims: &[Claim], denied: &[String]) -> Vec<Claim> {
     out
 }
 
+/// The claims a correction of a relation adds: "Clara is my cousin, not
+/// my sister" says the sister Clara never was. For each relation to a
+/// person that holds in the sentence, each relation the sentence denies
+/// (`denied`, canonical predicates read by the language: "not my
+/// sister", "nicht meine Schwester", "不是我姐姐") is withdrawn for the
+/// same person.
+pub(crate) fn relation_corrections(claims: &[Claim], denied: &[&str]) -> Vec<Claim> {
+    let mut out = Vec::new();
+    for claim in claims {
+        if claim.kind != ClaimKind::Holds || !FAMILY.contains(&claim.predicate.as_str()) {
+            continue;
+        }
+        for relation in denied {
+            if *relation != claim.predicate {
+                out.push(Claim {
+                    predicate: (*relation).to_string(),
+                    kind: ClaimKind::Withdrawn,
+                    valid: None,
+                    ..claim.clone()
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The relations `denial` finds denied in `text` (its `r` group, a word
+/// of the language's `family` table), as predicates.
+pub(crate) fn relations_denied(
+    denial: &regex::Regex,
+    text: &str,
+    family: &[(&str, &'static str)],
+) -> Vec<&'static str> {
+    denial
+        .captures_iter(text)
+        .filter_map(|c| c.name("r"))
+        .filter_map(|m| {
+            family
+                .iter()
+                .find(|(word, _)| *word == m.as_str())
+                .map(|(_, predicate)| *predicate)
+        })
+        .collect()
+}
+
 /// A language's claims as consolidation takes them, whatever the
 /// language: a breakup made one claim per partner slot; a one-valued
 /// state over a period that ended ("until 2020") made a past event; a past
@@ -208,6 +253,12 @@ pub(crate) const FAMILY: &[&str] = &[
 /// the one holding the partner named) ends. [`partners_ended`] makes it
 /// one claim per slot of [`PARTNERS`].
 pub(crate) const ANY_PARTNER: &str = "any_partner";
+
+/// Predicates whose object is a clause, what one means to do ("try out
+/// Smokey's this weekend"), not a thing: its words are its sentence's, so
+/// a word shared with a question says no more than the message's own
+/// match does.
+pub(crate) const CLAUSE_OBJECTS: &[&str] = &["plans"];
 
 /// Each [`ANY_PARTNER`] claim as one claim per partner slot.
 fn partners_ended(claims: Vec<Claim>) -> Vec<Claim> {

@@ -6,25 +6,12 @@
 use chronolog_memory::{Context, ItemKind, Memory, SearchOptions};
 
 mod common;
-use common::{at, memory, ran, say, say_as};
+use common::{believed, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     memory
         .search(tenant, question, &SearchOptions::default())
         .expect("search")
-}
-
-/// The objects of `predicate` believed valid at `as_of`.
-fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
-    let mut objects: Vec<String> = memory
-        .facts(tenant, Some(at(as_of)), None)
-        .expect("facts")
-        .into_iter()
-        .filter(|f| f.predicate == predicate)
-        .map(|f| f.object)
-        .collect();
-    objects.sort();
-    objects
 }
 
 fn fact_items(context: &Context) -> Vec<String> {
@@ -311,4 +298,35 @@ fn a_question_in_the_first_person_in_chinese_searches_the_users_own_words() {
         "{:?}",
         about_doctors.channels
     );
+}
+
+/// A life told the everyday way: a job said by what one is where, a job
+/// quit and the next one started, a relation corrected; asked by its
+/// paraphrases.
+#[test]
+fn a_job_said_by_what_one_is_where_is_asked_by_its_paraphrases_in_chinese() {
+    let memory = memory();
+    let dates = ["2024-01-10", "2024-02-03", "2024-05-20", "2024-06-01"];
+    for (date, text) in dates.iter().zip([
+        "我是利兹协和医院的护士。",
+        "我姐姐克拉拉刚生了双胞胎！",
+        "我从医院辞职了，下周一去一家私人诊所上班。",
+        "不好意思，克拉拉是我表姐，不是我姐姐。",
+    ]) {
+        say(&memory, "zh", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "zh", "2025-01-01", "works_at"),
+        ["私人诊所"]
+    );
+    assert_eq!(believed(&memory, "zh", "2025-01-01", "job_title"), ["护士"]);
+    assert_eq!(believed(&memory, "zh", "2025-01-01", "cousin"), ["克拉拉"]);
+    assert!(believed(&memory, "zh", "2025-01-01", "sister").is_empty());
+    for question in ["我在哪里上班？", "我的职业是什么？"] {
+        let context = ask(&memory, "zh", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+    }
+    let work = ask(&memory, "zh", "我在哪里上班？");
+    assert!(fact_items(&work)[0].contains("私人诊所"), "{work:#?}");
 }

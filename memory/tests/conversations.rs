@@ -10,20 +10,7 @@ use chronolog_memory::{
 use std::sync::Arc;
 
 mod common;
-use common::{at, memory, say};
-
-/// `predicate object` of the facts valid at `as_of` (known now).
-fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
-    let mut objects: Vec<String> = memory
-        .facts(tenant, Some(at(as_of)), None)
-        .expect("facts")
-        .into_iter()
-        .filter(|f| f.predicate == predicate)
-        .map(|f| f.object)
-        .collect();
-    objects.sort();
-    objects
-}
+use common::{at, believed, memory, say};
 
 fn versions<'a>(history: &'a [FactVersion], predicate: &str) -> Vec<&'a FactVersion> {
     let mut v: Vec<&FactVersion> = history

@@ -6,25 +6,12 @@ use chronolog_engine::Output;
 use chronolog_memory::{Context, ItemKind, Lang, Memory, Message, SearchOptions};
 
 mod common;
-use common::{at, memory, ran, say, say_as};
+use common::{at, believed, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     memory
         .search(tenant, question, &SearchOptions::default())
         .expect("search")
-}
-
-/// The objects of `predicate` believed valid at `as_of`.
-fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
-    let mut objects: Vec<String> = memory
-        .facts(tenant, Some(at(as_of)), None)
-        .expect("facts")
-        .into_iter()
-        .filter(|f| f.predicate == predicate)
-        .map(|f| f.object)
-        .collect();
-    objects.sort();
-    objects
 }
 
 fn fact_items(context: &Context) -> Vec<String> {
@@ -391,4 +378,42 @@ fn a_question_in_the_first_person_in_german_searches_the_users_own_words() {
         "{:?}",
         about_doctors.channels
     );
+}
+
+/// A life told the everyday way: a job said by what one is where, a job
+/// quit and the next one started, a relation corrected; asked by its
+/// paraphrases.
+#[test]
+fn a_job_said_by_what_one_is_where_is_asked_by_its_paraphrases_in_german() {
+    let memory = memory();
+    let dates = ["2024-01-10", "2024-02-03", "2024-05-20", "2024-06-01"];
+    for (date, text) in dates.iter().zip([
+        "Ich bin Krankenschwester im Marienkrankenhaus in Leeds.",
+        "Meine Schwester Clara hat gerade Zwillinge bekommen!",
+        "Ich habe im Krankenhaus gekündigt. Nächsten Montag fange ich bei einer Privatklinik an.",
+        "Entschuldigung, Clara ist meine Cousine, nicht meine Schwester.",
+    ]) {
+        say(&memory, "de", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "de", "2025-01-01", "works_at"),
+        ["Privatklinik"]
+    );
+    assert_eq!(
+        believed(&memory, "de", "2025-01-01", "job_title"),
+        ["Krankenschwester"]
+    );
+    assert_eq!(believed(&memory, "de", "2025-01-01", "cousin"), ["Clara"]);
+    assert!(believed(&memory, "de", "2025-01-01", "sister").is_empty());
+    for question in [
+        "Wo bin ich angestellt?",
+        "Wo arbeite ich?",
+        "Was ist mein Beruf?",
+    ] {
+        let context = ask(&memory, "de", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+    }
+    let work = ask(&memory, "de", "Wo bin ich angestellt?");
+    assert!(fact_items(&work)[0].contains("Privatklinik"), "{work:#?}");
 }

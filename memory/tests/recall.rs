@@ -7,7 +7,7 @@ use chronolog_memory::{Channel, Context, ItemKind, Memory, Message, SearchOption
 use proptest::prelude::*;
 
 mod common;
-use common::{at, memory, ran, say, say_as};
+use common::{at, believed, memory, ran, say, say_as};
 
 fn ask(memory: &Memory, tenant: &str, question: &str) -> Context {
     ask_with(memory, tenant, question, SearchOptions::default())
@@ -108,6 +108,64 @@ fn paraphrases_of_where_do_i_work_are_answered_by_the_fact_they_ask_about() {
     // Someone this memory does not know: another's job is no answer.
     let unknown = ask(&memory, "u1", "Who is Priyanka's employer?");
     assert!(unknown.abstain, "{unknown:#?}");
+}
+
+/// A life told the everyday way: a job said by what one is where, a job
+/// quit and the next one started without an "I", a relation corrected.
+fn everyday_life(memory: &Memory, tenant: &str, said: [&str; 4]) {
+    let dates = ["2024-01-10", "2024-02-03", "2024-05-20", "2024-06-01"];
+    for (date, text) in dates.iter().zip(said) {
+        say(memory, tenant, date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+}
+
+#[test]
+fn a_job_said_by_what_one_is_where_is_asked_by_its_paraphrases() {
+    let memory = memory();
+    everyday_life(
+        &memory,
+        "en",
+        [
+            "I'm a nurse at Leeds General Infirmary.",
+            "My sister Clara just had twins!",
+            "I quit the hospital job. Starting at a private clinic next Monday.",
+            "Sorry, Clara is my cousin, not my sister.",
+        ],
+    );
+    assert_eq!(
+        believed(&memory, "en", "2025-01-01", "works_at"),
+        ["private clinic"]
+    );
+    assert_eq!(
+        believed(&memory, "en", "2025-01-01", "job_title"),
+        ["nurse"]
+    );
+    assert_eq!(believed(&memory, "en", "2025-01-01", "cousin"), ["Clara"]);
+    assert!(believed(&memory, "en", "2025-01-01", "sister").is_empty());
+    // The workplace before the change is the infirmary, ended by the quit.
+    let before = memory
+        .facts("en", Some(at("2024-03-01")), None)
+        .expect("facts");
+    assert!(
+        before
+            .iter()
+            .any(|f| f.predicate == "works_at" && f.object == "Leeds General Infirmary"),
+        "{before:#?}"
+    );
+    for question in [
+        "Where am I employed?",
+        "Where do I work?",
+        "What is my job?",
+    ] {
+        let context = ask(&memory, "en", question);
+        assert!(!context.abstain, "{question}: {context:#?}");
+    }
+    let employed = ask(&memory, "en", "Where am I employed?");
+    assert!(
+        facts(&employed)[0].contains("private clinic"),
+        "{employed:#?}"
+    );
 }
 
 #[test]
@@ -696,6 +754,36 @@ fn a_speakers_own_sentence_with_every_topic_word_is_theirs_however_much_the_othe
     let hers = ask(&memory, "chat", "What pet does Caroline have?");
     assert!(!hers.abstain, "{hers:#?}");
     assert!(hers.to_text().contains("Oscar"), "{hers:#?}");
+}
+
+#[test]
+fn a_plan_leads_only_a_question_about_plans() {
+    let memory = memory();
+    say(
+        &memory,
+        "u1",
+        "2024-01-01",
+        "I'm planning to bake sourdough bread this weekend.",
+    );
+    say(
+        &memory,
+        "u1",
+        "2024-01-08",
+        "The sourdough bread came out flat, the starter was too young.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    let plans = ask(&memory, "u1", "What are my plans?");
+    assert!(
+        facts(&plans)
+            .first()
+            .is_some_and(|f| f.contains("bake sourdough")),
+        "{plans:#?}"
+    );
+    // The plan's words are its sentence's: sharing "bread" with this
+    // question says nothing the message does not.
+    let bread = ask(&memory, "u1", "How did the sourdough bread turn out?");
+    assert!(facts(&bread).is_empty(), "{:?}", facts(&bread));
+    assert!(bread.to_text().contains("came out flat"), "{bread:#?}");
 }
 
 #[test]

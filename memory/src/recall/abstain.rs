@@ -247,7 +247,16 @@ pub(crate) fn uncovered(
     let words: std::collections::HashSet<String> =
         item_texts.iter().flat_map(|t| lang.words(t)).collect();
     let covered = |t: &String| words.iter().any(|w| lang.same_word(t, w));
-    let found = topics.iter().any(covered);
+    // Words that ask the same predicate name one topic: "Where am I
+    // employed?" is about "I quit the hospital job" (both `works_at`).
+    let same_slot = |t: &String| {
+        let asked = lang.predicates_asked(t);
+        !asked.is_empty()
+            && words
+                .iter()
+                .any(|w| lang.predicates_asked(w).iter().any(|p| asked.contains(p)))
+    };
+    let found = topics.iter().any(covered) || topics.iter().any(same_slot);
     if found {
         None
     } else {
@@ -315,6 +324,10 @@ mod tests {
         let employer = asked("Who is my employer?");
         assert!(uncovered(&employer, &["I just joined Moonshot!"], true).is_none());
         assert!(uncovered(&employer, &["I just joined Moonshot!"], false).is_some());
+        // A word that asks the same predicate covers it.
+        let employed = asked("Where am I employed?");
+        assert!(uncovered(&employed, &["I quit the hospital job."], false).is_none());
+        assert!(uncovered(&employed, &["I quit smoking."], false).is_some());
     }
 
     #[test]

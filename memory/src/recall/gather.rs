@@ -126,7 +126,8 @@ pub(crate) fn gather(
     // language says it or its object: "What degree did I graduate with?"
     // shares words with the sentences behind `user feels_about better`,
     // and a fact that does not name what is asked takes the budget from
-    // the messages that may.
+    // the messages that may. A plan's object is a clause of its sentence
+    // (`CLAUSE_OBJECTS`): it leads only a question about plans.
     // The same topic stems the excerpts read: computed once, here.
     let wanted = OnceCell::new();
     if worded.is_some() {
@@ -134,11 +135,12 @@ pub(crate) fn gather(
         let wanted = wanted.get_or_init(|| super::excerpt::wanted(reader, &question.text));
         facts.retain(|(fact, _)| {
             asked.contains(&fact.slot)
-                || names_asked(
-                    reader,
-                    wanted,
-                    &reader.fact_phrase("", &fact.predicate, &fact.object),
-                )
+                || (!crate::claim::CLAUSE_OBJECTS.contains(&fact.predicate.as_str())
+                    && names_asked(
+                        reader,
+                        wanted,
+                        &reader.fact_phrase("", &fact.predicate, &fact.object),
+                    ))
         });
     }
     // A fact the question asks about by its predicate leads, at the best

@@ -197,3 +197,17 @@ pub fn check_budgets(
 pub fn ran(context: &chronolog_memory::Context, channel: &str) -> bool {
     context.channels.iter().any(|(c, _)| c == channel)
 }
+
+/// The objects of `predicate` believed valid at `as_of`, sorted.
+#[allow(dead_code)] // Only the files that check beliefs by date.
+pub fn believed(memory: &Memory, tenant: &str, as_of: &str, predicate: &str) -> Vec<String> {
+    let mut objects: Vec<String> = memory
+        .facts(tenant, Some(at(as_of)), None)
+        .expect("facts")
+        .into_iter()
+        .filter(|f| f.predicate == predicate)
+        .map(|f| f.object)
+        .collect();
+    objects.sort();
+    objects
+}

@@ -54,6 +54,9 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             .filter_map(|c| c.name("x").and_then(|m| clean(m.as_str(), "works_at")))
             .collect();
         let mut corrected = claim::corrections(&claims[first..], &denied);
+        // "克拉拉是我表姐，不是我姐姐": the relation denied never held.
+        let relations = claim::relations_denied(&DENIED_RELATION, sentence, FAMILY);
+        corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
     }
     claims
@@ -63,6 +66,12 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
 static DENIED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"不是(?:在)?(?P<x>[^，。！？,.!?；;、\s]{1,12})")
         .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// A relation a sentence denies: "不是我姐姐", "不是我的姐姐".
+static DENIED_RELATION: LazyLock<Regex> = LazyLock::new(|| {
+    let family = FAMILY.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("|");
+    Regex::new(&format!(r"不是我的?(?P<r>{family})")).unwrap_or_else(|e| unreachable!("{e}"))
 });
 
 /// The clauses of a sentence, cut at commas, except before 叫 ("我养了一只
@@ -145,6 +154,14 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
         return Vec::new();
     };
     let mut out = vec![claim(object, rule.kind)];
+    // "我是协和医院的护士": the title is a claim of its own.
+    if let Some(title) = caps.name("t") {
+        out.push(Claim {
+            predicate: "job_title".into(),
+            object_kind: None,
+            ..claim(title.as_str().to_string(), rule.kind)
+        });
+    }
     // "从安卓换成了iPhone": the old one ended when the new began.
     if let Some(from) = caps
         .name("from")
@@ -303,6 +320,28 @@ mod tests {
             ["Holds 我 works_at 阿里巴巴", "Withdrawn 我 works_at 腾讯"]
         );
         assert_eq!(claims("我辞职了"), ["Ended 我 works_at "]);
+        // A job said by what one is where.
+        assert_eq!(
+            claims("我是协和医院的护士。"),
+            ["Holds 我 works_at 协和医院", "Holds 我 job_title 护士"]
+        );
+        assert_eq!(
+            claims("她在腾讯当程序员"),
+            ["Holds 她 works_at 腾讯", "Holds 她 job_title 程序员"]
+        );
+        assert_eq!(
+            claims("我从医院辞职了，下周一去一家私人诊所上班。"),
+            [
+                "Ended 我 works_at 医院",
+                "Holds 我 works_at 私人诊所 @2023-05-22"
+            ]
+        );
+        // A relation corrected is withdrawn for that person.
+        assert_eq!(
+            claims("不好意思，克拉拉是我表姐，不是我姐姐。"),
+            ["Holds 我 cousin 克拉拉", "Withdrawn 我 sister 克拉拉"]
+        );
+        assert!(claims("这是我姐姐。").is_empty());
         // A time between the subject and its verb is read and stepped over.
         assert_eq!(
             claims("我上周加入了OpenAI。"),

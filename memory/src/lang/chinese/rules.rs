@@ -145,6 +145,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{OW}", OBJECT_WITHIN)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
+            .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
             .replace("{TITLE}", TITLE)
             .replace("{FAMILY}", &family)
             .replace("{PETS}", PETS)
@@ -236,6 +237,30 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.7,
         ),
+        // A job said by what one is where: "我是协和医院的护士" holds a
+        // workplace and a title (`t` makes the second claim).
+        rule(
+            r"{S}{A}是{OW}的(?:一名|一个|一位|个|名)?{TITLE_T}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}在{OW}(?:当|做|担任)(?:一名|一个|一位|个|名)?{TITLE_T}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
+        // "下周一去一家私人诊所上班": where one will work.
+        rule(
+            r"{S}{A}(?:要|将要|将|会)?(?:去|到)(?:一家|一间|这家|那家)?{OW}(?:上班|工作|任职)",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
         rule(
             r"{S}{A}(?:是|当了|当|做|担任)(?:一名|一个|一位|个|名)?{TITLE}",
             Fixed("job_title"),
@@ -283,6 +308,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.8,
+        ),
+        // "克拉拉是我表姐": the name first, at the clause's start.
+        rule(
+            r"^(?P<o>[^这那谁哪他她我你它\s，。！？,.!?]\p{Han}{1,3}?|[A-Z][a-z]+)是我的?(?P<rel>{FAMILY})",
+            Family,
+            Holds,
+            Some("person"),
+            0.75,
         ),
         rule(
             r"我的?(?P<rel>{FAMILY})(?:叫|名叫|的名字是|的名字叫|是){NAME}",

@@ -9,8 +9,8 @@ use regex::{Captures, Regex};
 
 use super::English;
 use super::names::{BASE_VERBS, NOT_NAMES};
-use super::object::{clean_object, looks_ahead, sentences};
-use super::rules::{Predicate, RULES, Rule};
+use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
+use super::rules::{NOT_JOBS, Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when;
 
@@ -20,7 +20,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
     for said in sentences(episode.text) {
         // Rules read the sentence with its carried subjects; claims quote
         // it as said.
-        let carried = subject_carried(said);
+        let carried = subject_carried(&uncontracted(&speaker_implied(&keep_abbreviations(said))));
         let sentence = carried.as_str();
         let future = looks_ahead(sentence);
         let found = when::find(&English, sentence, episode.at, future);
@@ -52,6 +52,8 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             .filter_map(|c| c.name("x").map(|m| m.as_str().to_string()))
             .collect();
         let mut corrected = claim::corrections(&claims[first..], &denied);
+        let relations = denied_relations(sentence);
+        corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
     }
     claims
@@ -83,11 +85,75 @@ fn subject_carried(sentence: &str) -> String {
         .into_owned()
 }
 
+/// The speaker's contractions spelled out ("I'm" is "I am"), so that a
+/// rule's `{S} am` reads both; curly apostrophes as straight ones.
+fn uncontracted(sentence: &str) -> String {
+    static CONTRACTED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?P<s>I|[Ww]e)'(?P<v>m|ve|ll|re)\b").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let straight = sentence.replace('\u{2019}', "'");
+    CONTRACTED
+        .replace_all(&straight, |c: &Captures<'_>| {
+            let verb = match &c["v"] {
+                "m" => "am",
+                "ve" => "have",
+                "ll" => "will",
+                _ => "are",
+            };
+            format!("{} {verb}", &c["s"])
+        })
+        .into_owned()
+}
+
+/// "Just joined Moonshot!", "Starting at a clinic next Monday": chat
+/// drops the "I" before a verb of change, and the sentence is the
+/// speaker's.
+fn speaker_implied(sentence: &str) -> String {
+    static OPENS_WITH_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?P<a>(?:[Jj]ust|[Ff]inally|[Rr]ecently|[Aa]lso|[Aa]nd) )?(?P<v>[Jj]oined|[Mm]oved|[Rr]elocated|[Ss]tarted|[Qq]uit|[Ll]eft|[Gg]ot|[Bb]ecame|[Ss]tarting)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let sentence = sentence.trim_start();
+    let Some(caps) = OPENS_WITH_CHANGE.captures(sentence) else {
+        return sentence.to_string();
+    };
+    let (Some(whole), Some(verb)) = (caps.get(0), caps.name("v")) else {
+        return sentence.to_string();
+    };
+    let adverb = caps
+        .name("a")
+        .map_or(String::new(), |a| a.as_str().to_lowercase());
+    let verb = verb.as_str().to_lowercase();
+    // "Starting at X" is "I'm starting at X".
+    let spoken = if verb == "starting" {
+        format!("I'm {adverb}starting")
+    } else {
+        format!("I {adverb}{verb}")
+    };
+    format!("{spoken}{}", &sentence[whole.end()..])
+}
+
 /// A value a sentence denies: "..., not Tencent", "not in Munich".
 static DENIED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(?:not|rather than|instead of) (?:at |in |for |with )?(?P<x>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
+
+/// The relations a sentence denies, as predicates: "..., not my sister"
+/// (`sister`), "not my best friend" (`best_friend`).
+fn denied_relations(sentence: &str) -> Vec<&'static str> {
+    static DENIED_RELATION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\bnot (?:my|his|her|our|their) (?P<r>[a-z]+(?: friend)?)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    DENIED_RELATION
+        .captures_iter(sentence)
+        .filter_map(|c| {
+            let said = c.name("r")?.as_str().to_ascii_lowercase().replace(' ', "_");
+            claim::FAMILY.iter().copied().find(|f| *f == said)
+        })
+        .collect()
+}
 
 /// The claims one rule's match makes.
 fn claims_of(
@@ -99,7 +165,13 @@ fn claims_of(
     let Some(subject) = subject_of(caps) else {
         return Vec::new();
     };
-    let object = object_of(caps, found);
+    // "She is my sister": a pronoun or a sentence's opening word names
+    // nobody.
+    let object = object_of(caps, found).filter(|o| {
+        rule.object_kind != Some("person")
+            || !(NOT_NAMES.contains(&o.as_str())
+                || ["He", "She", "They", "We", "You", "I"].contains(&o.as_str()))
+    });
     let Some(object) = object else {
         // "I quit my job": ends whatever job there was.
         if rule.kind == ClaimKind::Ended {
@@ -122,6 +194,18 @@ fn claims_of(
     if predicate.is_empty() {
         return Vec::new();
     }
+    // "I'm a nurse at X": the title is a claim of its own, and a word
+    // formed like a title that names no job ("a regular at X") makes
+    // neither claim.
+    let title = caps.name("t").map(|m| m.as_str().to_string());
+    let titled = if predicate == "job_title" {
+        Some(object.as_str())
+    } else {
+        title.as_deref()
+    };
+    if titled.is_some_and(names_no_job) {
+        return Vec::new();
+    }
     let mut out = vec![claim(
         rule,
         &predicate,
@@ -130,6 +214,12 @@ fn claims_of(
         sentence,
         found,
     )];
+    if let Some(title) = title {
+        out.push(Claim {
+            object_kind: None,
+            ..claim(rule, "job_title", subject.clone(), title, sentence, found)
+        });
+    }
     // "switched from X to Y": X stopped when Y began.
     if let Some(from) = caps.name("from").and_then(|m| clean_object(m.as_str())) {
         out.push(Claim {
@@ -138,6 +228,14 @@ fn claims_of(
         });
     }
     out
+}
+
+/// Whether a title's last word names no job ("member", "regular").
+fn names_no_job(title: &str) -> bool {
+    title
+        .split_whitespace()
+        .last()
+        .is_some_and(|w| NOT_JOBS.contains(&w.to_ascii_lowercase().as_str()))
 }
 
 /// Who a match is about: the speaker ("I", "we"), a pronoun to resolve,
@@ -334,6 +432,63 @@ mod tests {
                 "Holds I works_at Moonshot @2023-05-08"
             ]
         );
+    }
+
+    #[test]
+    fn jobs_said_the_everyday_ways() {
+        // What one is, where: a title and a workplace.
+        assert_eq!(
+            claims("I'm a nurse at Leeds General Infirmary."),
+            [
+                "Holds I works_at Leeds General Infirmary",
+                "Holds I job_title nurse"
+            ]
+        );
+        // A title's period ends no sentence.
+        assert_eq!(
+            claims("I'm a nurse at St. Mary's Hospital."),
+            [
+                "Holds I works_at St. Mary's Hospital",
+                "Holds I job_title nurse"
+            ]
+        );
+        assert_eq!(
+            claims("She is a software engineer at a small startup in Lyon"),
+            [
+                "Holds she works_at small startup",
+                "Holds she job_title software engineer"
+            ]
+        );
+        // Forms of a title that name no job, and places that are none.
+        assert!(claims("I'm a regular at Joe's Cafe.").is_empty());
+        assert!(claims("I'm a sucker for sweets.").is_empty());
+        assert!(claims("I'm a beginner at chess.").is_empty());
+        // Chat drops the "I" before a verb of change.
+        assert_eq!(
+            claims("Just joined Moonshot!"),
+            ["Holds I works_at Moonshot"]
+        );
+        assert_eq!(
+            claims("Starting at a private clinic next Monday."),
+            ["Holds I works_at private clinic @2023-05-22"]
+        );
+        assert!(claims("Starting to feel better.").is_empty());
+        assert_eq!(claims("I quit the hospital job."), ["Ended I works_at "]);
+    }
+
+    #[test]
+    fn a_relation_corrected_is_withdrawn_for_that_person() {
+        assert_eq!(
+            claims("Sorry, it's actually my cousin Clara, not my sister."),
+            ["Holds I cousin Clara", "Withdrawn I sister Clara"]
+        );
+        // A denial of nothing held says nothing.
+        assert!(claims("That is not my sister's car.").is_empty());
+        assert_eq!(
+            claims("Clara is my cousin, not my sister."),
+            ["Holds I cousin Clara", "Withdrawn I sister Clara"]
+        );
+        assert!(claims("She is my sister.").is_empty());
     }
 
     #[test]

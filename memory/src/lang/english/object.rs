@@ -28,7 +28,8 @@ pub(super) fn clean_object(raw: &str) -> Option<String> {
             break;
         }
     }
-    let text = text.trim();
+    let text = text.trim().replace(KEPT_PERIOD, ".");
+    let text = text.as_str();
     let words = text.split_whitespace().count();
     let vague = [
         "it", "that", "this", "them", "there", "here", "one", "so", "you", "to",
@@ -89,10 +90,50 @@ fn needs_complement(word: &str) -> bool {
 
 /// Sentences of a message, cut at `.`, `!`, `?` and new lines.
 pub(super) fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split(['.', '!', '?', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    let mut cuts = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        let ends = match c {
+            '!' | '?' | '\n' => true,
+            // "St. Mary's", "Dr. Smith": a title's period ends nothing.
+            '.' => {
+                let word = text[..i].rsplit(|c: char| !c.is_alphabetic()).next();
+                !word.is_some_and(|w| ABBREVIATIONS.contains(&w))
+            }
+            _ => false,
+        };
+        if ends {
+            cuts.push(&text[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    cuts.push(&text[start..]);
+    cuts.into_iter().map(str::trim).filter(|s| !s.is_empty())
 }
+
+/// A title's period inside a sentence, kept apart from the periods the
+/// rules stop objects at ("St. Mary's" is one name); `clean_object`
+/// gives it back.
+const KEPT_PERIOD: char = '\u{2024}';
+
+/// `sentence` with each abbreviation's period made [`KEPT_PERIOD`].
+pub(super) fn keep_abbreviations(sentence: &str) -> String {
+    let mut out = String::with_capacity(sentence.len());
+    for (i, c) in sentence.char_indices() {
+        let abbreviation = c == '.'
+            && sentence[..i]
+                .rsplit(|c: char| !c.is_alphabetic())
+                .next()
+                .is_some_and(|w| ABBREVIATIONS.contains(&w));
+        out.push(if abbreviation { KEPT_PERIOD } else { c });
+    }
+    out
+}
+
+/// Words shortened with a period that ends no sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "St", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr", "Prof", "Mt", "Ft",
+];
 
 /// Words that put a sentence in the future.
 static AHEAD: LazyLock<Regex> = LazyLock::new(|| {

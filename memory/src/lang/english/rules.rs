@@ -35,6 +35,74 @@ pub(super) enum Predicate {
 const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
+/// A job title as English forms one: "nurse", "software engineer",
+/// "head chef"; words so formed that name no job are `NOT_JOBS`.
+const TITLE: &str = r"(?:(?:senior|junior|head|lead|chief|staff|registered|assistant|associate|principal|software|data|research|sales|marketing|product|project|dental|school|line) )?(?:[a-z]+(?:er|or|ist|ian|ant|ent|eer)|nurse|doctor|chef|cook|clerk|nanny|surgeon|paramedic|pilot|lawyer|attorney|analyst|midwife|vet|barista|waitress|cashier|secretary|intern|trainee|apprentice|postdoc|coach)";
+/// Kinds of workplace, for a place said without a name ("a private
+/// clinic").
+const WORKPLACES: &str = r"hospital|clinic|school|university|college|company|firm|startup|start-up|bank|agency|studio|restaurant|cafe|bakery|factory|lab|laboratory|store|shop|hotel|office|practice|museum|library|newspaper|magazine|pharmacy|charity|nonprofit|non-profit|salon|garage|airline|warehouse|supermarket|daycare|kindergarten|consultancy|publisher|theater|theatre|nursing home";
+/// Words a title's form takes that name no job: "a sucker for", "a
+/// member at", "a student at" (a school is no employer).
+pub(super) const NOT_JOBS: &[&str] = &[
+    "sucker",
+    "stickler",
+    "member",
+    "regular",
+    "customer",
+    "beginner",
+    "newcomer",
+    "user",
+    "student",
+    "resident",
+    "patient",
+    "participant",
+    "volunteer",
+    "visitor",
+    "winner",
+    "lover",
+    "believer",
+    "fan",
+    "guest",
+    "client",
+    "owner",
+    "parent",
+    "tourist",
+    "vegetarian",
+    "runner",
+    "rider",
+    "player",
+    "fighter",
+    "survivor",
+    "supporter",
+    "follower",
+    "subscriber",
+    "donor",
+    "applicant",
+    "finalist",
+    "attendee",
+    "passenger",
+    "traveler",
+    "traveller",
+    "reader",
+    "listener",
+    "viewer",
+    "gamer",
+    "foodie",
+    "mother",
+    "father",
+    "brother",
+    "sister",
+    "daughter",
+    "grandmother",
+    "grandfather",
+    "partner",
+    "neighbor",
+    "neighbour",
+    "friend",
+    "rookie",
+    "newbie",
+    "amateur",
+];
 const PETS: &str =
     r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
 
@@ -57,6 +125,8 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{S}", SUBJECT)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
+            .replace("{TITLE}", TITLE)
+            .replace("{WORKPLACES}", WORKPLACES)
             .replace("{FAMILY}", &family)
             .replace("{PETS}", PETS)
             .replace("{EVENTS}", &events);
@@ -95,7 +165,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S} (?i:retired|quit)(?: (?i:my|his|her|the) (?:job|work)| (?:my |his |her )?job)?(?:[.!,;]|$| (?i:last|this|yesterday|today|in|on|after|because|and))",
+            r"{S} (?i:retired|quit)(?: (?i:my|his|her|the) (?:[a-z-]+ )?(?:job|work)| (?:my |his |her )?job)?(?:[.!,;]|$| (?i:last|this|yesterday|today|in|on|after|because|and))",
             Fixed("works_at"),
             Ended,
             None,
@@ -116,7 +186,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
-            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at)\s(?P<o>[A-Z][^,.;!?()]*)",
+            r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at|am starting at|'m starting at|will start at|'ll start at|am starting a new job at|'m starting a new job at)\s(?P<o>[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*)",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -138,6 +208,18 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("organisation"),
             0.7,
         ),
+        // A job said by what one is where: "I'm a nurse at Leeds General
+        // Infirmary" holds a title and a workplace (`t` makes the second
+        // claim); the place is a name, or a kind of workplace ("a private
+        // clinic"), not "a sucker for sweets" or "a regular at the cafe"
+        // (`NOT_JOBS`).
+        rule(
+            r"{S} (?i:am|'m|is|was|are|'re|have been|'ve been|has been) (?i:now |currently |still )?(?i:an?|the) (?P<t>{TITLE}) (?i:at|for|with) (?P<o>(?:[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*))",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.7,
+        ),
         rule(
             r"{S} (?i:work|works|am working|'m working|is working) as (?i:an?|the) {O}",
             Fixed("job_title"),
@@ -146,7 +228,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.75,
         ),
         rule(
-            r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>(?:senior |junior |head |lead |chief )?[a-z]+(?:er|or|ist|ian|ant|ent|nurse|doctor|chef|manager|director|engineer))\b",
+            r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>{TITLE})\b",
             Fixed("job_title"),
             Holds,
             None,
@@ -245,6 +327,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.8,
+        ),
+        // "Clara is my cousin": the name first.
+        rule(
+            r"{NAME} (?:is|was) (?i:my|our) (?P<rel>(?i:{FAMILY}))\b",
+            FromGroup("rel"),
+            Holds,
+            Some("person"),
+            0.75,
         ),
         // Pets and possessions.
         rule(

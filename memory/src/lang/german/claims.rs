@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
-use super::rules::{FAMILY, FAVORITES, Predicate, RULES, Rule};
+use super::rules::{FAMILY, FAVORITES, NOT_JOBS, Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
@@ -128,10 +128,22 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             .filter_map(|c| c.name("x").map(|m| m.as_str().to_string()))
             .collect();
         let mut corrected = claim::corrections(&claims[first..], &denied);
+        // "Clara ist meine Cousine, nicht meine Schwester."
+        let relations = claim::relations_denied(&DENIED_RELATION, &text, FAMILY);
+        corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
     }
     claims
 }
+
+/// A relation a sentence denies: "nicht meine Schwester".
+static DENIED_RELATION: LazyLock<Regex> = LazyLock::new(|| {
+    let family = FAMILY.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("|");
+    Regex::new(&format!(
+        r"\b(?:nicht|statt) (?:mein|meine|meinen|meiner) (?P<r>{family})\b"
+    ))
+    .unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// A value a sentence denies: "nicht bei Tencent", "nicht in München".
 static DENIED: LazyLock<Regex> = LazyLock::new(|| {
@@ -144,7 +156,7 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 /// moves before its verb, so one rule reads both orders.
 fn subject_first(text: &str) -> String {
     static INVERTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht)) (?P<s>ich|wir|er|sie)\b")
+        Regex::new(r"^(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
     match INVERTED.captures(text) {
@@ -246,7 +258,26 @@ fn claims_of(
         }
         return Vec::new();
     };
+    // "Ich bin Krankenschwester bei X": the title is a claim of its own;
+    // a word formed like a title that names no job ("Berliner") makes
+    // neither.
+    let title = caps.name("t").map(|m| m.as_str().to_string());
+    let titled = if predicate == "job_title" {
+        Some(object.as_str())
+    } else {
+        title.as_deref()
+    };
+    if titled.is_some_and(|t| NOT_JOBS.contains(&t)) {
+        return Vec::new();
+    }
     let mut out = vec![claim(object, rule.kind)];
+    if let Some(title) = title {
+        out.push(Claim {
+            predicate: "job_title".into(),
+            object_kind: None,
+            ..claim(title, rule.kind)
+        });
+    }
     if let Some(from) = caps.name("from").and_then(|m| clean(m.as_str())) {
         out.push(claim(from, ClaimKind::Ended));
     }
@@ -270,6 +301,7 @@ static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
 const OPENERS: &[&str] = &[
     "der ", "die ", "das ", "den ", "dem ", "ein ", "eine ", "einen ", "einem ", "einer ", "mein ",
     "meine ", "meinen ", "meinem ", "unser ", "unsere ", "zu ", "zum ", "zur ", "nach ", "bei ",
+    "im ",
 ];
 
 /// Pronouns: the thing is not in the sentence.
@@ -379,6 +411,44 @@ mod tests {
             claims("Ich bin Apotheker."),
             ["Holds ich job_title Apotheker"]
         );
+    }
+
+    #[test]
+    fn jobs_said_the_everyday_ways() {
+        assert_eq!(
+            claims("Ich bin Krankenschwester im Marienkrankenhaus in Leeds."),
+            [
+                "Holds ich works_at Marienkrankenhaus",
+                "Holds ich job_title Krankenschwester"
+            ]
+        );
+        assert_eq!(
+            claims("Anna ist Ärztin bei der Charité."),
+            ["Holds Anna works_at Charité", "Holds Anna job_title Ärztin"]
+        );
+        // A town is no employer; a form of a title that names no job.
+        assert_eq!(
+            claims("Ich bin Lehrerin in Hamburg."),
+            ["Holds ich job_title Lehrerin"]
+        );
+        assert!(claims("Ich bin Berliner.").is_empty());
+        assert_eq!(
+            claims("Nächsten Montag fange ich bei einer Privatklinik an."),
+            ["Holds ich works_at Privatklinik @2023-05-22"]
+        );
+        assert_eq!(
+            claims("Ich habe im Krankenhaus gekündigt."),
+            ["Ended ich works_at Krankenhaus"]
+        );
+    }
+
+    #[test]
+    fn a_relation_corrected_is_withdrawn_for_that_person() {
+        assert_eq!(
+            claims("Entschuldigung, Clara ist meine Cousine, nicht meine Schwester."),
+            ["Holds ich cousin Clara", "Withdrawn ich sister Clara"]
+        );
+        assert!(claims("Das ist meine Schwester.").is_empty());
     }
 
     #[test]

@@ -311,6 +311,8 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("unternehmen", &["works_at"]),
     ("stelle", &["works_at"]),
     ("beruf", &["job_title"]),
+    ("angestellt", &["works_at"]),
+    ("beschäftigt", &["works_at"]),
     ("wohne", &["lives_in"]),
     ("wohnst", &["lives_in"]),
     ("lebe", &["lives_in"]),

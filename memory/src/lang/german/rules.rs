@@ -30,6 +30,44 @@ const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
 const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
 const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
 
+/// A job title as German forms one: "Apotheker", "Krankenschwester",
+/// "Ärztin"; forms that name no job are `NOT_JOBS`.
+const TITLE: &str = r"[A-ZÄÖÜ][a-zäöüß]*(?:in|er|ist|eur|or|arzt|ärztin|koch|köchin|pfleger|pflegerin|lehrer|lehrerin|schwester)";
+
+/// Words formed like a title that name no job: "Ich bin Berliner",
+/// "Ich bin Anfängerin".
+pub(super) const NOT_JOBS: &[&str] = &[
+    "Anfänger",
+    "Anfängerin",
+    "Berliner",
+    "Berlinerin",
+    "Vegetarier",
+    "Vegetarierin",
+    "Veganer",
+    "Veganerin",
+    "Student",
+    "Studentin",
+    "Kunde",
+    "Kundin",
+    "Rentner",
+    "Rentnerin",
+    "Patient",
+    "Patientin",
+    "Teilnehmer",
+    "Teilnehmerin",
+    "Mitglied",
+    "Fan",
+    "Single",
+    "Läufer",
+    "Läuferin",
+    "Spieler",
+    "Spielerin",
+    "Leser",
+    "Leserin",
+    "Besucher",
+    "Besucherin",
+];
+
 pub(super) const FAMILY: &[(&str, &str)] = &[
     ("Schwester", "sister"),
     ("Bruder", "brother"),
@@ -100,6 +138,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{OW}", OBJECT_WITHIN)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
+            .replace("{TITLE}", TITLE)
             .replace("{FAMILY}", &family)
             .replace("{PETS}", PETS)
             .replace("{FAVORITES}", &favorites);
@@ -218,6 +257,24 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.7,
         ),
+        // A job said by what one is where: "Ich bin Krankenpflegerin bei
+        // der Charité" holds a title and a workplace (`t` makes the second
+        // claim). A bare "in" names a town, not an employer.
+        rule(
+            r"{S} (?i:bin|ist){A} (?i:von beruf )?(?:eine? )?(?P<t>{TITLE}) (?:bei|im|in der|in einer|in einem|an der|an einer|am|für) {O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.7,
+        ),
+        // "Nächsten Montag fange ich bei einer Privatklinik an."
+        rule(
+            r"{S} (?i:fange|fängt|fangen){A} (?:bei|im|in der|in einer|in einem|an der|an einer) {OW} an\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
         rule(
             r"{S} (?i:arbeite|arbeitet|arbeiten){A} als {O}",
             Fixed("job_title"),
@@ -226,7 +283,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.75,
         ),
         rule(
-            r"{S} (?i:bin|ist){A} (?i:von beruf )?(?P<o>[A-ZÄÖÜ][a-zäöüß]*(?:in|er|ist|eur|or|arzt|ärztin|koch|köchin|pfleger|pflegerin|lehrer|lehrerin))\b",
+            r"{S} (?i:bin|ist){A} (?i:von beruf )?(?P<o>{TITLE})\b",
             Fixed("job_title"),
             Holds,
             None,
@@ -282,6 +339,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.8,
+        ),
+        // "Clara ist meine Cousine": the name first.
+        rule(
+            r"{NAME} (?:ist|war) (?i:mein|meine) (?P<rel>{FAMILY})\b",
+            Family,
+            Holds,
+            Some("person"),
+            0.75,
         ),
         rule(
             r"(?i:mein|meine) (?P<rel>{FAMILY})(?: heißt| heisst|,)? {NAME}",
