@@ -112,18 +112,11 @@ pub(super) fn is_stop_word(word: &str) -> bool {
 }
 
 /// Whether `word` (from a text) is `topic` or an inflection of it: equal,
-/// equal once both lose up to two letters, four always kept ("work",
-/// "worked", "works"), or of one Snowball stem ("working", "employer"
-/// and "employs").
+/// or of one Snowball stem ("work", "worked", "working"; "employer" and
+/// "employs"). Not a shared first four letters: "plant" is no "plan",
+/// "cookie" no "cook".
 pub(super) fn same_word(topic: &str, word: &str) -> bool {
-    let prefix = |w: &str| -> String {
-        w.chars()
-            .take(w.chars().count().saturating_sub(2).max(4))
-            .collect()
-    };
-    word == topic
-        || (word.len() >= 4 && prefix(word) == prefix(topic))
-        || STEMMER.stem(word) == STEMMER.stem(topic)
+    word == topic || STEMMER.stem(word) == STEMMER.stem(topic)
 }
 
 /// Whether `word` (lower-cased) is the first or second person.
@@ -162,6 +155,8 @@ mod tests {
         assert!(same_word("work", "worked"));
         assert!(same_word("employer", "employs"));
         assert!(!same_word("work", "word"));
+        assert!(same_word("plan", "plans") && same_word("plan", "planning"));
+        assert!(!same_word("plan", "plant") && !same_word("cook", "cookie"));
         assert_eq!(person("my"), Some(Person::First));
         assert_eq!(person("your"), Some(Person::Second));
     }
