@@ -192,10 +192,15 @@ tuning! {
     /// candidates than the reranker reads, so the floor changes none of
     /// their answers: docs/evaluation.md, "The evidence gate".
     evidence_floor: f64 = -9.0,
-    /// At or above this reranker score (0: the model's even odds that the
-    /// message answers) the word gates defer: a paraphrase sharing no
-    /// word with memory is answered on its meaning.
-    evidence_answers: f64 = 0.0,
+    /// At or above this reranker score the word gates defer: a paraphrase
+    /// sharing no word with memory ("Do I eat meat?" beside "I've been
+    /// vegetarian for five years", -5.7) is judged on its meaning. The
+    /// word gates ask whether anything is *about* the question, less than
+    /// whether a message answers it (0, the model's even odds). Both dev
+    /// sets decide alike anywhere in (-9.1, -2.7]; -7 sits between the
+    /// paraphrases users ask (-2.2 to -5.7) and the unanswerable everyday
+    /// questions (-9.2 to -11.2).
+    evidence_answers: f64 = -7.0,
     /// The most facts a context leads with.
     max_facts: usize = 8,
     /// One leading fact per this many tokens of budget (2 at 500, 8 at

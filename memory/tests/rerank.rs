@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use chronolog_memory::{Memory, SearchOptions, Tuning};
-use common::{memory_with, say_as};
+use common::{memory_with, say, say_as};
 
 /// Caroline says "work" in two messages; the one that says where she
 /// works never uses the word.
@@ -232,6 +232,45 @@ fn the_gate_abstains_when_the_reranker_finds_no_answer() {
             context.reason
         );
         assert!(context.evidence_score.is_some_and(|e| e > -9.0));
+    }
+}
+
+/// A paraphrase that shares no word with what was said ("dog" for
+/// "puppy", "meat" for "vegetarian", "fiancé" for "engaged") is answered
+/// when the reranker finds its message, however far below even odds: the
+/// word gates ask whether anything is about the question.
+#[test]
+fn a_paraphrase_sharing_no_word_is_answered_on_the_rerankers_judgement() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let memory = memory_with(Some(reranker), Tuning::default());
+    for (date, text) in [
+        (
+            "2024-02-11",
+            "Got a puppy last weekend, a beagle named Biscuit!",
+        ),
+        ("2024-03-02", "My boyfriend Erik and I just got engaged!!"),
+        ("2024-04-20", "I've been vegetarian for five years now."),
+        ("2024-06-30", "The weather has been lovely all week."),
+    ] {
+        say(&memory, "maya", date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    for (q, said) in [
+        ("What's my dog's name?", "Biscuit"),
+        ("Do I eat meat?", "vegetarian"),
+        ("Who is my fiancé?", "Erik"),
+    ] {
+        let context = memory
+            .search("maya", q, &SearchOptions::default())
+            .expect("search");
+        assert!(
+            !context.abstain && context.to_text().contains(said),
+            "{q}: {:?} {:?}",
+            context.evidence_score,
+            context.reason
+        );
     }
 }
 

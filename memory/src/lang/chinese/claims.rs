@@ -41,7 +41,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             // The time phrase is read, then taken out: it stands anywhere
             // in a Chinese clause ("我上周加入了X"), often between the
             // subject and its verb.
-            let found = when::find(&Chinese, &clause, episode.at, false);
+            let found = when::find(&Chinese, &clause, episode.at, looks_ahead(&clause));
             let clause = match found {
                 Some(f) => format!("{}{}", &clause[..f.start], &clause[f.end..]),
                 None => clause,
@@ -60,6 +60,14 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         claims.append(&mut corrected);
     }
     claims
+}
+
+/// Whether a clause speaks of the future: "要", "将", "打算", "准备"
+/// before its verb ("我八月要搬到哥本哈根").
+fn looks_ahead(clause: &str) -> bool {
+    ["要", "将", "打算", "准备", "计划", "即将"]
+        .iter()
+        .any(|w| clause.contains(w))
 }
 
 /// A value a sentence denies: "不是腾讯", "而不是在腾讯".
@@ -342,6 +350,19 @@ mod tests {
             ["Holds 我 cousin 克拉拉", "Withdrawn 我 sister 克拉拉"]
         );
         assert!(claims("这是我姐姐。").is_empty());
+        // A move ahead, and an engagement.
+        assert_eq!(
+            claims("我八月要搬到哥本哈根。"),
+            ["Holds 我 lives_in 哥本哈根 @2023-08-01"]
+        );
+        assert_eq!(
+            claims("我和男朋友埃里克订婚了"),
+            ["Holds 我 relationship_status 订婚"]
+        );
+        assert_eq!(
+            claims("我们上周订婚了！"),
+            ["Holds 我 relationship_status 订婚 @2023-05-08"]
+        );
         // A time between the subject and its verb is read and stepped over.
         assert_eq!(
             claims("我上周加入了OpenAI。"),

@@ -285,7 +285,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(r"{S}{A}住在{O}", Fixed("lives_in"), Holds, place, 0.8),
         rule(
-            r"{S}{A}(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
+            r"{S}{A}(?:要|将要|将|会|打算|准备)?(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
             Fixed("lives_in"),
             Holds,
             place,
@@ -323,6 +323,13 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.8,
+        ),
+        rule(
+            r"{S}(?:(?:和|跟)\p{Han}{1,8}?)?{A}(?P<o>订婚|结婚)了",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
         ),
         // Endings: a partner, a pet.
         rule(

@@ -20,7 +20,9 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
     for said in sentences(episode.text) {
         // Rules read the sentence with its carried subjects; claims quote
         // it as said.
-        let carried = subject_carried(&uncontracted(&speaker_implied(&keep_abbreviations(said))));
+        let carried = subject_carried(&appositions(&uncontracted(&speaker_implied(
+            &keep_abbreviations(said),
+        ))));
         let sentence = carried.as_str();
         let future = looks_ahead(sentence);
         let found = when::find(&English, sentence, episode.at, future);
@@ -101,6 +103,31 @@ fn uncontracted(sentence: &str) -> String {
                 _ => "are",
             };
             format!("{} {verb}", &c["s"])
+        })
+        .into_owned()
+}
+
+/// "I am Maya, 29, a nurse at X": an introduction's parts said one by
+/// one ("I am Maya; I am 29; I am a nurse at X"), each its own clause for
+/// the rules.
+fn appositions(sentence: &str) -> String {
+    static INTRODUCED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bI am (?P<n>[A-Z][a-z]+), (?:(?P<a>\d{1,2})(?:, |\b))?(?P<r>an? )?")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    INTRODUCED
+        .replace_all(sentence, |c: &Captures<'_>| {
+            if c.name("a").is_none() && c.name("r").is_none() {
+                return c[0].to_string();
+            }
+            let mut out = format!("I am {};", &c["n"]);
+            if let Some(age) = c.name("a") {
+                out.push_str(&format!(" I am {};", age.as_str()));
+            }
+            if let Some(rest) = c.name("r") {
+                out.push_str(&format!(" I am {}", rest.as_str()));
+            }
+            out
         })
         .into_owned()
 }
@@ -474,6 +501,45 @@ mod tests {
         );
         assert!(claims("Starting to feel better.").is_empty());
         assert_eq!(claims("I quit the hospital job."), ["Ended I works_at "]);
+    }
+
+    #[test]
+    fn an_introduction_and_a_move_ahead() {
+        assert_eq!(
+            claims("Quick intro: I'm Maya, 29, a data analyst at Spotify in Stockholm."),
+            [
+                "Holds I works_at Spotify",
+                "Holds I job_title data analyst",
+                "Holds I name Maya",
+                "Holds I age 29"
+            ]
+        );
+        assert_eq!(claims("Hi, I'm Tom!"), ["Holds I name Tom"]);
+        assert!(
+            claims("I love sushi, I'm Tom's friend.")
+                .iter()
+                .all(|c| !c.contains(" name "))
+        );
+        assert_eq!(claims("I'm 29."), ["Holds I age 29"]);
+        // A nationality or a count is no name; a time is no age.
+        assert!(claims("I'm Canadian.").is_empty());
+        assert!(claims("I'm 5 minutes away.").is_empty());
+        assert_eq!(
+            claims("Heads up, I'm moving to Copenhagen in August."),
+            ["Holds I lives_in Copenhagen @2023-08-01"]
+        );
+        assert!(
+            claims("I'm moving to Copenhagen.")
+                .iter()
+                .all(|c| !c.contains("lives_in"))
+        );
+        assert_eq!(
+            claims("My boyfriend Erik and I just got engaged!"),
+            [
+                "Holds I relationship_status engaged",
+                "Holds I boyfriend Erik"
+            ]
+        );
     }
 
     #[test]

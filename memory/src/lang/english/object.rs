@@ -137,7 +137,7 @@ const ABBREVIATIONS: &[&str] = &[
 
 /// Words that put a sentence in the future.
 static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming)\b")
+    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming|(?:am|are|is) (?:moving|relocating|starting|joining|leaving))\b")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 

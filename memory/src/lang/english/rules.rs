@@ -249,6 +249,15 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("place"),
             0.8,
         ),
+        // A move ahead, said with its time: "I'm moving to Copenhagen in
+        // August" holds from then. Without a time it is only a plan.
+        rule(
+            r"{S} (?:am|are|is) (?:moving|relocating) (?i:back )?to (?P<o>[A-Z][^,.;!?()]*?) (?:in|on|next|this|at the end of|by|after) ",
+            Fixed("lives_in"),
+            Holds,
+            Some("place"),
+            0.7,
+        ),
         rule(
             r"{S} (?i:lived|was living|used to live|previously lived|had lived) in {O}",
             Fixed("lives_in"),
@@ -307,12 +316,37 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.9,
         ),
+        // An introduction: "Hi, I'm Maya", "I'm Maya, 29, a nurse at X"
+        // (its parts made clauses by `claims::appositions`).
+        rule(
+            r"\b(?i:hi|hey|hello|intro|introduce myself)\W+(?:[A-Za-z]+\W+){0,2}?I am {NAME}\b",
+            Fixed("name"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(r"\bI am {NAME};", Fixed("name"), Holds, None, 0.8),
         rule(
             r"{S} (?i:am|'m|is|just turned|turned) (?P<o>\d{1,3}) (?i:years old|now|this year)",
             Fixed("age"),
             Holds,
             None,
             0.8,
+        ),
+        // "I'm 29.", "I'm Maya, 29, ...": a bare age closes its clause.
+        rule(
+            r"{S} (?:am|is|just turned|turned) (?P<o>\d{1,2})(?:[,.!;]|$| and\b)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:just |finally |recently )?got (?P<o>engaged|married|divorced)\b",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
         ),
         rule(
             r"(?:I'm|I am|[Ww]e're|[Ww]e are) (?i:now )?(?P<o>single|married|divorced|engaged|separated|widowed)\b",

@@ -94,7 +94,7 @@ const DETERMINERS: &[&str] = &[
 pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
     let mut claims = Vec::new();
     for sentence in super::sentences(episode.text) {
-        let found = when::find(&German, sentence, episode.at, false);
+        let found = when::find(&German, sentence, episode.at, looks_ahead(sentence));
         // The time phrase is read, then taken out of the sentence.
         let text = match found {
             Some(f) => format!("{} {}", &sentence[..f.start], &sentence[f.end..])
@@ -144,6 +144,17 @@ static DENIED_RELATION: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .unwrap_or_else(|e| unreachable!("{e}"))
 });
+
+/// Whether a sentence speaks of the future: "werde", "nächste", or a
+/// verb of change in the present ("Im August ziehe ich nach Kopenhagen",
+/// "fange ich bei X an"), which German uses for what is ahead.
+fn looks_ahead(sentence: &str) -> bool {
+    static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:werde|wirst|wird|werden|nächste[nrms]?|kommende[nrms]?|demnächst|bald|ziehe|zieht|ziehen|fange|fängt|fangen)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    AHEAD.is_match(sentence)
+}
 
 /// A value a sentence denies: "nicht bei Tencent", "nicht in München".
 static DENIED: LazyLock<Regex> = LazyLock::new(|| {
@@ -439,6 +450,31 @@ mod tests {
         assert_eq!(
             claims("Ich habe im Krankenhaus gekündigt."),
             ["Ended ich works_at Krankenhaus"]
+        );
+    }
+
+    #[test]
+    fn an_introduction_and_a_move_ahead() {
+        assert_eq!(claims("Hallo, ich bin Maya!"), ["Holds ich name Maya"]);
+        assert_eq!(claims("Ich bin 29."), ["Holds ich age 29"]);
+        assert_eq!(
+            claims("Ich arbeite als Datenanalystin bei Spotify."),
+            [
+                "Holds ich works_at Spotify",
+                "Holds ich job_title Datenanalystin"
+            ]
+        );
+        assert_eq!(
+            claims("Wir haben uns letzte Woche verlobt!"),
+            ["Holds ich relationship_status verlobt @2023-05-08"]
+        );
+        assert_eq!(
+            claims("Ich bin verheiratet."),
+            ["Holds ich relationship_status verheiratet"]
+        );
+        assert_eq!(
+            claims("Im August ziehe ich nach Kopenhagen."),
+            ["Holds ich lives_in Kopenhagen @2023-08-01"]
         );
     }
 

@@ -322,6 +322,7 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("herkunft", &["from"]),
     ("heimat", &["from"]),
     ("alter", &["age"]),
+    ("alt", &["age"]),
     ("haustier", &["has_pet"]),
     ("haustiere", &["has_pet"]),
     ("hobby", &["likes"]),

@@ -276,6 +276,13 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.75,
         ),
         rule(
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} als (?P<t>{TITLE}) (?:bei|für) {O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
+        rule(
             r"{S} (?i:arbeite|arbeitet|arbeiten){A} als {O}",
             Fixed("job_title"),
             Holds,
@@ -332,6 +339,34 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.9,
+        ),
+        rule(
+            r"\b(?i:hallo|hi|hey)\W+(?:[A-Za-zäöüß]+\W+){0,2}?[Ii]ch bin {NAME}\b",
+            Fixed("name"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"{S} (?i:bin|ist){A} (?P<o>\d{1,2})(?:[,.!]|$| und\b)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:bin|ist|sind){A} (?P<o>ledig|verheiratet|geschieden|verlobt|verwitwet)\b",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?:mich|sich|uns) (?P<o>verlobt)\b",
+            Fixed("relationship_status"),
+            Holds,
+            None,
+            0.7,
         ),
         rule(
             r"{S} (?i:bin|ist){A} (?P<o>\d{1,3}) (?i:jahre alt|jahre)",
