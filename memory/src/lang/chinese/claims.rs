@@ -63,11 +63,16 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
 }
 
 /// Whether a clause speaks of the future: "要", "将", "打算", "准备"
-/// before its verb ("我八月要搬到哥本哈根").
+/// before its verb ("我八月要搬到哥本哈根"), not inside a word that says
+/// something else ("重要", "需要", "将军").
 fn looks_ahead(clause: &str) -> bool {
-    ["要", "将", "打算", "准备", "计划", "即将"]
+    let mut rest = clause.to_string();
+    for word in ["重要", "需要", "主要", "只要", "要求", "将军", "将近"] {
+        rest = rest.replace(word, "");
+    }
+    ["要", "将", "打算", "准备", "计划"]
         .iter()
-        .any(|w| clause.contains(w))
+        .any(|w| rest.contains(w))
 }
 
 /// A value a sentence denies: "不是腾讯", "而不是在腾讯".
@@ -355,6 +360,10 @@ mod tests {
             claims("我八月要搬到哥本哈根。"),
             ["Holds 我 lives_in 哥本哈根 @2023-08-01"]
         );
+        // "要" ahead of a verb, not inside a word.
+        assert!(looks_ahead("我八月要搬到哥本哈根"));
+        assert!(!looks_ahead("三月搬家对我很重要"));
+        assert!(!looks_ahead("我需要一台新电脑"));
         assert_eq!(
             claims("我和男朋友埃里克订婚了"),
             ["Holds 我 relationship_status 订婚"]
