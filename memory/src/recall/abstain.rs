@@ -249,14 +249,18 @@ pub(crate) fn uncovered(
     let covered = |t: &String| words.iter().any(|w| lang.same_word(t, w));
     // Words that ask the same predicate name one topic: "Where am I
     // employed?" is about "I quit the hospital job" (both `works_at`).
-    let same_slot = |t: &String| {
-        let asked = lang.predicates_asked(t);
-        !asked.is_empty()
-            && words
+    // The items' predicates are read once, and only when no word matched.
+    let found = topics.iter().any(covered) || {
+        let items_ask: std::collections::HashSet<&str> = words
+            .iter()
+            .flat_map(|w| lang.predicates_asked(w))
+            .collect();
+        topics.iter().any(|t| {
+            lang.predicates_asked(t)
                 .iter()
-                .any(|w| lang.predicates_asked(w).iter().any(|p| asked.contains(p)))
+                .any(|p| items_ask.contains(p))
+        })
     };
-    let found = topics.iter().any(covered) || topics.iter().any(same_slot);
     if found {
         None
     } else {
