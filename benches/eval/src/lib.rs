@@ -22,6 +22,7 @@ use chronolog_memory::{Channel, Context, Memory, Message, Options, SearchOptions
 use serde_json::{Value as Json, json};
 
 mod data;
+pub mod extraction;
 mod plot;
 mod report;
 mod score;

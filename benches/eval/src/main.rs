@@ -26,6 +26,29 @@ enum EvalDataset {
     /// each question is a tenant with its haystack; evidence is the turns
     /// marked has_answer; `_abs` questions should be abstained on.
     Longmemeval(EvalOptions),
+    /// Labelled sets of everyday sentences (`benches/eval/data/extraction/`):
+    /// what the memory comes to believe from each, scored for recall and
+    /// precision per language and split.
+    Extraction(ExtractionOptions),
+}
+
+/// What `extraction` takes.
+#[derive(clap::Args, Debug)]
+struct ExtractionOptions {
+    /// The labelled files; a file named for a language served (`de.txt`)
+    /// is read in that language.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Score only this split: dev or held-out.
+    #[arg(long, value_name = "SPLIT")]
+    split: Option<String>,
+    /// Print every dev case the memory did not get exactly right: what it
+    /// missed and what it believed wrongly (held-out cases never are).
+    #[arg(long)]
+    explain: bool,
+    /// Write the scores as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// What every evaluation takes.
@@ -106,11 +129,38 @@ fn sweep_of(text: &str) -> anyhow::Result<(String, Vec<String>)> {
     Ok((name.trim().to_string(), values))
 }
 
+fn extraction(options: ExtractionOptions) -> ExitCode {
+    use chronolog_eval::extraction::{self, Split};
+    let splits = match options.split.as_deref() {
+        None => vec![Split::Dev, Split::HeldOut],
+        Some("dev") => vec![Split::Dev],
+        Some("held-out") => vec![Split::HeldOut],
+        Some(other) => {
+            eprintln!("error: --split takes dev or held-out, not {other:?}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let args = extraction::ExtractionArgs {
+        files: options.files,
+        splits,
+        explain: options.explain,
+        out: options.out,
+    };
+    match extraction::run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (dataset, options) = match cli.dataset {
         EvalDataset::Locomo(options) => (Dataset::Locomo, options),
         EvalDataset::Longmemeval(options) => (Dataset::LongMemEval, options),
+        EvalDataset::Extraction(options) => return extraction(options),
     };
     let run = || -> anyhow::Result<()> {
         let args = EvalArgs {
