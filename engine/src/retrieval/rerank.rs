@@ -179,7 +179,10 @@ mod cross_encoder {
         /// pair at a time, scores these pairs 2.671 and -11.280, and the
         /// dog -5.096 (batched, the first two score 2.239 and -11.294:
         /// why pairs run alone, see `OnnxBert`). The margin allows for
-        /// kernels that round differently on other CPUs.
+        /// the int8 kernels of other CPUs: without AVX-512 VNNI,
+        /// onnxruntime's u8s8 kernel (AVX2 `vpmaddubsw`) saturates its
+        /// 16-bit sums, and an AMD EPYC with AVX2 alone scores the pairs
+        /// 2.538 and -11.082. A broken model misses by whole units.
         #[test]
         fn scores_match_a_reference_forward_pass_when_installed() {
             if !CrossEncoder::is_installed() {
@@ -196,15 +199,15 @@ mod cross_encoder {
                     ],
                 )
                 .expect("score");
-            assert!((scores[0] - 2.671).abs() < 0.05, "{scores:?}");
-            assert!((scores[1] + 11.280).abs() < 0.05, "{scores:?}");
+            assert!((scores[0] - 2.671).abs() < 0.3, "{scores:?}");
+            assert!((scores[1] + 11.280).abs() < 0.3, "{scores:?}");
             let dog = model
                 .score(
                     "What is the name of my dog?",
                     &["My dog Rex needs a new collar."],
                 )
                 .expect("score");
-            assert!((dog[0] + 5.096).abs() < 0.05, "{dog:?}");
+            assert!((dog[0] + 5.096).abs() < 0.3, "{dog:?}");
         }
 
         /// The pairs run longest first, side by side; the scores still
