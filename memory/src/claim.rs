@@ -143,6 +143,38 @@ pub(crate) fn relation_corrections(claims: &[Claim], denied: &[&str]) -> Vec<Cla
     out
 }
 
+/// The spans of a sentence its rules have read, so that a later, looser
+/// rule does not read one again ("don't like X" is not also "like X").
+/// A span runs to the end of the object as kept, so what follows a cut
+/// object is left for another rule ("I live in Austin with my husband
+/// Mark": "Austin", then "my husband Mark").
+#[derive(Default)]
+pub(crate) struct ReadSpans(Vec<(usize, usize)>);
+
+impl ReadSpans {
+    /// Whether `start..end` overlaps a span read.
+    pub(crate) fn overlaps(&self, start: usize, end: usize) -> bool {
+        self.0.iter().any(|&(s, e)| start < e && s < end)
+    }
+
+    /// `caps`, whose claims kept `object`, read from `start` (its whole
+    /// match's start, or its subject's end where a later rule may share
+    /// the subject: "My sister Mia loves climbing").
+    pub(crate) fn read(&mut self, caps: &regex::Captures<'_>, start: usize, object: &str) {
+        let Some(whole) = caps.get(0) else { return };
+        let end = caps
+            .name("o")
+            .filter(|_| !object.is_empty())
+            .and_then(|o| {
+                o.as_str()
+                    .find(object)
+                    .map(|at| o.start() + at + object.len())
+            })
+            .unwrap_or(whole.end());
+        self.0.push((start, end.max(start)));
+    }
+}
+
 /// The relations `denial` finds denied in `text` (its `r` group, a word
 /// of the language's `family` table), as predicates.
 pub(crate) fn relations_denied(

@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::ids::{Slot, normalize};
 use crate::salience::Level;
 use crate::schema::Fact;
+use crate::when::When;
 
 /// Two values of a one-valued slot that claim the same start: which wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +129,10 @@ pub(super) struct Claimed<'a> {
     pub functional: bool,
     /// When the message was said.
     pub said_at: Timestamp,
+    /// An ending of a value never held records it as past; not when the
+    /// message itself tells the value's period ("I worked at IBM until
+    /// 2020" is a period and its end).
+    pub records_past: bool,
 }
 
 const DAY: i64 = 24 * 3600 * 1_000_000;
@@ -165,6 +170,38 @@ pub(super) fn decide(
                 .iter()
                 .find(|v| same(v) && v.row.valid.contains(from))
             else {
+                // "I used to live in Oslo", "I left Google" of a value the
+                // memory never held: it held until then, from a time
+                // unknown. A value held from later is left to stand.
+                if claimed.records_past
+                    && !claim.object.is_empty()
+                    && !state.versions.iter().any(same)
+                {
+                    let past = Claim {
+                        kind: ClaimKind::Happened,
+                        valid: Some(When {
+                            from: Timestamp::MIN,
+                            to: Some(from),
+                        }),
+                        ..claim.clone()
+                    };
+                    let claimed = Claimed {
+                        claim: &past,
+                        subject: claimed.subject,
+                        object_entity: claimed.object_entity.clone(),
+                        functional: claimed.functional,
+                        said_at: claimed.said_at,
+                        records_past: false,
+                    };
+                    return new_value(
+                        &claimed,
+                        state,
+                        None,
+                        Timestamp::MIN,
+                        adjudicator,
+                        reinforce,
+                    );
+                }
                 return Ok((Vec::new(), Outcome::Dropped));
             };
             let end = Plan::End {

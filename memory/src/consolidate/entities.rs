@@ -98,6 +98,23 @@ impl Entities {
                 }
             }
         }
+        // "My brother is Daniel and he is a dentist": a pronoun means the
+        // one person the message itself names, where it names one; else
+        // the person named last in the turns before.
+        let mut named_here: Vec<String> = Vec::new();
+        for claim in claims {
+            let named = match (&claim.subject, claim.object_kind) {
+                (Subject::Named(name), _) => Some(name.as_str()),
+                (_, Some("person")) if !claim.object.is_empty() => Some(claim.object.as_str()),
+                _ => None,
+            };
+            if let Some(name) = named {
+                let id = self.entity(&mut out, ctx.tenant, name, "person");
+                if id != speaker && !named_here.contains(&id) {
+                    named_here.push(id);
+                }
+            }
+        }
         let mut named_people = Vec::new();
         for claim in claims {
             let subject = match &claim.subject {
@@ -107,11 +124,14 @@ impl Entities {
                     named_people.push(id.clone());
                     Some(id)
                 }
-                Subject::Pronoun(_) => people
-                    .iter()
-                    .rev()
-                    .find(|(t, id)| turn - t <= self.pronoun_reach && *id != speaker)
-                    .map(|(_, id)| id.clone()),
+                Subject::Pronoun(_) => match named_here.as_slice() {
+                    [one] => Some(one.clone()),
+                    _ => people
+                        .iter()
+                        .rev()
+                        .find(|(t, id)| turn - t <= self.pronoun_reach && *id != speaker)
+                        .map(|(_, id)| id.clone()),
+                },
             };
             let object = match claim.object_kind {
                 Some(kind) if !claim.object.is_empty() => {

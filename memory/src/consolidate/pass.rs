@@ -377,12 +377,19 @@ impl Consolidator {
                 claim
             };
             let state = self.slots().state(slot, &claim.object)?;
+            let object = normalize(&claim.object);
+            let period_told = claims.iter().any(|c| {
+                c.kind != ClaimKind::Ended
+                    && c.predicate == claim.predicate
+                    && normalize(&c.object) == object
+            });
             let claimed = Claimed {
                 claim,
                 subject: &subject,
                 object_entity: resolved.objects.get(i).cloned().flatten(),
                 functional,
                 said_at: episode.at,
+                records_past: !period_told,
             };
             let (decided, outcome) =
                 decide(&claimed, &state, self.adjudicator.as_ref(), &mut reinforce)?;

@@ -114,19 +114,18 @@ static SUBJECT_AT: LazyLock<Regex> =
 /// The claims of one clause; `sentence` is what a claim quotes.
 fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut Vec<Claim>) {
     // Spans already read are not read again by a looser rule.
-    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut read = claim::ReadSpans::default();
     for rule in RULES.iter() {
         for caps in rule.re.captures_iter(clause) {
             let Some(whole) = caps.get(0) else { continue };
-            if taken
-                .iter()
-                .any(|&(s, e)| whole.start() < e && s < whole.end())
-            {
+            // With whom (`w`) may be another rule's read ("我和老公马克").
+            let start = caps.name("w").map_or(whole.start(), |m| m.end());
+            if read.overlaps(start, whole.end()) {
                 continue;
             }
             let mut made = claims_of(rule, &caps, sentence, valid);
-            if !made.is_empty() {
-                taken.push((whole.start(), whole.end()));
+            if let Some(first) = made.first() {
+                read.read(&caps, start, &first.object);
                 claims.append(&mut made);
             }
         }
@@ -405,5 +404,28 @@ mod tests {
         assert!(claims("我的朋友很多").is_empty());
         assert_eq!(claims("我爱你"), Vec::<String>::new());
         assert_eq!(claims("今天天气很好"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn what_is_said_in_passing() {
+        assert_eq!(
+            claims("我和老婆小雅住在苏州。"),
+            ["Holds 我 wife 小雅", "Holds 我 lives_in 苏州"]
+        );
+        assert_eq!(
+            claims("我以前住在重庆，现在住在厦门。"),
+            ["Happened 我 lives_in 重庆", "Holds 我 lives_in 厦门"]
+        );
+        assert_eq!(claims("我以前在华为工作。"), ["Happened 我 works_at 华为"]);
+        assert_eq!(
+            claims("我开始在京东当产品经理。"),
+            ["Holds 我 works_at 京东", "Holds 我 job_title 产品经理"]
+        );
+        assert_eq!(claims("我开一辆二手的比亚迪。"), ["Holds 我 owns 比亚迪"]);
+        assert_eq!(claims("我对芒果过敏。"), ["Holds 我 allergic_to 芒果"]);
+        assert_eq!(
+            claims("我最喜欢的球队是湖人。"),
+            ["Holds 我 favorite_team 湖人"]
+        );
     }
 }

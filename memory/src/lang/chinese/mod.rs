@@ -289,6 +289,7 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("儿子", &["son"]),
     ("女儿", &["daughter"]),
     ("老板", &["boss"]),
+    ("过敏", &["allergic_to"]),
     ("打算", &["plans"]),
     ("计划", &["plans"]),
 ];

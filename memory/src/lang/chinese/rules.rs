@@ -32,8 +32,9 @@ const OBJECT: &str = r"(?P<o>[^，。！？,.!?；;、\s]+)";
 /// An object ended by what the pattern says next (`在{OW}工作`).
 const OBJECT_WITHIN: &str = r"(?P<o>[^，。！？,.!?；;、\s]{1,20}?)";
 /// A name: two to four Han characters, or a capitalised Latin word.
-const NAME: &str = r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和)";
-const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实)*";
+const NAME: &str =
+    r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和|跟|住|今|上|要|会|刚)";
+const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实|开始了|开始)*";
 
 /// Family words and the canonical predicate each names, longer words
 /// first where one starts another.
@@ -120,10 +121,12 @@ pub(super) const FAVORITES: &[(&str, &str)] = &[
     ("季节", "season"),
     ("水果", "fruit"),
     ("饮料", "drink"),
+    ("乐队", "band"),
+    ("球队", "team"),
 ];
 
 /// Job titles end so: "药剂师", "程序员", "医生".
-const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经理|作家|记者|司机|工人|学生|教授|主管|总监|会计|演员|歌手|警察|农民|店长|老板|画家|研究员))";
+const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经理|作家|记者|司机|工人|学生|教授|主管|总监|会计|演员|歌手|警察|农民|店长|老板|画家|研究员|牙医|兽医|顾问|科学家))";
 
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let alternatives = |pairs: &[(&str, &str)]| {
@@ -283,7 +286,39 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             place,
             0.7,
         ),
-        rule(r"{S}{A}住在{O}", Fixed("lives_in"), Holds, place, 0.8),
+        // A past home or job: over the period the clause names, or, with
+        // no period, one that has ended ("我以前住在成都").
+        rule(
+            r"{S}{A}(?:以前|之前|曾经|过去|原来)(?:一直)?住在{O}",
+            Fixed("lives_in"),
+            Happened,
+            place,
+            0.7,
+        ),
+        rule(
+            r"{S}{A}(?:以前|之前|曾经|过去|原来)(?:一直)?在{OW}(?:工作|上班|任职)",
+            Fixed("works_at"),
+            Happened,
+            work,
+            0.7,
+        ),
+        // "我和老公马克住在上海": a relative named where one is with them,
+        // read before what the two do together.
+        rule(
+            r"我(?:和|跟)(?:我的?)?(?P<rel>{FAMILY}){NAME}",
+            Family,
+            Holds,
+            Some("person"),
+            0.75,
+        ),
+        // With whom one lives (`w`) is no part of where.
+        rule(
+            r"{S}(?P<w>(?:和|跟)\p{Han}{1,8}?)?{A}住在{O}",
+            Fixed("lives_in"),
+            Holds,
+            place,
+            0.8,
+        ),
         rule(
             r"{S}{A}(?:要|将要|将|会|打算|准备)?(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
             Fixed("lives_in"),
@@ -381,6 +416,21 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.6,
+        ),
+        rule(
+            r"{S}{A}(?:开|开着)(?:一辆|辆)(?:新的|旧的|二手的|二手)?{O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Allergies: "我对花生过敏".
+        rule(
+            r"{S}{A}对{OW}(?:严重|有点|很|非常)?过敏",
+            Fixed("allergic_to"),
+            Holds,
+            None,
+            0.75,
         ),
         // Tastes: dislikes before likes.
         rule(

@@ -29,22 +29,22 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let first = claims.len();
         // Spans already read as one claim are not read again by a
         // later, looser rule ("don't like X" is not also "like X").
-        let mut taken: Vec<(usize, usize)> = Vec::new();
+        let mut read = claim::ReadSpans::default();
         for rule in RULES.iter() {
             for caps in rule.re.captures_iter(sentence) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared ("My sister Mia loves
                 // climbing": Mia is both an object and a subject).
                 let start = caps.name("s").map_or(whole.start(), |m| m.end());
-                if taken.iter().any(|&(s, e)| start < e && s < whole.end()) {
+                if read.overlaps(start, whole.end()) {
                     continue;
                 }
                 let mut found_claims = claims_of(rule, &caps, sentence, found);
                 for claim in &mut found_claims {
                     claim.text = said.trim().to_string();
                 }
-                if !found_claims.is_empty() {
-                    taken.push((whole.start(), whole.end()));
+                if let Some(made) = found_claims.first() {
+                    read.read(&caps, start, &made.object);
                     claims.append(&mut found_claims);
                 }
             }
@@ -87,15 +87,21 @@ fn subject_carried(sentence: &str) -> String {
         .into_owned()
 }
 
-/// The speaker's contractions spelled out ("I'm" is "I am"), so that a
-/// rule's `{S} am` reads both; curly apostrophes as straight ones.
+/// The speaker's contractions spelled out ("I'm" is "I am", "she's a
+/// nurse" is "she is a nurse"), so that a rule's `{S} am` reads both;
+/// curly apostrophes as straight ones.
 fn uncontracted(sentence: &str) -> String {
     static CONTRACTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(?P<s>I|[Ww]e)'(?P<v>m|ve|ll|re)\b").unwrap_or_else(|e| unreachable!("{e}"))
+        Regex::new(r"\b(?P<s>I|[Ww]e)'(?P<v>m|ve|ll|re)\b|\b(?P<p>[Hh]e|[Ss]he)'s (?P<a>an?|the|now|currently|still|from|in|at|my|our|his|her)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
     });
     let straight = sentence.replace('\u{2019}', "'");
     CONTRACTED
         .replace_all(&straight, |c: &Captures<'_>| {
+            // "he's a dentist" (not "he's got", "he's been": "has").
+            if let (Some(pronoun), Some(after)) = (c.name("p"), c.name("a")) {
+                return format!("{} is {}", pronoun.as_str(), after.as_str());
+            }
             let verb = match &c["v"] {
                 "m" => "am",
                 "ve" => "have",
@@ -640,6 +646,60 @@ mod tests {
         assert_eq!(
             claims("I love playing the piano"),
             ["Holds I likes playing the piano"]
+        );
+    }
+
+    #[test]
+    fn what_is_said_in_passing() {
+        // A name another rule's subject is also a relation's object, and
+        // what follows a cut object is read by another rule.
+        assert_eq!(
+            claims("My cousin Ana lives in Porto."),
+            ["Holds Ana lives_in Porto", "Holds I cousin Ana"]
+        );
+        assert_eq!(
+            claims("I live in Leeds with my wife Priya."),
+            ["Holds I lives_in Leeds", "Holds I wife Priya"]
+        );
+        // A trade said alone, by its word; an -er word that names no trade
+        // is none.
+        assert_eq!(
+            claims("She's a pharmacist."),
+            ["Holds she job_title pharmacist"]
+        );
+        assert_eq!(
+            claims("I am a high school teacher."),
+            ["Holds I job_title high school teacher"]
+        );
+        assert!(claims("I'm a dreamer.").is_empty());
+        assert!(claims("He's got a point.").is_empty());
+        // A job begun with its title.
+        assert_eq!(
+            claims("I took a new job as a data analyst at Spotify."),
+            ["Holds I works_at Spotify", "Holds I job_title data analyst"]
+        );
+        assert_eq!(
+            claims("I've been working part-time for Oxfam."),
+            ["Holds I works_at Oxfam"]
+        );
+        assert_eq!(claims("I drive a Volvo."), ["Holds I owns Volvo"]);
+        assert_eq!(
+            claims("I'm severely allergic to peanuts."),
+            ["Holds I allergic_to peanuts"]
+        );
+        assert_eq!(
+            claims("My only allergy is penicillin."),
+            ["Holds I allergic_to penicillin"]
+        );
+        // Someone else's allergy is not the speaker's.
+        assert!(claims("My son's allergy is penicillin.").is_empty());
+        assert_eq!(
+            claims("I'm considering learning Japanese."),
+            ["Holds I plans learning Japanese"]
+        );
+        assert_eq!(
+            claims("We adopted a dog, his name is Bruno."),
+            ["Holds I has_pet Bruno"]
         );
     }
 }

@@ -148,6 +148,9 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("son", &["son"]),
     ("daughter", &["daughter"]),
     ("boss", &["boss"]),
+    ("allergic", &["allergic_to"]),
+    ("allergy", &["allergic_to"]),
+    ("allergies", &["allergic_to"]),
     ("plan", &["plans"]),
     ("plans", &["plans"]),
 ];

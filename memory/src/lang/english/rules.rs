@@ -38,6 +38,11 @@ const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
 /// A job title as English forms one: "nurse", "software engineer",
 /// "head chef"; words so formed that name no job are `NOT_JOBS`.
 const TITLE: &str = r"(?:(?:senior|junior|head|lead|chief|staff|registered|assistant|associate|principal|software|data|research|sales|marketing|product|project|dental|school|line) )?(?:[a-z]+(?:er|or|ist|ian|ant|ent|eer)|nurse|doctor|chef|cook|clerk|nanny|surgeon|paramedic|pilot|lawyer|attorney|analyst|midwife|vet|barista|waitress|cashier|secretary|intern|trainee|apprentice|postdoc|coach)";
+/// What may stand before a trade: "a software engineer", "a head nurse".
+const QUALIFIER: &str = r"senior|junior|head|lead|chief|staff|registered|assistant|associate|principal|software|data|research|sales|marketing|product|project|dental|school|line|math|maths|english|music|art|science|history|primary school|high school|freelance|graphic|web|civil|mechanical|electrical|social|flight|police|fire|truck|bus|taxi|real estate|personal|yoga|dog|hair|pastry|sous";
+/// Words that name a trade: what a bare "she is a ..." is read as a job
+/// from (an `-er` word may name a dreamer; these do not).
+const PROFESSIONS: &str = r"nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|psychologist|psychiatrist|paramedic|midwife|vet|veterinarian|teacher|professor|lecturer|tutor|librarian|engineer|developer|programmer|designer|architect|scientist|researcher|analyst|accountant|auditor|consultant|lawyer|attorney|paralegal|judge|banker|economist|journalist|reporter|editor|writer|author|translator|photographer|artist|musician|actor|actress|chef|cook|baker|barista|bartender|waiter|waitress|cashier|clerk|secretary|receptionist|manager|director|executive|entrepreneur|founder|recruiter|marketer|salesperson|electrician|plumber|carpenter|mechanic|technician|farmer|gardener|pilot|driver|firefighter|officer|soldier|detective|social worker|caregiver|nanny|hairdresser|barber|trainer|coach|intern|postdoc|student nurse";
 /// Kinds of workplace, for a place said without a name ("a private
 /// clinic").
 const WORKPLACES: &str = r"hospital|clinic|school|university|college|company|firm|startup|start-up|bank|agency|studio|restaurant|cafe|bakery|factory|lab|laboratory|store|shop|hotel|office|practice|museum|library|newspaper|magazine|pharmacy|charity|nonprofit|non-profit|salon|garage|airline|warehouse|supermarket|daycare|kindergarten|consultancy|publisher|theater|theatre|nursing home";
@@ -126,6 +131,8 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
             .replace("{TITLE}", TITLE)
+            .replace("{QUALIFIER}", QUALIFIER)
+            .replace("{PROFESSIONS}", PROFESSIONS)
             .replace("{WORKPLACES}", WORKPLACES)
             .replace("{FAMILY}", &family)
             .replace("{PETS}", PETS)
@@ -179,7 +186,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:at|for) {O}",
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:remotely |full-time |full time |part-time |part time |freelance )?(?i:at|for) {O}",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -220,12 +227,31 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("organisation"),
             0.7,
         ),
+        // A job begun, said with its title: "I started a new job as a
+        // software engineer at Shopify".
+        rule(
+            r"{S} (?i:just |recently |finally )?(?i:started|got|took|landed|accepted|am starting|will start|have started) (?i:a |my |the |an )?(?i:new )?(?i:job|position|role) as (?i:an?|the) (?P<t>{TITLE}) (?i:at|with|for) (?P<o>(?:[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*))",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.7,
+        ),
         rule(
             r"{S} (?i:work|works|am working|'m working|is working) as (?i:an?|the) {O}",
             Fixed("job_title"),
             Holds,
             None,
             0.75,
+        ),
+        // What one is by trade, said alone ("She is a dentist"): only a
+        // word that names a trade, for the forms of `TITLE` name
+        // dreamers and worriers as well.
+        rule(
+            r"{S} (?:am|is) (?i:now |currently )?(?:an?) (?P<o>(?:(?:{QUALIFIER}) )?(?:{PROFESSIONS}))(?:[,.!;]|$| and\b| by (?:trade|profession)\b)",
+            Fixed("job_title"),
+            Holds,
+            None,
+            0.65,
         ),
         rule(
             r"{S} (?i:became|got promoted to|was promoted to|am now|'m now) (?i:an?|the) (?P<o>{TITLE})\b",
@@ -378,6 +404,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("animal"),
             0.8,
         ),
+        // "We got a cat last week, her name is Mochi": the pet by its name.
+        rule(
+            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|another|a new) (?i:{PETS})\b[^.!?;]*?,? (?:and )?(?i:her|his|its) name is {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
         rule(
             r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|two|three|another|a new) (?P<o>(?i:{PETS}))(?:s)?\b",
             Fixed("has_pet"),
@@ -386,11 +420,26 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         rule(
-            r"{S} (?i:just |recently )?(?i:bought|purchased|own|owns|got myself) (?i:an?|a new|my first|my own) {O}",
+            r"{S} (?i:just |recently )?(?i:bought|purchased|own|owns|got myself|drive|drives) (?i:an?|a new|my first|my own|an old|a used) {O}",
             Fixed("owns"),
             Holds,
             None,
             0.6,
+        ),
+        // Allergies: what to keep off one's plate, said as a state.
+        rule(
+            r"{S} (?:am|is|are) (?i:very |severely |really |mildly |quite |also )?(?i:allergic) to {O}",
+            Fixed("allergic_to"),
+            Holds,
+            None,
+            0.75,
+        ),
+        rule(
+            r"(?i:my|his|her) (?:[a-z]+ )?(?i:allerg(?:y|ies)) (?i:is|are) {O}",
+            Fixed("allergic_to"),
+            Holds,
+            None,
+            0.7,
         ),
         // Tastes: dislikes before likes ("don't like" contains "like").
         rule(
@@ -428,6 +477,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.55,
+        ),
+        // A plan still weighed: "I'm thinking about moving to Portland".
+        rule(
+            r"{S} (?i:am|'m|is|are|'re) (?i:thinking about|thinking of|considering) (?P<o>[a-z]+ing\b[^,.;!?]*)",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.5,
         ),
         rule(
             r"{S} (?i:just |recently |finally |also )?(?P<v>{EVENTS})\s{O}",

@@ -107,17 +107,22 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let text = subject_carried(&text);
         let valid = found.map(|f| f.when);
         let first = claims.len();
-        let mut taken: Vec<(usize, usize)> = Vec::new();
+        let mut read = claim::ReadSpans::default();
         for rule in RULES.iter() {
             for caps in rule.re.captures_iter(&text) {
                 let Some(whole) = caps.get(0) else { continue };
-                let start = caps.name("s").map_or(whole.start(), |m| m.end());
-                if taken.iter().any(|&(s, e)| start < e && s < whole.end()) {
+                // The subject may be shared, and with whom (`w`) may be
+                // another rule's read ("mit meinem Mann Markus").
+                let start = caps
+                    .name("w")
+                    .or_else(|| caps.name("s"))
+                    .map_or(whole.start(), |m| m.end());
+                if read.overlaps(start, whole.end()) {
                     continue;
                 }
                 let mut made = claims_of(rule, &caps, &text, sentence, valid);
-                if !made.is_empty() {
-                    taken.push((whole.start(), whole.end()));
+                if let Some(first) = made.first() {
+                    read.read(&caps, start, &first.object);
                     claims.append(&mut made);
                 }
             }
@@ -167,29 +172,22 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 /// moves before its verb, so one rule reads both orders.
 fn subject_first(text: &str) -> String {
     static INVERTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
+        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
-    match INVERTED.captures(text) {
-        Some(caps) => {
-            let (Some(whole), Some(pre), Some(v), Some(s)) = (
-                caps.get(0),
-                caps.name("pre"),
-                caps.name("v"),
-                caps.name("s"),
-            ) else {
-                return text.to_string();
-            };
+    // Each clause's own: "Früher habe ich in Köln gewohnt, jetzt wohne
+    // ich in Leipzig".
+    INVERTED
+        .replace_all(text, |caps: &regex::Captures<'_>| {
             format!(
-                "{}{} {}{}",
-                pre.as_str(),
-                s.as_str(),
-                v.as_str().to_lowercase(),
-                &text[whole.end()..]
+                "{}{}{} {}",
+                &caps["lead"],
+                &caps["pre"],
+                &caps["s"],
+                caps["v"].to_lowercase()
             )
-        }
-        None => text.to_string(),
-    }
+        })
+        .into_owned()
 }
 
 /// "..., und habe bei Zalando angefangen": a clause after "und" or "aber"
@@ -202,10 +200,19 @@ fn subject_carried(text: &str) -> String {
     static FIRST_SUBJECT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\b(?:[Ii]ch|[Ww]ir|[Ee]r|[Ss]ie)\b").unwrap_or_else(|e| unreachable!("{e}"))
     });
-    let Some(subject) = FIRST_SUBJECT.find(text) else {
-        return text.to_string();
+    // "Mein Bruder heißt Daniel und ist Zahnarzt": a sentence about one's
+    // relative goes on about them, said here by a pronoun that resolves
+    // to the one the message names.
+    static RELATIVE_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+        let family = FAMILY.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("|");
+        Regex::new(&format!(r"^(?:[Mm]ein|[Mm]eine) (?:{family})\b"))
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let subject = match FIRST_SUBJECT.find(text) {
+        Some(subject) => subject.as_str().to_lowercase(),
+        None if RELATIVE_FIRST.is_match(text) => "er".to_string(),
+        None => return text.to_string(),
     };
-    let subject = subject.as_str().to_lowercase();
     ELLIPSIS
         .replace_all(text, format!("$c {subject} $v").as_str())
         .into_owned()
@@ -510,5 +517,58 @@ mod tests {
         );
         assert_eq!(claims("Ich bin 30 Jahre alt."), ["Holds ich age 30"]);
         assert!(claims("Das Wetter ist schön.").is_empty());
+    }
+
+    #[test]
+    fn what_is_said_in_passing() {
+        assert_eq!(
+            claims("Ich wohne mit meiner Frau Priya in Leipzig."),
+            ["Holds ich lives_in Leipzig", "Holds ich wife Priya"]
+        );
+        // Each clause's verb second: "jetzt wohne ich".
+        assert_eq!(
+            claims("Früher habe ich in Bremen gewohnt, jetzt wohne ich in Kiel."),
+            ["Holds ich lives_in Kiel", "Happened ich lives_in Bremen"]
+        );
+        // A sentence about one's relative goes on about them.
+        assert_eq!(
+            claims("Meine Cousine heißt Ana und ist Apothekerin."),
+            ["Holds er job_title Apothekerin", "Holds ich cousin Ana"]
+        );
+        assert_eq!(
+            claims("Ich habe als Pflegerin bei der Charité angefangen."),
+            [
+                "Holds ich works_at Charité",
+                "Holds ich job_title Pflegerin"
+            ]
+        );
+        assert_eq!(
+            claims("Ich arbeite im Homeoffice für Zalando."),
+            ["Holds ich works_at Zalando"]
+        );
+        assert_eq!(
+            claims("Ich fahre einen alten Golf."),
+            ["Holds ich owns Golf"]
+        );
+        assert_eq!(
+            claims("Ich bin stark allergisch gegen Erdnüsse."),
+            ["Holds ich allergic_to Erdnüsse"]
+        );
+        assert_eq!(
+            claims("Ich kann Rosinen nicht ausstehen."),
+            ["Holds ich dislikes Rosinen"]
+        );
+        assert_eq!(
+            claims("Ich plane, einen Tanzkurs zu machen."),
+            ["Holds ich plans Tanzkurs zu machen"]
+        );
+        assert_eq!(
+            claims("Wir haben einen Hund, er heißt Bruno."),
+            ["Holds ich has_pet Bruno"]
+        );
+        assert_eq!(
+            claims("Meine Freundin Lea und ich sind seit einem Jahr zusammen."),
+            ["Holds ich girlfriend Lea @2022-05-17"]
+        );
     }
 }

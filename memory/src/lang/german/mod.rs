@@ -337,6 +337,11 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("sohn", &["son"]),
     ("tochter", &["daughter"]),
     ("chef", &["boss"]),
+    ("allergisch", &["allergic_to"]),
+    ("allergie", &["allergic_to"]),
+    ("allergien", &["allergic_to"]),
+    ("plane", &["plans"]),
+    ("pläne", &["plans"]),
     ("chefin", &["boss"]),
 ];
 

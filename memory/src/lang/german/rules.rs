@@ -223,14 +223,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         rule(
-            r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:seit \S+ )?(?i:bei|für) {O}",
+            r"{S} (?i:arbeite|arbeitet|arbeiten){A} (?i:seit \S+ )?(?i:im homeoffice |remote |von zu hause aus |in teilzeit |in vollzeit |freiberuflich )?(?i:bei|für) {O}",
             Fixed("works_at"),
             Holds,
             work,
             0.8,
         ),
         rule(
-            r"{S} (?i:habe|hat|haben){A} (?i:bei )(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:angefangen|begonnen)\b",
+            r"{S} (?i:habe|hat|haben){A} (?:als (?P<t>{TITLE}) )?(?i:bei )(?:der |dem |einer |einem )?(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:angefangen|begonnen)\b",
             Fixed("works_at"),
             Holds,
             work,
@@ -305,11 +305,27 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         rule(
-            r"{S} (?i:wohne|wohnt|wohnen|lebe|lebt|leben){A} (?i:seit \S+ )?in {O}",
+            r"{S} (?i:wohne|wohnt|wohnen|lebe|lebt|leben){A} (?i:seit \S+ )?(?P<w>(?i:mit (?:meinem|meiner|meinen|unserem|unserer|unseren) [^,.;!?()]+? ))?in {O}",
             Fixed("lives_in"),
             Holds,
             place,
             0.8,
+        ),
+        // A past home: over the period the sentence names, or, with no
+        // period, one that has ended ("Früher habe ich in Köln gewohnt").
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:früher |vorher |damals |lange )?in {OW} (?i:gewohnt|gelebt)\b",
+            Fixed("lives_in"),
+            Happened,
+            place,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:wohnte|wohnten|lebte|lebten){A} (?i:früher |vorher |damals )?in {O}",
+            Fixed("lives_in"),
+            Happened,
+            place,
+            0.7,
         ),
         rule(
             r"{S} (?i:bin|ist|sind){A} (?i:nach|zurück nach|in die|in den) {OW} (?i:gezogen|umgezogen)\b",
@@ -375,6 +391,22 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.8,
         ),
+        // "Mein Freund Jonas und ich sind seit zwei Jahren zusammen":
+        // "Freund" is a friend unless the two are together.
+        rule(
+            r"(?i:mein) (?i:Freund),? {NAME},? und ich (?i:sind|waren){A} (?:\S+ ){0,3}?(?i:zusammen)\b",
+            Fixed("boyfriend"),
+            Holds,
+            Some("person"),
+            0.8,
+        ),
+        rule(
+            r"(?i:meine) (?i:Freundin),? {NAME},? und ich (?i:sind|waren){A} (?:\S+ ){0,3}?(?i:zusammen)\b",
+            Fixed("girlfriend"),
+            Holds,
+            Some("person"),
+            0.8,
+        ),
         // "Clara ist meine Cousine": the name first.
         rule(
             r"{NAME} (?:ist|war) (?i:mein|meine) (?P<rel>{FAMILY})\b",
@@ -384,7 +416,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.75,
         ),
         rule(
-            r"(?i:mein|meine) (?P<rel>{FAMILY})(?: heißt| heisst|,)? {NAME}",
+            r"(?i:mein|meine|meinem|meinen|meiner) (?P<rel>{FAMILY})(?: heißt| heisst|,)? {NAME}",
             Family,
             Holds,
             Some("person"),
@@ -420,6 +452,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("animal"),
             0.8,
         ),
+        // "Wir haben eine Katze, sie heißt Mochi": the pet by its name.
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|einen neuen|eine neue) (?:{PETS})\b[^.!?;]*?,? (?:und )?(?:sie|er|es) (?:heißt|heisst) {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
         rule(
             r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|zwei|drei|einen neuen|eine neue) (?P<o>{PETS})",
             Fixed("has_pet"),
@@ -434,9 +474,40 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.6,
         ),
+        rule(
+            r"{S} (?i:fahre|fährt|fahren){A} (?i:einen|eine|ein) (?i:neuen |neue |neues |alten |alte |altes )?{O}",
+            Fixed("owns"),
+            Holds,
+            None,
+            0.6,
+        ),
+        // Allergies.
+        rule(
+            r"{S} (?i:bin|ist|sind){A} (?i:stark |sehr |leicht )?(?i:allergisch) (?i:gegen|auf) {O}",
+            Fixed("allergic_to"),
+            Holds,
+            None,
+            0.75,
+        ),
+        // Plans: "Ich überlege, nach Wien zu ziehen", "Ich habe vor, ...
+        // zu kündigen".
+        rule(
+            r"{S} (?i:plane|plant|planen|überlege|überlegt|überlegen|habe vor|hat vor|haben vor)(?: mir)?,? (?P<o>[^.;!?()]+? zu [a-zäöüß]+)\b",
+            Fixed("plans"),
+            Holds,
+            None,
+            0.5,
+        ),
         // Tastes: dislikes before likes.
         rule(
             r"{S} (?i:hasse|hasst|hassen|mag|mögen|esse|isst|trinke|trinkt){A} (?i:keinen|keine|kein|nicht mehr|nicht) {O}",
+            Fixed("dislikes"),
+            Holds,
+            None,
+            0.7,
+        ),
+        rule(
+            r"{S} (?i:kann|können){A} {OW} (?i:nicht ausstehen|nicht leiden|nicht ab)\b",
             Fixed("dislikes"),
             Holds,
             None,

@@ -93,7 +93,8 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
             Rule::MonthOfRelativeYear,
         ),
         p(
-            r"(letzte[nrs]?|vorige[nrs]?|diese[nrs]?|nächste[nrs]?) (woche|wochenende|monat|jahr)",
+            // "seit letzter Woche": the state holds from then on.
+            r"(?:seit )?(letzte[nrs]?|vorige[nrs]?|diese[nrs]?|nächste[nrs]?) (woche|wochenende|monat|jahr)",
             Rule::RelativeUnit,
         ),
         p(
@@ -277,6 +278,7 @@ mod tests {
             "2023-05-16 .. 2023-05-17"
         );
         assert_eq!(when("letzte Woche", said), "2023-05-08 .. 2023-05-15");
+        assert_eq!(when("seit letzter Woche", said), "2023-05-08 .. 2023-05-15");
         assert_eq!(when("vor zwei Jahren", said), "2021-01-01 .. 2022-01-01");
         assert_eq!(when("seit drei Jahren", said), "2020-05-17 .. ");
         assert_eq!(when("am 3. März", said), "2023-03-03 .. 2023-03-04");

@@ -1,0 +1,197 @@
+//! What a user tells in passing, in each language served, becomes the
+//! facts a later question needs: a home left before the memory knew of
+//! it, a relative's trade said beside their name, an allergy, someone one
+//! lives with. The labelled sets in `benches/eval/data/extraction/` score
+//! the same ground; these tests hold the behaviour end to end, through
+//! consolidation and the read path.
+
+mod common;
+
+use chronolog_memory::{Lang, Memory, SearchOptions};
+use common::{believed, memory, say};
+
+/// The tenant `tenant`, pinned to `lang`, told `said` a day apart from
+/// 2024-06-01, consolidated.
+fn told(memory: &Memory, tenant: &str, lang: Lang, said: &[&str]) {
+    memory.pin_language(tenant, Some(lang)).expect("pin");
+    for (day, text) in said.iter().enumerate() {
+        say(memory, tenant, &format!("2024-06-{:02}", day + 1), text);
+    }
+    memory.consolidate_now().expect("consolidate");
+}
+
+/// The objects of `predicate` whose subject is `name` believed now.
+fn about(memory: &Memory, tenant: &str, name: &str, predicate: &str) -> Vec<String> {
+    memory
+        .timeline(tenant)
+        .expect("timeline")
+        .into_iter()
+        .filter(|f| f.predicate == predicate && f.subject.ends_with(&format!("/{name}")))
+        .map(|f| f.object)
+        .collect()
+}
+
+fn answered(memory: &Memory, tenant: &str, question: &str, expected: &str) {
+    let context = memory
+        .search(tenant, question, &SearchOptions::default())
+        .expect("search");
+    assert!(!context.abstain, "{question}: {context:#?}");
+    let text = context.to_text();
+    assert!(
+        text.contains(expected),
+        "{question}: {expected:?} not in\n{text}"
+    );
+}
+
+#[test]
+fn a_home_left_before_the_memory_knew_of_it_is_kept_as_past() {
+    let memory = memory();
+    for (tenant, lang, said, past, now) in [
+        (
+            "en",
+            Lang::English,
+            "I used to live in Porto, but now I live in Lisbon.",
+            "Porto",
+            "Lisbon",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Früher habe ich in Bremen gewohnt, jetzt wohne ich in Kiel.",
+            "Bremen",
+            "Kiel",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            "我以前住在重庆，现在住在厦门。",
+            "重庆",
+            "厦门",
+        ),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        assert_eq!(believed(&memory, tenant, "2024-07-01", "lives_in"), [now]);
+        // Held until it was said, from a time never said.
+        assert_eq!(
+            believed(&memory, tenant, "2024-05-01", "lives_in"),
+            [past],
+            "{tenant}"
+        );
+    }
+}
+
+#[test]
+fn a_relatives_trade_said_beside_their_name_is_theirs() {
+    let memory = memory();
+    for (tenant, lang, said, name, trade) in [
+        (
+            "en",
+            Lang::English,
+            "My cousin is called Ana and she's a pharmacist.",
+            "ana",
+            "pharmacist",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Meine Cousine heißt Ana und ist Apothekerin.",
+            "ana",
+            "Apothekerin",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            "我表姐叫安娜，她是药剂师。",
+            "安娜",
+            "药剂师",
+        ),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        assert_eq!(
+            about(&memory, tenant, name, "job_title"),
+            [trade],
+            "{tenant}"
+        );
+        // Not the speaker's.
+        assert!(about(&memory, tenant, "user", "job_title").is_empty());
+    }
+}
+
+#[test]
+fn an_allergy_is_a_fact_and_is_asked_for() {
+    let memory = memory();
+    for (tenant, lang, said, allergen, question) in [
+        (
+            "en",
+            Lang::English,
+            "Just so you know, I'm severely allergic to peanuts.",
+            "peanuts",
+            "What am I allergic to?",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Ich bin stark allergisch gegen Erdnüsse.",
+            "Erdnüsse",
+            "Wogegen bin ich allergisch?",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            "我对芒果过敏。",
+            "芒果",
+            "我对什么过敏？",
+        ),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        assert_eq!(
+            believed(&memory, tenant, "2024-07-01", "allergic_to"),
+            [allergen],
+            "{tenant}"
+        );
+        answered(&memory, tenant, question, allergen);
+    }
+}
+
+#[test]
+fn whom_one_lives_with_is_read_beside_where() {
+    let memory = memory();
+    for (tenant, lang, said, relation, name, city) in [
+        (
+            "en",
+            Lang::English,
+            "I live in Leeds with my wife Priya.",
+            "wife",
+            "Priya",
+            "Leeds",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Ich wohne mit meiner Frau Priya in Leipzig.",
+            "wife",
+            "Priya",
+            "Leipzig",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            "我和老婆小雅住在苏州。",
+            "wife",
+            "小雅",
+            "苏州",
+        ),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        assert_eq!(
+            believed(&memory, tenant, "2024-07-01", "lives_in"),
+            [city],
+            "{tenant}"
+        );
+        assert_eq!(
+            believed(&memory, tenant, "2024-07-01", relation),
+            [name],
+            "{tenant}"
+        );
+    }
+}
