@@ -423,6 +423,10 @@ mod tests {
         );
         assert_eq!(claims("我开一辆二手的比亚迪。"), ["Holds 我 owns 比亚迪"]);
         assert_eq!(claims("我对芒果过敏。"), ["Holds 我 allergic_to 芒果"]);
+        // "No longer" ends what held; a bare "not" says it never did.
+        assert_eq!(claims("我已经不在华为工作了。"), ["Ended 我 works_at 华为"]);
+        assert_eq!(claims("我不在谷歌工作。"), ["Withdrawn 我 works_at 谷歌"]);
+        assert_eq!(claims("我不住在东京。"), ["Withdrawn 我 lives_in 东京"]);
         assert_eq!(
             claims("我最喜欢的球队是湖人。"),
             ["Holds 我 favorite_team 湖人"]

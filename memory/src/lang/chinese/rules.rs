@@ -190,11 +190,21 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         // Work.
+        // "不再" and "已经不" say it held and stopped; a bare "不" only
+        // that it does not hold ("我不在谷歌工作"), as English "I don't
+        // work at Google" is a withdrawal, never a past job.
         rule(
-            r"{S}{A}(?:不再|不)在{OW}(?:工作|上班)",
+            r"{S}{A}(?:已经不|不再)在{OW}(?:工作|上班)",
             Fixed("works_at"),
             Ended,
             work,
+            0.8,
+        ),
+        rule(
+            r"{S}{A}不在{OW}(?:工作|上班)",
+            Fixed("works_at"),
+            Withdrawn,
+            None,
             0.8,
         ),
         rule(
@@ -273,12 +283,13 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // Home.
         rule(
-            r"{S}{A}(?:不再|不)住在{O}",
+            r"{S}{A}(?:已经不|不再)住在{O}",
             Fixed("lives_in"),
             Ended,
             place,
             0.7,
         ),
+        rule(r"{S}{A}不住在{O}", Fixed("lives_in"), Withdrawn, None, 0.7),
         rule(
             r"{S}{A}(?:搬离了|搬离|搬出了|搬出)(?:了)?{O}",
             Fixed("lives_in"),
