@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
-use super::rules::{FAMILY, FAVORITES, NOT_JOBS, Predicate, RULES, Rule};
+use super::rules::{Predicate, RULES, Rule};
+use super::words::{FAMILY, FAVORITES, NOT_JOBS};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 

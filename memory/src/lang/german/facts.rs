@@ -1,7 +1,7 @@
 //! How a context writes a fact in German: a label for its predicate
 //! ("Arbeitgeber: Moonshot"), and the words of its interval.
 
-use super::rules::FAVORITES;
+use super::words::FAVORITES;
 use crate::lang::FactWords;
 
 pub(super) const WORDS: FactWords = FactWords {

@@ -7,6 +7,7 @@ mod facts;
 mod question;
 mod rules;
 mod time;
+mod words;
 
 use std::sync::LazyLock;
 

@@ -1,9 +1,12 @@
-//! The German rule table: each rule one way people say a fact in German, with the predicate it names, its kind and confidence; the word tables (family, pets, favourites) beside it.
+//! The German rule table: each rule one way people say a fact in German,
+//! with the predicate it names, its kind and confidence. The word lists
+//! the rules are built from live in `words.rs`.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::words::{FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
 
 pub(super) struct Rule {
@@ -29,98 +32,6 @@ const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
 const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
 const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
-
-/// A job title as German forms one: "Apotheker", "Krankenschwester",
-/// "Ärztin"; forms that name no job are `NOT_JOBS`.
-const TITLE: &str = r"[A-ZÄÖÜ][a-zäöüß]*(?:in|er|ist|eur|or|arzt|ärztin|koch|köchin|pfleger|pflegerin|lehrer|lehrerin|schwester)";
-
-/// Words formed like a title that name no job: "Ich bin Berliner",
-/// "Ich bin Anfängerin".
-pub(super) const NOT_JOBS: &[&str] = &[
-    "Anfänger",
-    "Anfängerin",
-    "Berliner",
-    "Berlinerin",
-    "Vegetarier",
-    "Vegetarierin",
-    "Veganer",
-    "Veganerin",
-    "Student",
-    "Studentin",
-    "Kunde",
-    "Kundin",
-    "Rentner",
-    "Rentnerin",
-    "Patient",
-    "Patientin",
-    "Teilnehmer",
-    "Teilnehmerin",
-    "Mitglied",
-    "Fan",
-    "Single",
-    "Läufer",
-    "Läuferin",
-    "Spieler",
-    "Spielerin",
-    "Leser",
-    "Leserin",
-    "Besucher",
-    "Besucherin",
-];
-
-pub(super) const FAMILY: &[(&str, &str)] = &[
-    ("Schwester", "sister"),
-    ("Bruder", "brother"),
-    ("Mutter", "mother"),
-    ("Mama", "mom"),
-    ("Vater", "father"),
-    ("Papa", "dad"),
-    ("Ehefrau", "wife"),
-    ("Frau", "wife"),
-    ("Ehemann", "husband"),
-    ("Mann", "husband"),
-    ("Partnerin", "partner"),
-    ("Partner", "partner"),
-    ("beste Freundin", "best_friend"),
-    ("bester Freund", "best_friend"),
-    ("Freundin", "friend"),
-    ("Freund", "friend"),
-    ("Sohn", "son"),
-    ("Tochter", "daughter"),
-    ("Cousine", "cousin"),
-    ("Cousin", "cousin"),
-    ("Tante", "aunt"),
-    ("Onkel", "uncle"),
-    ("Großmutter", "grandmother"),
-    ("Oma", "grandma"),
-    ("Großvater", "grandfather"),
-    ("Opa", "grandpa"),
-    ("Chefin", "boss"),
-    ("Chef", "boss"),
-    ("Kollegin", "colleague"),
-    ("Kollege", "colleague"),
-    ("Mitbewohnerin", "roommate"),
-    ("Mitbewohner", "roommate"),
-    ("Verlobte", "fiancee"),
-    ("Verlobter", "fiance"),
-    ("Nichte", "niece"),
-    ("Neffe", "nephew"),
-];
-
-const PETS: &str = "Hund|Katze|Kater|Papagei|Vogel|Hamster|Kaninchen|Hase|Fisch|Schildkröte|Schlange|Pferd|Meerschweinchen|Welpe|Kätzchen";
-
-pub(super) const FAVORITES: &[(&str, &str)] = &[
-    ("farbe", "color"),
-    ("essen", "food"),
-    ("gericht", "food"),
-    ("film", "movie"),
-    ("buch", "book"),
-    ("sport", "sport"),
-    ("lied", "song"),
-    ("stadt", "city"),
-    ("tier", "animal"),
-    ("band", "band"),
-];
 
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let alternatives = |pairs: &[(&str, &str)]| {
