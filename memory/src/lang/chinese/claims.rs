@@ -12,8 +12,9 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::Chinese;
-use super::rules::{EVENTS, FAMILY, FAVORITES, Predicate, RULES, Rule, SUBJECT};
+use super::rules::{Predicate, RULES, Rule, SUBJECT};
 use super::time::number;
+use super::words::{EVENTS, FAMILY, FAVORITES, NOT_NAMES};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
@@ -146,7 +147,10 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
         }
         Predicate::Event => lookup(EVENTS, caps.name("v").map_or("", |m| m.as_str())),
     };
-    let object = caps.name("o").and_then(|m| clean(m.as_str(), &predicate));
+    let object = caps
+        .name("o")
+        .filter(|m| !NOT_NAMES.contains(&m.as_str()))
+        .and_then(|m| clean(m.as_str(), &predicate));
     let claim = |object: String, kind: ClaimKind| Claim {
         subject: subject.clone(),
         predicate: predicate.clone(),
@@ -172,6 +176,16 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
             predicate: "job_title".into(),
             object_kind: None,
             ..claim(title.as_str().to_string(), rule.kind)
+        });
+    }
+    // "我打算明年搬到杭州": the move ahead is a plan too, said as the
+    // words after the plan's verb.
+    if let (Some(whole), Some(plan), Some(o)) = (caps.get(0), caps.name("plan"), caps.name("o")) {
+        let planned = &whole.as_str()[plan.end() - whole.start()..o.end() - whole.start()];
+        out.push(Claim {
+            predicate: "plans".into(),
+            object_kind: None,
+            ..claim(planned.to_string(), ClaimKind::Holds)
         });
     }
     // "从安卓换成了iPhone": the old one ended when the new began.
@@ -408,6 +422,23 @@ mod tests {
 
     #[test]
     fn what_is_said_in_passing() {
+        assert_eq!(
+            claims("我打算明年搬到杭州。"),
+            [
+                "Holds 我 lives_in 杭州 @2024-01-01",
+                "Holds 我 plans 搬到杭州 @2024-01-01"
+            ]
+        );
+        // A name beside the relation, with no "叫": a familiar form or a
+        // surname first; a word there is no name.
+        assert_eq!(
+            claims("我男朋友小李和我在一起两年了。"),
+            ["Holds 我 boyfriend 小李"]
+        );
+        assert_eq!(claims("我同事王芳是医生。"), ["Holds 我 colleague 王芳"]);
+        assert!(claims("我哥哥马上要结婚了。").is_empty());
+        assert!(claims("我妹妹很喜欢猫。").is_empty());
+        assert!(claims("我妹妹是老师。").is_empty());
         assert_eq!(
             claims("我和老婆小雅住在苏州。"),
             ["Holds 我 wife 小雅", "Holds 我 lives_in 苏州"]

@@ -1,7 +1,7 @@
 //! How a context writes a fact in Chinese: a label for its predicate
 //! ("工作单位：月之暗面"), and the words of its interval.
 
-use super::rules::FAVORITES;
+use super::words::FAVORITES;
 use crate::lang::FactWords;
 
 pub(super) const WORDS: FactWords = FactWords {

@@ -8,6 +8,7 @@ mod facts;
 mod question;
 mod rules;
 mod time;
+mod words;
 
 use std::sync::LazyLock;
 

@@ -1,9 +1,12 @@
-//! The Chinese rule table: each rule one way people say a fact in Chinese, with the predicate it names, its kind and confidence; the word tables (family, pets, events, favourites) beside it.
+//! The Chinese rule table: each rule one way people say a fact in
+//! Chinese, with the predicate it names, its kind and confidence. The
+//! word lists the rules are built from live in `words.rs`.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
 
 /// How a rule's match becomes a claim.
@@ -36,98 +39,6 @@ const NAME: &str =
     r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和|跟|住|今|上|要|会|刚)";
 const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实|开始了|开始)*";
 
-/// Family words and the canonical predicate each names, longer words
-/// first where one starts another.
-pub(super) const FAMILY: &[(&str, &str)] = &[
-    ("姐姐", "sister"),
-    ("妹妹", "sister"),
-    ("哥哥", "brother"),
-    ("弟弟", "brother"),
-    ("妈妈", "mother"),
-    ("母亲", "mother"),
-    ("爸爸", "father"),
-    ("父亲", "father"),
-    ("妻子", "wife"),
-    ("老婆", "wife"),
-    ("太太", "wife"),
-    ("丈夫", "husband"),
-    ("老公", "husband"),
-    ("男朋友", "boyfriend"),
-    ("男友", "boyfriend"),
-    ("女朋友", "girlfriend"),
-    ("女友", "girlfriend"),
-    ("儿子", "son"),
-    ("女儿", "daughter"),
-    ("最好的朋友", "best_friend"),
-    ("朋友", "friend"),
-    ("表姐", "cousin"),
-    ("表妹", "cousin"),
-    ("表哥", "cousin"),
-    ("表弟", "cousin"),
-    ("堂姐", "cousin"),
-    ("堂妹", "cousin"),
-    ("堂哥", "cousin"),
-    ("堂弟", "cousin"),
-    ("阿姨", "aunt"),
-    ("姑姑", "aunt"),
-    ("叔叔", "uncle"),
-    ("舅舅", "uncle"),
-    ("奶奶", "grandmother"),
-    ("外婆", "grandmother"),
-    ("姥姥", "grandmother"),
-    ("爷爷", "grandfather"),
-    ("外公", "grandfather"),
-    ("姥爷", "grandfather"),
-    ("老板", "boss"),
-    ("上司", "boss"),
-    ("同事", "colleague"),
-    ("室友", "roommate"),
-    ("未婚妻", "fiancee"),
-    ("未婚夫", "fiance"),
-    ("外甥女", "niece"),
-    ("侄女", "niece"),
-    ("外甥", "nephew"),
-    ("侄子", "nephew"),
-];
-
-const PETS: &str = "小狗|小猫|狗狗|猫咪|狗|猫|鹦鹉|小鸟|鸟|仓鼠|兔子|金鱼|鱼|乌龟|蛇|马|豚鼠";
-
-/// Event verbs and their canonical predicates.
-pub(super) const EVENTS: &[(&str, &str)] = &[
-    ("去了", "went_to"),
-    ("参加了", "attended"),
-    ("参观了", "visited"),
-    ("访问了", "visited"),
-    ("报名参加了", "signed_up_for"),
-    ("报名了", "signed_up_for"),
-    ("完成了", "finished"),
-    ("毕业于", "graduated_from"),
-    ("开始学", "started"),
-    ("开始了", "started"),
-];
-
-/// Favourite categories and their canonical names.
-pub(super) const FAVORITES: &[(&str, &str)] = &[
-    ("颜色", "color"),
-    ("食物", "food"),
-    ("菜", "food"),
-    ("电影", "movie"),
-    ("书", "book"),
-    ("运动", "sport"),
-    ("歌手", "singer"),
-    ("歌", "song"),
-    ("动物", "animal"),
-    ("城市", "city"),
-    ("季节", "season"),
-    ("水果", "fruit"),
-    ("饮料", "drink"),
-    ("乐队", "band"),
-    ("球队", "team"),
-];
-
-/// Job titles end so: "药剂师", "程序员", "医生".
-const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经理|作家|记者|司机|工人|学生|教授|主管|总监|会计|演员|歌手|警察|农民|店长|老板|画家|研究员|牙医|兽医|顾问|科学家))";
-
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let alternatives = |pairs: &[(&str, &str)]| {
         pairs
@@ -148,6 +59,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .replace("{OW}", OBJECT_WITHIN)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
+            .replace("{APPOSED_NAME}", APPOSED_NAME)
             .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
             .replace("{TITLE}", TITLE)
             .replace("{FAMILY}", &family)
@@ -331,7 +243,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
-            r"{S}{A}(?:要|将要|将|会|打算|准备)?(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
+            r"{S}{A}(?:要|将要|将|会|(?P<plan>打算|准备|计划))?(?:搬到了|搬到|搬去了|搬去|搬家到|搬回了|搬回)(?:了)?{O}",
             Fixed("lives_in"),
             Holds,
             place,
@@ -369,6 +281,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.8,
+        ),
+        // "我男朋友小李和我在一起两年了": the name set beside the relation.
+        rule(
+            r"我的?(?P<rel>{FAMILY}){APPOSED_NAME}",
+            Family,
+            Holds,
+            Some("person"),
+            0.7,
         ),
         rule(
             r"{S}(?:(?:和|跟)\p{Han}{1,8}?)?{A}(?P<o>订婚|结婚)了",
