@@ -195,3 +195,87 @@ fn whom_one_lives_with_is_read_beside_where() {
         );
     }
 }
+
+/// A job said in the present, then left "last month" a day later: the
+/// later word corrects when the first assumed it began. The old job held
+/// until the month began (from a time never said), the new one since; a
+/// partner "we broke up in April" names no one and ends the one held.
+#[test]
+fn an_ending_said_later_corrects_a_start_the_memory_assumed() {
+    let memory = memory();
+    for (tenant, lang, said, old, new) in [
+        (
+            "en",
+            Lang::English,
+            [
+                "I work at Google.",
+                "I left Google last month and joined Stripe.",
+            ],
+            "Google",
+            "Stripe",
+        ),
+        (
+            "de",
+            Lang::German,
+            [
+                "Ich arbeite bei Siemens.",
+                "Ich habe letzten Monat bei Siemens gekündigt und bei SAP angefangen.",
+            ],
+            "Siemens",
+            "SAP",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            ["我在腾讯工作。", "我上个月从腾讯离职了，加入了字节跳动。"],
+            "腾讯",
+            "字节跳动",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        assert_eq!(
+            believed(&memory, tenant, "2024-07-01", "works_at"),
+            [new],
+            "{tenant}"
+        );
+        assert_eq!(
+            believed(&memory, tenant, "2024-04-15", "works_at"),
+            [old],
+            "{tenant}"
+        );
+    }
+    for (tenant, lang, said, name) in [
+        (
+            "en-partner",
+            Lang::English,
+            ["My boyfriend's name is Jake.", "We broke up in April."],
+            "Jake",
+        ),
+        (
+            "de-partner",
+            Lang::German,
+            [
+                "Mein Freund Jonas und ich sind zusammen.",
+                "Wir haben uns im April getrennt.",
+            ],
+            "Jonas",
+        ),
+        (
+            "zh-partner",
+            Lang::Chinese,
+            ["我男朋友叫小李。", "我们四月分手了。"],
+            "小李",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        assert!(
+            believed(&memory, tenant, "2024-07-01", "boyfriend").is_empty(),
+            "{tenant}"
+        );
+        assert_eq!(
+            believed(&memory, tenant, "2024-03-01", "boyfriend"),
+            [name],
+            "{tenant}"
+        );
+    }
+}

@@ -18,9 +18,9 @@ fn set(name: &str) -> PathBuf {
 
 /// `(file, recall floor, precision floor)` on the dev split.
 const FLOORS: [(&str, f64, f64); 3] = [
-    ("en.txt", 0.925, 0.925),
-    ("de.txt", 0.925, 0.96),
-    ("zh.txt", 0.81, 0.91),
+    ("en.txt", 0.99, 0.99),
+    ("de.txt", 0.99, 0.99),
+    ("zh.txt", 0.92, 0.96),
 ];
 
 #[test]

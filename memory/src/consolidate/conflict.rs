@@ -170,15 +170,41 @@ pub(super) fn decide(
                 .iter()
                 .find(|v| same(v) && v.row.valid.contains(from))
             else {
+                // "I work at Google", then "I left Google last month": the
+                // value held from when it was said, up to this message, is
+                // the later word's to correct (withdrawn, not cut, so no
+                // empty interval remains). One that ended before this
+                // message, or began after it, is another period.
+                let corrected: Vec<&Version> = state
+                    .versions
+                    .iter()
+                    .filter(|v| {
+                        same(v)
+                            && v.row.valid.from > from
+                            && v.row.valid.from <= claimed.said_at
+                            && v.row.valid.to > claimed.said_at
+                    })
+                    .collect();
                 // "I used to live in Oslo", "I left Google" of a value the
-                // memory never held: it held until then, from a time
-                // unknown. A value held from later is left to stand.
+                // memory never held, or held only as corrected: it held
+                // until then, from a time unknown ("我们分手了" names no
+                // value: the one corrected). A value held from later is
+                // left to stand.
+                let never_held = !state.versions.iter().any(same);
+                let object = match corrected.first() {
+                    Some(v) if claim.object.is_empty() => v.fact.object.clone(),
+                    _ => claim.object.clone(),
+                };
+                let withdrawn = corrected.iter().map(|v| Plan::Withdraw {
+                    values: v.row.values.clone(),
+                });
                 if claimed.records_past
-                    && !claim.object.is_empty()
-                    && !state.versions.iter().any(same)
+                    && !object.is_empty()
+                    && (never_held || !corrected.is_empty())
                 {
                     let past = Claim {
                         kind: ClaimKind::Happened,
+                        object,
                         valid: Some(When {
                             from: Timestamp::MIN,
                             to: Some(from),
@@ -193,16 +219,26 @@ pub(super) fn decide(
                         said_at: claimed.said_at,
                         records_past: false,
                     };
-                    return new_value(
+                    let (past, outcome) = new_value(
                         &claimed,
                         state,
                         None,
                         Timestamp::MIN,
                         adjudicator,
                         reinforce,
-                    );
+                    )?;
+                    return Ok(if corrected.is_empty() {
+                        (past, outcome)
+                    } else {
+                        (withdrawn.chain(past).collect(), Outcome::Ended)
+                    });
                 }
-                return Ok((Vec::new(), Outcome::Dropped));
+                let outcome = if corrected.is_empty() {
+                    Outcome::Dropped
+                } else {
+                    Outcome::Ended
+                };
+                return Ok((withdrawn.collect(), outcome));
             };
             let end = Plan::End {
                 values: v.row.values.clone(),

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use chronolog_engine::{Interval, Session, Store, Value};
 
 use super::apply::{Written, apply};
-use super::conflict::{Adjudicator, Claimed, decide};
+use super::conflict::{Adjudicator, Claimed, Plan, decide};
 use super::conversation::{self, State};
 use super::entities::{self, Entities, Resolved};
 use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
@@ -328,7 +328,7 @@ impl Consolidator {
         claims: &[Claim],
         resolved: &Resolved,
         report: &mut Report,
-    ) -> Result<Vec<super::conflict::Plan>> {
+    ) -> Result<Vec<Plan>> {
         let store = self.session.store();
         let mut restated: HashMap<String, Level> = HashMap::new();
         let mut reinforce = |slot: &str| -> Result<Level> {
@@ -376,7 +376,15 @@ impl Consolidator {
             } else {
                 claim
             };
-            let state = self.slots().state(slot, &claim.object)?;
+            let mut state = self.slots().state(slot, &claim.object)?;
+            // A version an earlier claim of this message withdraws bounds
+            // nothing the later ones say ("I left Google last month and
+            // joined Stripe").
+            state.versions.retain(|v| {
+                !plans
+                    .iter()
+                    .any(|p| matches!(p, Plan::Withdraw { values } if *values == v.row.values))
+            });
             let object = normalize(&claim.object);
             let period_told = claims.iter().any(|c| {
                 c.kind != ClaimKind::Ended

@@ -209,14 +209,32 @@ fn subject_carried(text: &str) -> String {
         Regex::new(&format!(r"^(?:[Mm]ein|[Mm]eine) (?:{family})\b"))
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
+    // "Ich habe bei Siemens gekündigt und bei SAP angefangen": a second
+    // participle shares the first clause's subject and auxiliary.
+    static AUXILIARY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?P<s>[Ii]ch|[Ww]ir|[Ee]r|[Ss]ie) (?P<a>habe|hat|haben|bin|ist|sind)\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static PARTICIPLE_ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:,)? \bund (?P<p>bei|in|im|nach|als|an|am|für|mit|zu|zum|zur|von|aus) ")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
     let subject = match FIRST_SUBJECT.find(text) {
         Some(subject) => subject.as_str().to_lowercase(),
         None if RELATIVE_FIRST.is_match(text) => "er".to_string(),
         None => return text.to_string(),
     };
-    ELLIPSIS
-        .replace_all(text, format!("$c {subject} $v").as_str())
-        .into_owned()
+    let text = ELLIPSIS.replace_all(text, format!("$c {subject} $v").as_str());
+    match AUXILIARY.captures(&text) {
+        Some(aux) => {
+            // A clause of its own, so no object reads across it.
+            let shared = format!(", und {} {} $p ", aux["s"].to_lowercase(), &aux["a"]);
+            PARTICIPLE_ELLIPSIS
+                .replace_all(&text, shared.as_str())
+                .into_owned()
+        }
+        None => text.into_owned(),
+    }
 }
 
 fn claims_of(
@@ -392,6 +410,14 @@ mod tests {
         assert_eq!(
             claims("Ich habe letzten Monat bei Moonshot angefangen!"),
             ["Holds ich works_at Moonshot @2023-04-01"]
+        );
+        // The second participle shares the first clause's "ich habe".
+        assert_eq!(
+            claims("Ich habe letzten Monat bei Siemens gekündigt und bei SAP angefangen."),
+            [
+                "Ended ich works_at Siemens @2023-04-01",
+                "Holds ich works_at SAP @2023-04-01"
+            ]
         );
         assert_eq!(
             claims("Ich bin zu Moonshot AI gewechselt."),
