@@ -33,6 +33,10 @@ pub enum Subject {
     /// "he", "she", "they": resolved to a recent entity of the session
     /// where that is clear, dropped otherwise.
     Pronoun(String),
+    /// "my sister", "meine Schwester", "我妹妹": the speaker's relative by
+    /// the family predicate that names the relation (`sister`), the one
+    /// the speaker named so, or a person known only so until a name comes.
+    Relative(String),
 }
 
 /// What a claim says about its slot.
@@ -244,6 +248,36 @@ fn ended_by_periods(claims: &[Claim]) -> Vec<Claim> {
         })
         .collect()
 }
+
+/// The relations whose "my ..." most often means one person ("my mom",
+/// "my husband", "my sister"): a claim about "my mom" is about the one
+/// the speaker named so. "My friend", "my cousin", "my colleague" are as
+/// often another one each time, so a sentence about one of them is not
+/// pinned to whichever was named first.
+pub(crate) const KNOWN_BY_RELATION: &[&str] = &[
+    "sister",
+    "brother",
+    "mom",
+    "mother",
+    "dad",
+    "father",
+    "wife",
+    "husband",
+    "partner",
+    "boyfriend",
+    "girlfriend",
+    "son",
+    "daughter",
+    "best_friend",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "boss",
+    "roommate",
+    "fiancee",
+    "fiance",
+];
 
 /// Family words as predicates: "my sister Mia" is `(speaker, sister,
 /// Mia)` in every language. Order matters to languages that match them in

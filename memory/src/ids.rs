@@ -60,6 +60,13 @@ pub fn entity(tenant: &str, name: &str) -> String {
     format!("{tenant}/{}", escape(&normalize(name)))
 }
 
+/// The name a relative known by relation goes by, and its alias key's
+/// name ("user's sister"): no name a person says takes this form's
+/// apostrophe and canonical predicate together.
+pub fn relative(speaker: &str, relation: &str) -> String {
+    format!("{speaker}'s {}", relation.replace('_', " "))
+}
+
 /// The name part of an entity id (`caroline` of `conv-26/caroline`).
 pub fn entity_name(id: &str) -> String {
     id.split_once('/')

@@ -279,3 +279,91 @@ fn an_ending_said_later_corrects_a_start_the_memory_assumed() {
         );
     }
 }
+
+/// "My mom lives in Florida": a relative the speaker names by the
+/// relation alone is someone, and the name said later is hers; a
+/// relative named first is who "my sister" means after.
+#[test]
+fn a_relative_known_by_the_relation_is_someone() {
+    let memory = memory();
+    for (tenant, lang, said, name, city, question) in [
+        (
+            "en",
+            Lang::English,
+            ["My mom lives in Florida.", "My mom's name is Linda."],
+            "Linda",
+            "Florida",
+            "Where does my mom live?",
+        ),
+        (
+            "de",
+            Lang::German,
+            ["Meine Mutter wohnt in Bremen.", "Meine Mutter heißt Linda."],
+            "Linda",
+            "Bremen",
+            "Wo wohnt meine Mutter?",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            ["我妈妈住在广州。", "我妈妈叫李娜。"],
+            "李娜",
+            "广州",
+            "我妈妈住在哪里？",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        let facts = memory.timeline(tenant).expect("timeline");
+        let home = facts
+            .iter()
+            .find(|f| f.predicate == "lives_in")
+            .unwrap_or_else(|| panic!("{tenant}: {facts:#?}"));
+        assert_eq!(home.object, city, "{tenant}");
+        let mother = facts
+            .iter()
+            .find(|f| f.predicate == "mom" || f.predicate == "mother")
+            .unwrap_or_else(|| panic!("{tenant}: {facts:#?}"));
+        assert_eq!(mother.object, name, "{tenant}");
+        // Her home, not the speaker's; asked by her name, it is found.
+        assert_ne!(home.subject, format!("{tenant}/user"), "{tenant}");
+        let context = memory
+            .search(tenant, question, &SearchOptions::default())
+            .expect("search");
+        // Asked by the relation, her home leads as a fact.
+        let text = context.to_text();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("- ") && l.contains(city)),
+            "{tenant}: {text}"
+        );
+    }
+    for (tenant, lang, said, name, city) in [
+        (
+            "en-named",
+            Lang::English,
+            ["My sister Clara is a nurse.", "My sister lives in Lyon."],
+            "clara",
+            "Lyon",
+        ),
+        (
+            "de-named",
+            Lang::German,
+            [
+                "Meine Schwester Clara ist Krankenschwester.",
+                "Meine Schwester wohnt in Lyon.",
+            ],
+            "clara",
+            "Lyon",
+        ),
+        (
+            "zh-named",
+            Lang::Chinese,
+            ["我姐姐叫小美。", "我姐姐住在成都。"],
+            "小美",
+            "成都",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        assert_eq!(about(&memory, tenant, name, "lives_in"), [city], "{tenant}");
+    }
+}

@@ -1,8 +1,10 @@
 //! Who and what a message is about. "I", "me", "my" are the speaker;
 //! names merge through their aliases whatever their case; "he"/"she" is the
 //! person last named in the same conversation, when that was within the
-//! last few messages, and nobody otherwise; a new entity is made only when
-//! no alias matches. Entity ids start with their tenant (`acme/alice`), so
+//! last few messages, and nobody otherwise; "my sister" is the person the
+//! speaker named their sister, or one known only so until a name comes
+//! (then the name is hers); a new entity is made only when no alias
+//! matches. Entity ids start with their tenant (`acme/alice`), so
 //! the graph of one tenant never touches another's.
 
 use std::collections::HashMap;
@@ -98,6 +100,33 @@ impl Entities {
                 }
             }
         }
+        // "My sister is a nurse", then "My sister Clara...": the person
+        // known by the relation takes the name, and a relative named
+        // first is who "my sister" means after.
+        for claim in claims {
+            let relation = claim.predicate.as_str();
+            if claim.subject != Subject::Speaker
+                || claim.object_kind != Some("person")
+                || claim.object.is_empty()
+                || !crate::claim::FAMILY.contains(&relation)
+            {
+                continue;
+            }
+            let by_relation = relative(ctx.tenant, ctx.role, relation);
+            let by_name = ids::entity(ctx.tenant, &claim.object);
+            match (self.alias(&out, &by_relation), self.alias(&out, &by_name)) {
+                (Some(known), None) if known == by_relation => {
+                    out.new_aliases.push((by_name, known.clone()));
+                    out.new_entities
+                        .push((known, claim.object.trim().to_string(), "person"));
+                }
+                (None, _) => {
+                    let named = self.entity(&mut out, ctx.tenant, &claim.object, "person");
+                    out.new_aliases.push((by_relation, named));
+                }
+                _ => {}
+            }
+        }
         // "My brother is Daniel and he is a dentist": a pronoun means the
         // one person the message itself names, where it names one; else
         // the person named last in the turns before.
@@ -121,6 +150,18 @@ impl Entities {
                 Subject::Speaker => Some(speaker.clone()),
                 Subject::Named(name) => {
                     let id = self.entity(&mut out, ctx.tenant, name, "person");
+                    named_people.push(id.clone());
+                    Some(id)
+                }
+                Subject::Relative(relation) => {
+                    let by_relation = relative(ctx.tenant, ctx.role, relation);
+                    let id = match self.alias(&out, &by_relation) {
+                        Some(id) => id,
+                        None => {
+                            let name = ids::entity_name(&by_relation);
+                            self.entity(&mut out, ctx.tenant, &name, "person")
+                        }
+                    };
                     named_people.push(id.clone());
                     Some(id)
                 }
@@ -169,15 +210,22 @@ impl Entities {
         Ok(out)
     }
 
+    /// The entity an alias key names, in the table or made by this message.
+    fn alias(&self, out: &Resolved, alias: &str) -> Option<String> {
+        self.aliases.get(alias).cloned().or_else(|| {
+            out.new_aliases
+                .iter()
+                .find(|(a, _)| a == alias)
+                .map(|(_, id)| id.clone())
+        })
+    }
+
     /// The entity `name` refers to in `tenant`, made (with `kind`) when no
     /// alias matches.
     fn entity(&self, out: &mut Resolved, tenant: &str, name: &str, kind: &'static str) -> String {
         let alias = ids::entity(tenant, name);
-        if let Some(id) = self.aliases.get(&alias) {
-            return id.clone();
-        }
-        if let Some((_, id)) = out.new_aliases.iter().find(|(a, _)| *a == alias) {
-            return id.clone();
+        if let Some(id) = self.alias(out, &alias) {
+            return id;
         }
         let id = alias.clone();
         out.new_entities
@@ -230,4 +278,10 @@ impl Entities {
             self.aliases.insert(alias.clone(), id.clone());
         }
     }
+}
+
+/// The alias key, and the id of a person known only so, of `speaker`'s
+/// relative by `relation`.
+fn relative(tenant: &str, speaker: &str, relation: &str) -> String {
+    ids::entity(tenant, &ids::relative(speaker, relation))
 }

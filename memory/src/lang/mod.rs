@@ -164,6 +164,10 @@ pub(crate) struct QuestionWords {
     pub asks_list: bool,
     /// Its time, taken from the tenant's timeline.
     pub anchor: Option<TimelineAnchor>,
+    /// The relatives it names by relation ("my mom", "meine Mutter",
+    /// "我妈妈"), as family predicates: the one the user named so, or a
+    /// person known only so, is whom it asks about.
+    pub relatives: Vec<String>,
 }
 
 /// The words a context writes a fact's interval with: "(2024-06-01 ..

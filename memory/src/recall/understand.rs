@@ -81,6 +81,12 @@ pub fn understand(
     {
         entities.push(store_name(engine, user));
     }
+    // "my mom": the one the user named so, or known only so.
+    for relation in &words.relatives {
+        if let Some(entity) = view::entity_of(store, tenant, &ids::relative("user", relation))? {
+            add(store_name(engine, entity), &mut entities);
+        }
+    }
     for readings in &words.names {
         let mut found = false;
         for name in readings {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::Chinese;
-use super::rules::{Predicate, RULES, Rule, SUBJECT};
+use super::rules::{Predicate, RULES, Rule};
 use super::time::number;
 use super::words::{EVENTS, FAMILY, FAVORITES, NOT_NAMES};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
@@ -110,7 +110,7 @@ fn clauses(sentence: &str) -> Vec<&str> {
 }
 
 static SUBJECT_AT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(SUBJECT).unwrap_or_else(|e| unreachable!("{e}")));
+    LazyLock::new(|| Regex::new(&super::rules::subject()).unwrap_or_else(|e| unreachable!("{e}")));
 
 /// The claims of one clause; `sentence` is what a claim quotes.
 fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut Vec<Claim>) {
@@ -136,6 +136,11 @@ fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut V
 fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<When>) -> Vec<Claim> {
     let subject = match caps.name("s").map(|m| m.as_str()) {
         None | Some("我" | "我们") => Subject::Speaker,
+        // "我妈妈", "我的丈夫": the relative by relation.
+        Some(relative) if relative.starts_with('我') => {
+            let said = relative.trim_start_matches('我').trim_start_matches('的');
+            Subject::Relative(lookup(FAMILY, said))
+        }
         Some(pronoun) => Subject::Pronoun(pronoun.to_string()),
     };
     let predicate = match &rule.predicate {
@@ -309,6 +314,7 @@ mod tests {
                     Subject::Speaker => "我".to_string(),
                     Subject::Named(n) => n,
                     Subject::Pronoun(p) => p,
+                    Subject::Relative(r) => format!("@{r}"),
                 };
                 let when = c
                     .valid
@@ -390,8 +396,8 @@ mod tests {
             claims("我上周加入了OpenAI。"),
             ["Holds 我 works_at OpenAI @2023-05-08"]
         );
-        // Someone else's job is not the speaker's.
-        assert!(claims("我妈妈在腾讯工作").is_empty());
+        // Someone else's job is not the speaker's: it is hers.
+        assert_eq!(claims("我妈妈在腾讯工作"), ["Holds @mother works_at 腾讯"]);
     }
 
     #[test]
@@ -437,7 +443,8 @@ mod tests {
         );
         assert_eq!(claims("我同事王芳是医生。"), ["Holds 我 colleague 王芳"]);
         assert!(claims("我哥哥马上要结婚了。").is_empty());
-        assert!(claims("我妹妹很喜欢猫。").is_empty());
+        // A relative by relation, not a name.
+        assert_eq!(claims("我妹妹很喜欢猫。"), ["Holds @sister likes 猫"]);
         assert!(claims("我妹妹是老师。").is_empty());
         assert_eq!(
             claims("我和老婆小雅住在苏州。"),

@@ -67,7 +67,32 @@ pub(super) fn read(question: &str) -> QuestionWords {
         asks_past: PAST_WORDS.is_match(question) && anchor.is_none(),
         asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
+        relatives: relatives(question),
     }
+}
+
+/// "我妈妈", "我的丈夫": the relatives a question names by relation, as
+/// family predicates.
+fn relatives(question: &str) -> Vec<String> {
+    static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+        let said = super::words::FAMILY
+            .iter()
+            .filter(|(_, r)| crate::claim::KNOWN_BY_RELATION.contains(r))
+            .map(|(w, _)| *w)
+            .collect::<Vec<_>>()
+            .join("|");
+        Regex::new(&format!(r"我的?(?P<r>{said})")).unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    RELATIVE
+        .captures_iter(question)
+        .filter_map(|c| c.name("r"))
+        .filter_map(|r| {
+            super::words::FAMILY
+                .iter()
+                .find(|(w, _)| *w == r.as_str())
+                .map(|(_, p)| (*p).to_string())
+        })
+        .collect()
 }
 
 /// The parts of a question that asks several things ("我在哪里工作？住在
@@ -87,6 +112,13 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relatives_named_by_relation() {
+        assert_eq!(read("我妈妈住在哪里？").relatives, ["mother"]);
+        assert_eq!(read("我的丈夫在哪里工作？").relatives, ["husband"]);
+        assert!(read("我同事住在哪里？").relatives.is_empty());
+    }
 
     #[test]
     fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {

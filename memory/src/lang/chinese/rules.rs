@@ -28,8 +28,24 @@ pub(super) enum Predicate {
     Event,
 }
 
-/// Who: the speaker, or a pronoun to resolve.
-pub(super) const SUBJECT: &str = r"(?P<s>我们|我|他们|他|她们|她)";
+/// Who: the speaker, a relative by relation ("我妈妈", "我的丈夫"), or
+/// a pronoun to resolve.
+const SUBJECT: &str = r"(?P<s>我们|我的?(?:{RELATIVES})|我|他们|他|她们|她)";
+
+/// The family words whose "我..." means one person.
+fn relatives() -> String {
+    FAMILY
+        .iter()
+        .filter(|(_, relation)| crate::claim::KNOWN_BY_RELATION.contains(relation))
+        .map(|(word, _)| *word)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// [`SUBJECT`] as a pattern, the relatives put in.
+pub(super) fn subject() -> String {
+    SUBJECT.replace("{RELATIVES}", &relatives())
+}
 /// An object running to the clause's end (cut later by `clean` in claims.rs).
 const OBJECT: &str = r"(?P<o>[^，。！？,.!?；;、\s]+)";
 /// An object ended by what the pattern says next (`在{OW}工作`).
@@ -47,6 +63,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .collect::<Vec<_>>()
             .join("|")
     };
+    let subject = subject();
     let (family, events, favorites) = (
         alternatives(FAMILY),
         alternatives(EVENTS),
@@ -54,7 +71,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     );
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
-            .replace("{S}", SUBJECT)
+            .replace("{S}", &subject)
             .replace("{A}", ADVERBS)
             .replace("{OW}", OBJECT_WITHIN)
             .replace("{O}", OBJECT)

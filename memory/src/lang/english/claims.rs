@@ -281,6 +281,7 @@ fn subject_of(caps: &Captures<'_>) -> Option<Subject> {
         Some(s) if ["he", "she"].contains(&s.to_ascii_lowercase().as_str()) => {
             Subject::Pronoun(s.to_ascii_lowercase())
         }
+        Some(s) if let Some(relation) = relation_said(s) => Subject::Relative(relation),
         Some(s) if NOT_NAMES.contains(&s) => return None,
         Some(s) => {
             // "Alice loves", not "Looks like" or "Events like": a name takes
@@ -296,6 +297,19 @@ fn subject_of(caps: &Captures<'_>) -> Option<Subject> {
             Subject::Named(s.to_string())
         }
     })
+}
+
+/// "my sister", "our son": the family predicate a subject names.
+fn relation_said(subject: &str) -> Option<String> {
+    let (owner, said) = subject.split_once(' ')?;
+    if !["my", "our"].contains(&owner.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let said = said.to_ascii_lowercase().replace(' ', "_");
+    claim::KNOWN_BY_RELATION
+        .iter()
+        .find(|f| **f == said)
+        .map(|f| (*f).to_string())
 }
 
 /// A match's object: it stops where a time expression starts, and an
@@ -395,6 +409,7 @@ mod tests {
                     Subject::Speaker => "I".to_string(),
                     Subject::Named(n) => n,
                     Subject::Pronoun(p) => p,
+                    Subject::Relative(r) => format!("@{r}"),
                 };
                 let when = match c.valid {
                     Some(w) if w.from == Timestamp::MIN => {
@@ -651,6 +666,17 @@ mod tests {
 
     #[test]
     fn what_is_said_in_passing() {
+        // A relative by the relation alone is someone; a friend is not
+        // pinned to one person.
+        assert_eq!(
+            claims("My mom lives in Florida."),
+            ["Holds @mom lives_in Florida"]
+        );
+        assert_eq!(
+            claims("My husband is a chef."),
+            ["Holds @husband job_title chef"]
+        );
+        assert!(claims("My friend lives in Paris.").is_empty());
         // A name another rule's subject is also a relation's object, and
         // what follows a cut object is read by another rule.
         assert_eq!(

@@ -172,7 +172,26 @@ pub(super) fn read(question: &str) -> QuestionWords {
         asks_past: PAST_WORDS.is_match(question),
         asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
+        relatives: relatives(question),
     }
+}
+
+/// "my mom", "our son's": the relatives a question names by relation.
+fn relatives(question: &str) -> Vec<String> {
+    static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+        let said = crate::claim::KNOWN_BY_RELATION
+            .iter()
+            .map(|r| r.replace('_', " "))
+            .collect::<Vec<_>>()
+            .join("|");
+        Regex::new(&format!(r"(?i)\b(?:my|our) (?P<r>{said})\b"))
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    RELATIVE
+        .captures_iter(question)
+        .filter_map(|c| c.name("r"))
+        .map(|r| r.as_str().to_lowercase().replace(' ', "_"))
+        .collect()
 }
 
 /// The parts of a multi-part question: "Where do I work and where do I
@@ -233,6 +252,17 @@ mod tests {
         ] {
             assert!(!read(request).about_listener, "{request}");
         }
+    }
+
+    #[test]
+    fn relatives_named_by_relation() {
+        assert_eq!(read("Where does my mom live?").relatives, ["mom"]);
+        assert_eq!(
+            read("What does my best friend's husband do?").relatives,
+            ["best_friend"]
+        );
+        assert!(read("Where does my friend live?").relatives.is_empty());
+        assert!(read("Where does Anna's mom live?").relatives.is_empty());
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub(super) enum Predicate {
     WithdrawnVerb,
 }
 
-const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b[A-Z][a-z]+\b)";
+/// Who: the speaker, a pronoun, a relative by relation ("my sister"), a name.
+const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b(?:[Mm]y|[Oo]ur) (?:{RELATIVES})\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
 /// A job title as English forms one: "nurse", "software engineer",
@@ -125,9 +126,11 @@ fn said(predicates: &[&str]) -> String {
 /// again by a later, looser one.
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
+    let relatives = said(claim::KNOWN_BY_RELATION);
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
             .replace("{S}", SUBJECT)
+            .replace("{RELATIVES}", &relatives)
             .replace("{O}", OBJECT)
             .replace("{NAME}", NAME)
             .replace("{TITLE}", TITLE)

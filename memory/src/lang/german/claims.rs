@@ -249,6 +249,8 @@ fn claims_of(
         Some(m) => match m.as_str() {
             "ich" | "Ich" | "wir" | "Wir" => Subject::Speaker,
             "er" | "Er" | "sie" | "Sie" => Subject::Pronoun(m.as_str().to_lowercase()),
+            // "Meine Schwester ist Krankenschwester".
+            s if let Some((_, said)) = s.split_once(' ') => Subject::Relative(lookup(FAMILY, said)),
             s if NOT_NAMES.contains(&s) => return Vec::new(),
             s => {
                 let before = text[..m.start()].trim_end().to_lowercase();
@@ -391,6 +393,7 @@ mod tests {
                     Subject::Speaker => "ich".to_string(),
                     Subject::Named(n) => n,
                     Subject::Pronoun(p) => p,
+                    Subject::Relative(r) => format!("@{r}"),
                 };
                 let when = c
                     .valid
@@ -527,7 +530,11 @@ mod tests {
             claims("Meine Schwester heißt Mia."),
             ["Holds ich sister Mia"]
         );
-        assert!(claims("Meine Schwester wohnt in Köln.").is_empty());
+        // A relative by relation, not a person named "Schwester".
+        assert_eq!(
+            claims("Meine Schwester wohnt in Köln."),
+            ["Holds @sister lives_in Köln"]
+        );
         assert_eq!(
             claims("Mein Hund heißt Bello."),
             ["Holds ich has_pet Bello"]

@@ -90,7 +90,35 @@ pub(super) fn read(question: &str) -> QuestionWords {
         asks_past: PAST_WORDS.is_match(question) && anchor.is_none(),
         asks_list: LIST_WORDS.is_match(question) || COUNT_WORDS.is_match(question),
         anchor,
+        relatives: relatives(question),
     }
+}
+
+/// "meine Mutter", "meinem Mann": the relatives a question names by
+/// relation, as family predicates.
+fn relatives(question: &str) -> Vec<String> {
+    static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+        let said = super::words::FAMILY
+            .iter()
+            .filter(|(_, r)| crate::claim::KNOWN_BY_RELATION.contains(r))
+            .map(|(w, _)| *w)
+            .collect::<Vec<_>>()
+            .join("|");
+        Regex::new(&format!(
+            r"\b(?i:mein|meine|meinem|meinen|meiner|meines|unser|unsere|unserem|unseren|unserer) (?P<r>{said})\b"
+        ))
+        .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    RELATIVE
+        .captures_iter(question)
+        .filter_map(|c| c.name("r"))
+        .filter_map(|r| {
+            super::words::FAMILY
+                .iter()
+                .find(|(w, _)| *w == r.as_str())
+                .map(|(_, p)| (*p).to_string())
+        })
+        .collect()
 }
 
 /// The parts of a question that asks several things: cut at a question
@@ -117,6 +145,20 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relatives_named_by_relation() {
+        assert_eq!(read("Wo wohnt meine Mutter?").relatives, ["mother"]);
+        assert_eq!(
+            read("Was macht mein Mann beruflich?").relatives,
+            ["husband"]
+        );
+        assert_eq!(
+            read("Wann hat meine Schwester mit meinem Mann gesprochen?").relatives,
+            ["sister", "husband"]
+        );
+        assert!(read("Wo wohnt mein Kollege?").relatives.is_empty());
+    }
 
     #[test]
     fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {

@@ -25,7 +25,9 @@ pub(super) enum Predicate {
     Favorite,
 }
 
-const SUBJECT: &str = r"(?P<s>\b[Ii]ch\b|\b[Ww]ir\b|\b[Ee]r\b|\b[Ss]ie\b|\b[A-ZÄÖÜ][a-zäöüß]+\b)";
+/// Who: the speaker, a pronoun, a relative by relation ("meine
+/// Schwester"), a name.
+const SUBJECT: &str = r"(?P<s>\b[Ii]ch\b|\b[Ww]ir\b|\b[Ee]r\b|\b[Ss]ie\b|\b(?:[Mm]ein|[Mm]eine) (?:{RELATIVES})\b|\b[A-ZÄÖÜ][a-zäöüß]+\b)";
 /// An object running to the clause's end (cut later by `clean` in claims.rs).
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 /// An object ended by the participle the rule names next.
@@ -41,10 +43,18 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .collect::<Vec<_>>()
             .join("|")
     };
+    // The family words whose "my ..." means one person.
+    let relatives = FAMILY
+        .iter()
+        .filter(|(_, relation)| crate::claim::KNOWN_BY_RELATION.contains(relation))
+        .map(|(word, _)| *word)
+        .collect::<Vec<_>>()
+        .join("|");
     let (family, favorites) = (alternatives(FAMILY), alternatives(FAVORITES));
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
             .replace("{S}", SUBJECT)
+            .replace("{RELATIVES}", &relatives)
             .replace("{A}", ADVERBS)
             .replace("{OW}", OBJECT_WITHIN)
             .replace("{O}", OBJECT)
