@@ -249,35 +249,26 @@ fn ended_by_periods(claims: &[Claim]) -> Vec<Claim> {
         .collect()
 }
 
-/// The relations whose "my ..." most often means one person ("my mom",
-/// "my husband", "my sister"): a claim about "my mom" is about the one
-/// the speaker named so. "My friend", "my cousin", "my colleague" are as
-/// often another one each time, so a sentence about one of them is not
-/// pinned to whichever was named first.
-pub(crate) const KNOWN_BY_RELATION: &[&str] = &[
-    "sister",
-    "brother",
-    "mom",
-    "mother",
-    "dad",
-    "father",
-    "wife",
-    "husband",
-    "partner",
-    "boyfriend",
-    "girlfriend",
-    "son",
-    "daughter",
-    "best_friend",
-    "grandma",
-    "grandmother",
-    "grandpa",
-    "grandfather",
-    "boss",
-    "roommate",
-    "fiancee",
-    "fiance",
+/// The relations whose "my ..." is as often another person each time
+/// ("my friend", "my cousin", "my colleague"): a sentence about one of
+/// them is not pinned to whichever was named first. Every other family
+/// predicate usually means one person ("my mom", "my husband", "my
+/// sister"), so a claim about "my mom" is about the one the speaker named
+/// so ([`known_by_relation`]).
+const SEVERAL: &[&str] = &[
+    "friend",
+    "cousin",
+    "aunt",
+    "uncle",
+    "colleague",
+    "niece",
+    "nephew",
 ];
+
+/// Whether "my <relation>" names one person.
+pub(crate) fn known_by_relation(relation: &str) -> bool {
+    FAMILY.contains(&relation) && !SEVERAL.contains(&relation)
+}
 
 /// Family words as predicates: "my sister Mia" is `(speaker, sister,
 /// Mia)` in every language. Order matters to languages that match them in

@@ -313,6 +313,36 @@ pub(crate) fn lexicon_lookup(
     out
 }
 
+/// A language's family words (word, predicate) whose "my ..." names one
+/// person, as regex alternatives.
+pub(crate) fn relative_words(family: &[(&str, &str)]) -> String {
+    family
+        .iter()
+        .filter(|(_, relation)| crate::claim::known_by_relation(relation))
+        .map(|(word, _)| *word)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// The family predicates of the relatives `relative` finds in
+/// `question` (its `r` group, a word of `family`).
+pub(crate) fn relatives_found(
+    relative: &regex::Regex,
+    question: &str,
+    family: &[(&str, &str)],
+) -> Vec<String> {
+    relative
+        .captures_iter(question)
+        .filter_map(|c| c.name("r"))
+        .filter_map(|r| {
+            family
+                .iter()
+                .find(|(w, _)| *w == r.as_str())
+                .map(|(_, p)| (*p).to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,24 +75,10 @@ pub(super) fn read(question: &str) -> QuestionWords {
 /// family predicates.
 fn relatives(question: &str) -> Vec<String> {
     static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-        let said = super::words::FAMILY
-            .iter()
-            .filter(|(_, r)| crate::claim::KNOWN_BY_RELATION.contains(r))
-            .map(|(w, _)| *w)
-            .collect::<Vec<_>>()
-            .join("|");
+        let said = crate::lang::relative_words(super::words::FAMILY);
         Regex::new(&format!(r"我的?(?P<r>{said})")).unwrap_or_else(|e| unreachable!("{e}"))
     });
-    RELATIVE
-        .captures_iter(question)
-        .filter_map(|c| c.name("r"))
-        .filter_map(|r| {
-            super::words::FAMILY
-                .iter()
-                .find(|(w, _)| *w == r.as_str())
-                .map(|(_, p)| (*p).to_string())
-        })
-        .collect()
+    crate::lang::relatives_found(&RELATIVE, question, super::words::FAMILY)
 }
 
 /// The parts of a question that asks several things ("我在哪里工作？住在

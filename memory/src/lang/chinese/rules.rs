@@ -34,12 +34,7 @@ const SUBJECT: &str = r"(?P<s>我们|我的?(?:{RELATIVES})|我|他们|他|她�
 
 /// The family words whose "我..." means one person.
 fn relatives() -> String {
-    FAMILY
-        .iter()
-        .filter(|(_, relation)| crate::claim::KNOWN_BY_RELATION.contains(relation))
-        .map(|(word, _)| *word)
-        .collect::<Vec<_>>()
-        .join("|")
+    crate::lang::relative_words(FAMILY)
 }
 
 /// [`SUBJECT`] as a pattern, the relatives put in.

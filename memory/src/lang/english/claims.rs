@@ -306,10 +306,7 @@ fn relation_said(subject: &str) -> Option<String> {
         return None;
     }
     let said = said.to_ascii_lowercase().replace(' ', "_");
-    claim::KNOWN_BY_RELATION
-        .iter()
-        .find(|f| **f == said)
-        .map(|f| (*f).to_string())
+    claim::known_by_relation(&said).then_some(said)
 }
 
 /// A match's object: it stops where a time expression starts, and an

@@ -179,8 +179,9 @@ pub(super) fn read(question: &str) -> QuestionWords {
 /// "my mom", "our son's": the relatives a question names by relation.
 fn relatives(question: &str) -> Vec<String> {
     static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-        let said = crate::claim::KNOWN_BY_RELATION
+        let said = crate::claim::FAMILY
             .iter()
+            .filter(|r| crate::claim::known_by_relation(r))
             .map(|r| r.replace('_', " "))
             .collect::<Vec<_>>()
             .join("|");

@@ -126,7 +126,12 @@ fn said(predicates: &[&str]) -> String {
 /// again by a later, looser one.
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
-    let relatives = said(claim::KNOWN_BY_RELATION);
+    let relatives: Vec<&str> = claim::FAMILY
+        .iter()
+        .copied()
+        .filter(|r| claim::known_by_relation(r))
+        .collect();
+    let relatives = said(&relatives);
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
             .replace("{S}", SUBJECT)

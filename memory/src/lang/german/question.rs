@@ -98,27 +98,13 @@ pub(super) fn read(question: &str) -> QuestionWords {
 /// relation, as family predicates.
 fn relatives(question: &str) -> Vec<String> {
     static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-        let said = super::words::FAMILY
-            .iter()
-            .filter(|(_, r)| crate::claim::KNOWN_BY_RELATION.contains(r))
-            .map(|(w, _)| *w)
-            .collect::<Vec<_>>()
-            .join("|");
+        let said = crate::lang::relative_words(super::words::FAMILY);
         Regex::new(&format!(
             r"\b(?i:mein|meine|meinem|meinen|meiner|meines|unser|unsere|unserem|unseren|unserer) (?P<r>{said})\b"
         ))
         .unwrap_or_else(|e| unreachable!("{e}"))
     });
-    RELATIVE
-        .captures_iter(question)
-        .filter_map(|c| c.name("r"))
-        .filter_map(|r| {
-            super::words::FAMILY
-                .iter()
-                .find(|(w, _)| *w == r.as_str())
-                .map(|(_, p)| (*p).to_string())
-        })
-        .collect()
+    crate::lang::relatives_found(&RELATIVE, question, super::words::FAMILY)
 }
 
 /// The parts of a question that asks several things: cut at a question

@@ -44,12 +44,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .join("|")
     };
     // The family words whose "my ..." means one person.
-    let relatives = FAMILY
-        .iter()
-        .filter(|(_, relation)| crate::claim::KNOWN_BY_RELATION.contains(relation))
-        .map(|(word, _)| *word)
-        .collect::<Vec<_>>()
-        .join("|");
+    let relatives = crate::lang::relative_words(FAMILY);
     let (family, favorites) = (alternatives(FAMILY), alternatives(FAVORITES));
     let rule = |re: &str, predicate, kind, object_kind, confidence| {
         let re = re
