@@ -8,9 +8,10 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::English;
+use super::lexicon::NOT_JOBS;
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
-use super::rules::{NOT_JOBS, Predicate, RULES, Rule};
+use super::rules::{Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when;
 

@@ -2,6 +2,7 @@
 //! memory was first built with, tuned on LoCoMo's dev conversations only.
 
 mod claims;
+mod lexicon;
 mod names;
 mod object;
 mod question;

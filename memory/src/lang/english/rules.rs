@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::lexicon::{PETS, PROFESSIONS, QUALIFIER, TITLE, WORKPLACES};
 use crate::claim::{self, ClaimKind};
 
 /// How a rule's match becomes a claim.
@@ -36,82 +37,6 @@ pub(super) enum Predicate {
 const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b(?:[Mm]y|[Oo]ur) (?:{RELATIVES})\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
-/// A job title as English forms one: "nurse", "software engineer",
-/// "head chef"; words so formed that name no job are `NOT_JOBS`.
-const TITLE: &str = r"(?:(?:senior|junior|head|lead|chief|staff|registered|assistant|associate|principal|software|data|research|sales|marketing|product|project|dental|school|line) )?(?:[a-z]+(?:er|or|ist|ian|ant|ent|eer)|nurse|doctor|chef|cook|clerk|nanny|surgeon|paramedic|pilot|lawyer|attorney|analyst|midwife|vet|barista|waitress|cashier|secretary|intern|trainee|apprentice|postdoc|coach)";
-/// What may stand before a trade: "a software engineer", "a head nurse".
-const QUALIFIER: &str = r"senior|junior|head|lead|chief|staff|registered|assistant|associate|principal|software|data|research|sales|marketing|product|project|dental|school|line|math|maths|english|music|art|science|history|primary school|high school|freelance|graphic|web|civil|mechanical|electrical|social|flight|police|fire|truck|bus|taxi|real estate|personal|yoga|dog|hair|pastry|sous";
-/// Words that name a trade: what a bare "she is a ..." is read as a job
-/// from (an `-er` word may name a dreamer; these do not).
-const PROFESSIONS: &str = r"nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|psychologist|psychiatrist|paramedic|midwife|vet|veterinarian|teacher|professor|lecturer|tutor|librarian|engineer|developer|programmer|designer|architect|scientist|researcher|analyst|accountant|auditor|consultant|lawyer|attorney|paralegal|judge|banker|economist|journalist|reporter|editor|writer|author|translator|photographer|artist|musician|actor|actress|chef|cook|baker|barista|bartender|waiter|waitress|cashier|clerk|secretary|receptionist|manager|director|executive|entrepreneur|founder|recruiter|marketer|salesperson|electrician|plumber|carpenter|mechanic|technician|farmer|gardener|pilot|driver|firefighter|officer|soldier|detective|social worker|caregiver|nanny|hairdresser|barber|trainer|coach|intern|postdoc|student nurse";
-/// Kinds of workplace, for a place said without a name ("a private
-/// clinic").
-const WORKPLACES: &str = r"hospital|clinic|school|university|college|company|firm|startup|start-up|bank|agency|studio|restaurant|cafe|bakery|factory|lab|laboratory|store|shop|hotel|office|practice|museum|library|newspaper|magazine|pharmacy|charity|nonprofit|non-profit|salon|garage|airline|warehouse|supermarket|daycare|kindergarten|consultancy|publisher|theater|theatre|nursing home";
-/// Words a title's form takes that name no job: "a sucker for", "a
-/// member at", "a student at" (a school is no employer).
-pub(super) const NOT_JOBS: &[&str] = &[
-    "sucker",
-    "stickler",
-    "member",
-    "regular",
-    "customer",
-    "beginner",
-    "newcomer",
-    "user",
-    "student",
-    "resident",
-    "patient",
-    "participant",
-    "volunteer",
-    "visitor",
-    "winner",
-    "lover",
-    "believer",
-    "fan",
-    "guest",
-    "client",
-    "owner",
-    "parent",
-    "tourist",
-    "vegetarian",
-    "runner",
-    "rider",
-    "player",
-    "fighter",
-    "survivor",
-    "supporter",
-    "follower",
-    "subscriber",
-    "donor",
-    "applicant",
-    "finalist",
-    "attendee",
-    "passenger",
-    "traveler",
-    "traveller",
-    "reader",
-    "listener",
-    "viewer",
-    "gamer",
-    "foodie",
-    "mother",
-    "father",
-    "brother",
-    "sister",
-    "daughter",
-    "grandmother",
-    "grandfather",
-    "partner",
-    "neighbor",
-    "neighbour",
-    "friend",
-    "rookie",
-    "newbie",
-    "amateur",
-];
-const PETS: &str =
-    r"dog|cat|puppy|kitten|parrot|bird|hamster|rabbit|bunny|fish|turtle|snake|horse|guinea pig";
-
 /// Canonical predicates as English says them ("best_friend" is "best
 /// friend"), one alternative each, in the vocabulary's order.
 fn said(predicates: &[&str]) -> String {
