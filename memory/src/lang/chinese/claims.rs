@@ -429,6 +429,12 @@ mod tests {
     #[test]
     fn what_is_said_in_passing() {
         assert_eq!(
+            claims("我领养了一只叫豆豆的小狗。"),
+            ["Holds 我 has_pet 豆豆"]
+        );
+        assert_eq!(claims("我们的狗叫旺财。"), ["Holds 我 has_pet 旺财"]);
+        assert_eq!(claims("我在北京四中教书。"), ["Holds 我 works_at 北京四中"]);
+        assert_eq!(
             claims("我打算明年搬到杭州。"),
             [
                 "Holds 我 lives_in 杭州 @2024-01-01",

@@ -154,7 +154,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S}{A}在{OW}(?:工作|上班|任职|实习)",
+            r"{S}{A}在{OW}(?:工作|上班|任职|实习|教书|任教)",
             Fixed("works_at"),
             Holds,
             work,
@@ -333,7 +333,15 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // Pets and possessions.
         rule(
-            r"我的?(?:{PETS})(?:叫|名叫|的名字是|的名字叫){NAME}",
+            r"我(?:们)?的?(?:{PETS})(?:叫|名叫|的名字是|的名字叫){NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
+        // "我领养了一只叫豆豆的小狗": the name before the pet.
+        rule(
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:叫|名叫)(?P<o>\p{Han}{1,4}?|[A-Z][a-z]+)的(?:{PETS})",
             Fixed("has_pet"),
             Holds,
             Some("animal"),

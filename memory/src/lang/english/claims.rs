@@ -664,6 +664,22 @@ mod tests {
 
     #[test]
     fn what_is_said_in_passing() {
+        assert_eq!(
+            claims("I adopted a puppy named Max."),
+            ["Holds I has_pet Max"]
+        );
+        assert_eq!(
+            claims("Our dog Biscuit is getting old."),
+            ["Holds I has_pet Biscuit"]
+        );
+        assert_eq!(
+            claims("I'm based in Toronto."),
+            ["Holds I lives_in Toronto"]
+        );
+        assert_eq!(
+            claims("I teach at Lincoln High School."),
+            ["Holds I works_at Lincoln High School"]
+        );
         // A relative by the relation alone is someone; a friend is not
         // pinned to one person.
         assert_eq!(

@@ -119,7 +119,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked) (?i:remotely |full-time |full time |part-time |part time |freelance )?(?i:at|for) {O}",
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked|teach|teaches|am teaching|'m teaching|have been teaching|'ve been teaching) (?i:remotely |full-time |full time |part-time |part time |freelance )?(?i:at|for) {O}",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -202,7 +202,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|have lived|'ve lived|has lived|reside|resides) in {O}",
+            r"{S} (?i:now |currently |still )?(?i:live|lives|am living|'m living|is living|have been living|'ve been living|have lived|'ve lived|has lived|reside|resides|am based|'m based|is based) in {O}",
             Fixed("lives_in"),
             Holds,
             Some("place"),
@@ -331,13 +331,21 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // Pets and possessions.
         rule(
-            r"(?i:my) (?P<rel>(?i:{PETS}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
+            r"(?i:my|our) (?P<rel>(?i:{PETS}))(?:'s name is|,| is named| named| is called| called|) {NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
             0.8,
         ),
         // "We got a cat last week, her name is Mochi": the pet by its name.
+        // "I adopted a puppy named Max".
+        rule(
+            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|another|a new) (?i:{PETS}) (?i:named|called) {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
         rule(
             r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|another|a new) (?i:{PETS})\b[^.!?;]*?,? (?:and )?(?i:her|his|its) name is {NAME}",
             Fixed("has_pet"),

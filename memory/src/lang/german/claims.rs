@@ -556,6 +556,18 @@ mod tests {
     #[test]
     fn what_is_said_in_passing() {
         assert_eq!(
+            claims("Ich habe einen Welpen namens Max adoptiert."),
+            ["Holds ich has_pet Max"]
+        );
+        assert_eq!(
+            claims("Unser Hund Bello wird langsam alt."),
+            ["Holds ich has_pet Bello"]
+        );
+        assert_eq!(
+            claims("Ich unterrichte an der Goethe-Schule."),
+            ["Holds ich works_at Goethe-Schule"]
+        );
+        assert_eq!(
             claims("Ich wohne mit meiner Frau Priya in Leipzig."),
             ["Holds ich lives_in Leipzig", "Holds ich wife Priya"]
         );

@@ -145,6 +145,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.8,
         ),
+        // "Ich unterrichte an der Goethe-Schule": a school one teaches at.
+        rule(
+            r"{S} (?i:unterrichte|unterrichtet|unterrichten|lehre|lehrt){A} (?i:an der|an dem|am|an einer|an einem) {O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
         rule(
             r"{S} (?i:habe|hat|haben){A} (?:als (?P<t>{TITLE}) )?(?i:bei )(?:der |dem |einer |einem )?(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:angefangen|begonnen)\b",
             Fixed("works_at"),
@@ -362,13 +370,21 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // Pets and possessions.
         rule(
-            r"(?i:mein|meine) (?:{PETS})(?: heißt| heisst|,)? {NAME}",
+            r"(?i:mein|meine|unser|unsere) (?:{PETS})(?: heißt| heisst|,)? {NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
             0.8,
         ),
         // "Wir haben eine Katze, sie heißt Mochi": the pet by its name.
+        // "Ich habe einen Welpen namens Max".
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|einen neuen|eine neue) (?:{PETS})(?:n|en)? (?i:namens) {NAME}",
+            Fixed("has_pet"),
+            Holds,
+            Some("animal"),
+            0.8,
+        ),
         rule(
             r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|einen neuen|eine neue) (?:{PETS})\b[^.!?;]*?,? (?:und )?(?:sie|er|es) (?:heißt|heisst) {NAME}",
             Fixed("has_pet"),
