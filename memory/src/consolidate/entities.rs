@@ -108,7 +108,7 @@ impl Entities {
             if claim.subject != Subject::Speaker
                 || claim.object_kind != Some("person")
                 || claim.object.is_empty()
-                || !crate::claim::FAMILY.contains(&relation)
+                || !crate::claim::known_by_relation(relation)
             {
                 continue;
             }
