@@ -62,8 +62,16 @@ pub fn entity(tenant: &str, name: &str) -> String {
 
 /// The name a relative known by relation goes by, and its alias key's
 /// name ("user's sister"): no name a person says takes this form's
-/// apostrophe and canonical predicate together.
+/// apostrophe and canonical predicate together. "mom" and "mother" are
+/// one person, whichever word (or language) said it.
 pub fn relative(speaker: &str, relation: &str) -> String {
+    let relation = match relation {
+        "mom" => "mother",
+        "dad" => "father",
+        "grandma" => "grandmother",
+        "grandpa" => "grandfather",
+        other => other,
+    };
     format!("{speaker}'s {}", relation.replace('_', " "))
 }
 
@@ -247,6 +255,16 @@ fn split(id: &str) -> Vec<Part> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_relative_is_one_person_whichever_word_names_the_relation() {
+        assert_eq!(relative("user", "mom"), "user's mother");
+        assert_eq!(relative("user", "mom"), relative("user", "mother"));
+        assert_eq!(
+            relative("Caroline", "best_friend"),
+            "Caroline's best friend"
+        );
+    }
 
     #[test]
     fn ids_written_before_this_module_keep_their_shape() {
