@@ -29,7 +29,11 @@ pub(super) fn clean_object(raw: &str) -> Option<String> {
         }
     }
     let text = text.trim().replace(KEPT_PERIOD, ".");
-    let text = text.as_str();
+    // "guitar about five years ago" less its time: "about" was the time's.
+    let text = match text.rsplit_once(' ') {
+        Some((kept, last)) if HEDGES.contains(&last.to_ascii_lowercase().as_str()) => kept,
+        _ => text.as_str(),
+    };
     let words = text.split_whitespace().count();
     let vague = [
         "it", "that", "this", "them", "there", "here", "one", "so", "you", "to",
@@ -47,6 +51,7 @@ pub(super) fn clean_object(raw: &str) -> Option<String> {
         || vague.contains(&text.to_ascii_lowercase().as_str())
         || verb_first.contains(&first.as_str())
         || CLAUSE_FIRST.contains(&first.as_str())
+        || NO_THING_FIRST.contains(&first.as_str())
         || (words == 1 && needs_complement(&first))
         || text
             .split_whitespace()
@@ -62,6 +67,18 @@ pub(super) fn clean_object(raw: &str) -> Option<String> {
 const CLAUSE_FIRST: &[&str] = &[
     "how", "what", "when", "why", "where", "who", "whatever", "not", "every",
 ];
+
+/// What begins no thing: a preposition or a dash, left first when the
+/// verb's object stands before it ("a pic I took during a workout", "the
+/// petition I started - it's tricky").
+const NO_THING_FIRST: &[&str] = &[
+    "-", "–", "—", "during", "about", "for", "with", "from", "at", "by", "on", "in", "into",
+    "after", "before", "since", "while",
+];
+
+/// Words that hedge a time phrase ("about five years ago"), left at the
+/// end of an object when the time is taken out.
+const HEDGES: &[&str] = &["about", "around", "almost", "nearly", "roughly", "over"];
 
 /// Words that make an object point at something said elsewhere ("I love
 /// holding them"): the thing itself is not in the sentence.
@@ -143,4 +160,27 @@ static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
 
 pub(super) fn looks_ahead(sentence: &str) -> bool {
     AHEAD.is_match(sentence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_is_a_thing_not_what_follows_the_verb() {
+        assert_eq!(clean_object("during a morning workout"), None);
+        assert_eq!(clean_object("- it's tricky"), None);
+        assert_eq!(
+            clean_object("playing acoustic guitar about").as_deref(),
+            Some("playing acoustic guitar")
+        );
+        assert_eq!(
+            clean_object("in-line skating").as_deref(),
+            Some("in-line skating")
+        );
+        assert_eq!(
+            clean_object("a pottery class").as_deref(),
+            Some("pottery class")
+        );
+    }
 }
