@@ -8,7 +8,9 @@ use regex::Regex;
 
 /// Where an object stops: a clause or a time expression after it.
 static OBJECT_END: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from|recently|so far|not so long|not long)\b")
+    // A dash set apart by spaces starts an aside ("adopting a rescue dog
+    // - for love").
+    Regex::new(r"(?i)\s+(?:and|but|because|since|so|which|who|where|while|when|until|for|as|with my|with her|with his|after|before|now|anymore|any more|these days|lately|too|though|again|right now|at the moment|this|last|next|yesterday|today|tomorrow|ago|in|on|from|recently|so far|not so long|not long)\b|\s+[-–—](?:\s|$)")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
