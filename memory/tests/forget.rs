@@ -255,3 +255,44 @@ fn a_name_written_in_lower_case_is_forgotten_too() {
     // A name nobody ever said erases nothing.
     assert_eq!(memory.forget("u1", "Zygmunt").expect("forget").rows, 0);
 }
+
+/// "Forget my mom": the relative the user named by relation, in each
+/// language served, with her name and what was said of her.
+#[test]
+fn a_relative_named_by_relation_is_forgotten_by_it() {
+    for (lang, said, subject, name) in [
+        (
+            chronolog_memory::Lang::English,
+            ["My mom lives in Florida.", "My mom's name is Linda."],
+            "my mom",
+            "Linda",
+        ),
+        (
+            chronolog_memory::Lang::German,
+            ["Meine Mutter wohnt in Bremen.", "Meine Mutter heißt Linda."],
+            "meine Mutter",
+            "Linda",
+        ),
+        (
+            chronolog_memory::Lang::Chinese,
+            ["我妈妈住在广州。", "我妈妈叫李娜。"],
+            "我妈妈",
+            "李娜",
+        ),
+    ] {
+        let memory = memory();
+        memory.pin_language("u1", Some(lang)).expect("pin");
+        say(&memory, "u1", "2024-01-01", said[0]);
+        say(&memory, "u1", "2024-01-02", said[1]);
+        say(&memory, "u1", "2024-01-03", "I like chess.");
+        memory.consolidate_now().expect("consolidate");
+        let report = memory.forget("u1", subject).expect("forget");
+        assert!(report.episodes >= 1, "{lang:?}: {report:?}");
+        let left: Vec<String> = every_value(&memory)
+            .into_iter()
+            .filter(|v| v.contains(name))
+            .collect();
+        assert!(left.is_empty(), "{lang:?}: {left:?}");
+        assert!(believed(&memory, "lives_in").is_empty(), "{lang:?}");
+    }
+}

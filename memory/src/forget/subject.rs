@@ -1,6 +1,7 @@
 //! What a subject given to forget names in a tenant's memory: the
-//! entities it is (by name or alias; a person also by a first or last name
-//! alone, when that names one person of the tenant) and the written forms
+//! entities it is (by name or alias, or a relative by relation, "my mom";
+//! a person also by a first or last name alone, when that names one
+//! person of the tenant) and the written forms
 //! to look for in text.
 
 use chronolog_engine::{Store, Symbol, Value};
@@ -36,7 +37,11 @@ pub(crate) fn resolve(store: &Store, tenant: &str, subject: &str) -> Result<Subj
     let known = entities(store, tenant)?;
     let given = words(subject);
     let mut matched: Vec<&Known> = Vec::new();
-    if let Some(exact) = entity_of(store, tenant, subject)? {
+    let exact = match entity_of(store, tenant, subject)? {
+        Some(exact) => Some(exact),
+        None => relative_named(store, tenant, subject)?,
+    };
+    if let Some(exact) = exact {
         matched.extend(known.iter().filter(|k| k.id == exact));
     } else {
         // "Quentin" of "Quentin Zorblax": one person, or refused.
@@ -103,6 +108,19 @@ pub(crate) fn resolve(store: &Store, tenant: &str, subject: &str) -> Result<Subj
         entities,
         forms: NameForms::new(names.iter().map(String::as_str)),
     })
+}
+
+/// "my mom", "meine Mutter", "我妈妈": the relative the subject names by
+/// relation, in whichever language served says it so.
+fn relative_named(store: &Store, tenant: &str, subject: &str) -> Result<Option<Symbol>> {
+    for lang in Lang::ALL {
+        for relation in lang.reader().read_question(subject).relatives {
+            if let Some(entity) = entity_of(store, tenant, &ids::relative("user", &relation))? {
+                return Ok(Some(entity));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The tenant's entities, each once.
