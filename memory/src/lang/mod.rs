@@ -313,6 +313,15 @@ pub(crate) fn lexicon_lookup(
     out
 }
 
+/// The owner and family predicate of a subject that is a relative known
+/// by relation (`ids::relative`: "user's mother"), for a language to
+/// write in its words ("Mutter von user", "user的母亲").
+pub(crate) fn relative_of(subject: &str) -> Option<(&str, String)> {
+    let (owner, relation) = subject.split_once("'s ")?;
+    let relation = relation.replace(' ', "_");
+    crate::claim::known_by_relation(&relation).then_some((owner, relation))
+}
+
 /// A language's family words (word, predicate) whose "my ..." names one
 /// person, as regex alternatives.
 pub(crate) fn relative_words(family: &[(&str, &str)]) -> String {

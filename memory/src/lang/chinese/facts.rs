@@ -81,10 +81,17 @@ const LABELS: &[(&str, &str)] = &[
 /// `subject 工作单位：object`; a predicate without a label (an
 /// extractor's own) as its words.
 pub(super) fn phrase(subject: &str, predicate: &str, object: &str) -> String {
-    let label = crate::lang::fact_label(predicate, LABELS, FAVORITES, |word| {
-        format!("最喜欢的{word}")
-    });
-    format!("{subject} {label}：{object}")
+    let label = |predicate: &str| {
+        crate::lang::fact_label(predicate, LABELS, FAVORITES, |word| {
+            format!("最喜欢的{word}")
+        })
+    };
+    // A relative known by relation, in this language's words.
+    let subject = match crate::lang::relative_of(subject) {
+        Some((owner, relation)) => format!("{owner}的{}", label(&relation)),
+        None => subject.to_string(),
+    };
+    format!("{subject} {}：{object}", label(predicate))
 }
 
 #[cfg(test)]
@@ -93,6 +100,10 @@ mod tests {
 
     #[test]
     fn rules_predicates_have_chinese_labels_and_others_keep_their_words() {
+        assert_eq!(
+            phrase("user's mother", "lives_in", "广州"),
+            "user的母亲 居住地：广州"
+        );
         assert_eq!(phrase("user", "works_at", "腾讯"), "user 工作单位：腾讯");
         assert_eq!(
             phrase("user", "favorite_color", "蓝色"),

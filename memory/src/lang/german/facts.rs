@@ -81,10 +81,17 @@ const LABELS: &[(&str, &str)] = &[
 /// `subject Arbeitgeber: object`; a predicate without a label (an
 /// extractor's own) as its words.
 pub(super) fn phrase(subject: &str, predicate: &str, object: &str) -> String {
-    let label = crate::lang::fact_label(predicate, LABELS, FAVORITES, |word| {
-        format!("Lieblings{word}")
-    });
-    format!("{subject} {label}: {object}")
+    let label = |predicate: &str| {
+        crate::lang::fact_label(predicate, LABELS, FAVORITES, |word| {
+            format!("Lieblings{word}")
+        })
+    };
+    // A relative known by relation, in this language's words.
+    let subject = match crate::lang::relative_of(subject) {
+        Some((owner, relation)) => format!("{} von {owner}", label(&relation)),
+        None => subject.to_string(),
+    };
+    format!("{subject} {}: {object}", label(predicate))
 }
 
 #[cfg(test)]
@@ -93,6 +100,10 @@ mod tests {
 
     #[test]
     fn rules_predicates_have_german_labels_and_others_keep_their_words() {
+        assert_eq!(
+            phrase("user's mother", "lives_in", "Bremen"),
+            "Mutter von user Wohnort: Bremen"
+        );
         assert_eq!(
             phrase("user", "works_at", "Moonshot"),
             "user Arbeitgeber: Moonshot"
