@@ -200,15 +200,20 @@ pub(crate) fn relations_denied(
 
 /// A language's claims as consolidation takes them, whatever the
 /// language: a breakup made one claim per partner slot; a one-valued
-/// state over a period that ended ("until 2020") made a past event; a past
+/// state over a period that ended ("until 2020") or a stretch ("from 2010
+/// to 2015") made a past event; a past
 /// job or home without a period ("I used to live in Oslo") made an ending
 /// (it says only that it no longer holds); and the ending each bounded
 /// past period adds ([`ended_by_periods`]).
 pub(crate) fn settled(claims: Vec<Claim>) -> Vec<Claim> {
     let mut claims = partners_ended(claims);
     for claim in &mut claims {
-        let until = claim.valid.is_some_and(|w| w.from == Timestamp::MIN);
-        if claim.kind == ClaimKind::Holds && until {
+        // "until 2020" and "from 2010 to 2015" bound what held on both
+        // sides: a past period, not a start.
+        let bounded = claim
+            .valid
+            .is_some_and(|w| w.from == Timestamp::MIN || w.stretch);
+        if claim.kind == ClaimKind::Holds && bounded {
             claim.kind = ClaimKind::Happened;
         }
         let past_without_period = claim.kind == ClaimKind::Happened
@@ -242,6 +247,7 @@ fn ended_by_periods(claims: &[Claim]) -> Vec<Claim> {
                 valid: Some(When {
                     from: end,
                     to: None,
+                    stretch: false,
                 }),
                 ..c.clone()
             })

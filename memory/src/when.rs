@@ -9,11 +9,13 @@
 
 use chronolog_engine::Timestamp;
 use jiff::ToSpan;
-use jiff::civil::{Date, Weekday};
+use jiff::civil::Date;
 
 use crate::lang::Language;
 
+mod expr;
 mod lunar;
+pub use expr::{TimeExpr, Toward, Unit, YearOf};
 use lunar::{lunar, recurring};
 
 /// When a message says something held or happened.
@@ -23,6 +25,10 @@ pub struct When {
     pub from: Timestamp,
     /// The end (exclusive); `None`: still holds ("since March").
     pub to: Option<Timestamp>,
+    /// Both ends were said ("from 2010 to 2015"): what held, held over
+    /// this period, where a period alone ("in March 2020") may be when
+    /// it began.
+    pub stretch: bool,
 }
 
 /// A time expression found in a text: where it is and what it means.
@@ -34,145 +40,6 @@ pub struct Found {
     pub end: usize,
     /// What it resolves to.
     pub when: When,
-}
-
-/// A unit of calendar time a phrase counts in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    /// A day.
-    Day,
-    /// A week, Monday to Sunday.
-    Week,
-    /// Saturday and Sunday (only after "last", "this", "next").
-    Weekend,
-    /// A calendar month.
-    Month,
-    /// A calendar year.
-    Year,
-}
-
-/// Which way a named weekday or month lies from the message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Toward {
-    /// The most recent one before ("last Friday", "last May").
-    Last,
-    /// The first one after ("next Friday").
-    Next,
-    /// From its start on, still holding ("since March").
-    Since,
-    /// As the sentence's tense says: ahead when it looks ahead, back
-    /// otherwise ("on Friday", "in March").
-    Tense,
-}
-
-/// What a time phrase means before it is anchored at a message's time:
-/// the vocabulary every language reads its phrases into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeExpr {
-    /// One calendar day ("2023-05-07", "May 7, 2023").
-    Day {
-        /// Its year.
-        year: i16,
-        /// Its month, 1 to 12.
-        month: i8,
-        /// Its day of the month.
-        day: i8,
-    },
-    /// One month of one year ("June 2021").
-    Month {
-        /// Its year.
-        year: i16,
-        /// Its month, 1 to 12.
-        month: i8,
-    },
-    /// From the start of a month of a year on ("since March 2020").
-    SinceMonth {
-        /// Its year.
-        year: i16,
-        /// Its month, 1 to 12.
-        month: i8,
-    },
-    /// One year ("in 2019").
-    Year(i64),
-    /// Up to the start of a year ("until 2020", "bis 2020", "直到2020年"):
-    /// it held before then, since a time the phrase does not say.
-    UntilYear(i64),
-    /// Up to the start of a month of a year ("until March 2020").
-    UntilMonth {
-        /// Its year.
-        year: i16,
-        /// Its month, 1 to 12.
-        month: i8,
-    },
-    /// From the start of a year on ("since 2015").
-    SinceYear(i64),
-    /// A day of a month, its year the nearest one the tense allows
-    /// ("on March 3rd").
-    DayOfMonth {
-        /// Its month, 1 to 12.
-        month: i8,
-        /// Its day of the month.
-        day: i8,
-    },
-    /// The day `n` days before the message (negative: after; 0: today).
-    DaysAgo(i64),
-    /// The unit `n` units before the message ("three weeks ago").
-    UnitsAgo(i64, Unit),
-    /// From `n` units before the message on ("for three years").
-    ForUnits(i64, Unit),
-    /// The unit `step` units from the message's own ("last week": -1,
-    /// "this month": 0, "next year": 1).
-    RelativeUnit(i64, Unit),
-    /// A weekday near the message.
-    Weekday(Toward, Weekday),
-    /// A month (1 to 12) near the message.
-    NamedMonth(Toward, i8),
-    /// A weekday of the week `step` weeks from the message's own ("上周三",
-    /// Wednesday of last week, whatever day the message was said on).
-    WeekdayOfWeek(i64, Weekday),
-    /// A month (1 to 12) of the year `step` years from the message's own
-    /// ("去年三月", "letztes Jahr im März").
-    MonthOfYear(i64, i8),
-    /// A day of the Chinese lunisolar calendar, which moves every year
-    /// ("中秋节", "农历八月十五", "去年春节前后"), with `before` and
-    /// `after` days either side of it ("前后": a week each way).
-    LunarDay {
-        /// Which year's.
-        year: YearOf,
-        /// Its lunar month, 1 to 12.
-        month: i8,
-        /// Its day of the lunar month, 1 to 30.
-        day: i8,
-        /// The day before it instead: the new year's eve (除夕), which
-        /// is the last day of the old year, whether the 12th month has 29
-        /// days or 30.
-        eve: bool,
-        /// Days before it the period starts.
-        before: i8,
-        /// Days after it the period ends.
-        after: i8,
-    },
-    /// A lunar month ("腊月", "农历八月"), of a year.
-    LunarMonth {
-        /// Which year's.
-        year: YearOf,
-        /// Its lunar month, 1 to 12.
-        month: i8,
-    },
-}
-
-/// Which year a day or month that recurs yearly falls in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum YearOf {
-    /// The one in this calendar year ("2023年春节": the Spring Festival
-    /// of January 2023).
-    Calendar(i16),
-    /// The one in the calendar year `step` years from the message's own
-    /// ("去年中秋").
-    Step(i64),
-    /// The nearest one the tense allows: the last before the message, or
-    /// the next after it when the sentence looks ahead.
-    Tense,
 }
 
 /// A time phrase a language found: its byte range, its meaning, and the
@@ -265,6 +132,20 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             let y = year(y)?;
             period(Date::new(y, 1, 1).ok()?, Date::new(y + 1, 1, 1).ok()?)
         }
+        TimeExpr::Span {
+            from_year,
+            from_month,
+            to_year,
+            to_month,
+        } => {
+            let from = Date::new(from_year, from_month.unwrap_or(1), 1).ok()?;
+            let last = Date::new(to_year, to_month.unwrap_or(12), 1).ok()?;
+            // A stretch said backwards ("from 2015 to 2010") is no time.
+            (from <= last).then_some(())?;
+            let mut stretch = period(from, last.checked_add(1.month()).ok()?)?;
+            stretch.stretch = true;
+            Some(stretch)
+        }
         TimeExpr::UntilYear(y) => until(Date::new(year(y)?, 1, 1).ok()?),
         TimeExpr::UntilMonth { year, month } => until(Date::new(year, month, 1).ok()?),
         TimeExpr::DayOfMonth { month: m, day: d } => {
@@ -347,11 +228,36 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
     .filter(|w| w.from.micros() <= anchor.micros().saturating_add(100 * YEAR_MICROS))
 }
 
+/// A [`TimeExpr::Span`] from the numbers a language's pattern read: a
+/// year with an optional month at either end; `None` where a number is
+/// no year or month.
+pub(crate) fn span(
+    from_year: i64,
+    from_month: Option<i64>,
+    to_year: i64,
+    to_month: Option<i64>,
+) -> Option<TimeExpr> {
+    let month = |m: Option<i64>| -> Option<Option<i8>> {
+        match m {
+            None => Some(None),
+            Some(m) if (1..=12).contains(&m) => Some(Some(m as i8)),
+            Some(_) => None,
+        }
+    };
+    Some(TimeExpr::Span {
+        from_year: year(from_year)?,
+        from_month: month(from_month)?,
+        to_year: year(to_year)?,
+        to_month: month(to_month)?,
+    })
+}
+
 /// "until 2020": up to that day, from a start not said (the earliest).
 fn until(end: Date) -> Option<When> {
     Some(When {
         from: Timestamp::MIN,
         to: Some(open(end)?.from),
+        stretch: false,
     })
 }
 
@@ -455,6 +361,7 @@ fn period(from: Date, to: Date) -> Option<When> {
     Some(When {
         from: start_of(from)?,
         to: Some(start_of(to)?),
+        stretch: false,
     })
 }
 
@@ -462,6 +369,7 @@ fn open(from: Date) -> Option<When> {
     Some(When {
         from: start_of(from)?,
         to: None,
+        stretch: false,
     })
 }
 
@@ -482,6 +390,7 @@ fn year(n: i64) -> Option<i16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jiff::civil::Weekday;
 
     fn on(text: &str) -> (Date, Timestamp) {
         let t = Timestamp::parse(text).expect("time");

@@ -367,3 +367,47 @@ fn a_relative_known_by_the_relation_is_someone() {
         assert_eq!(about(&memory, tenant, name, "lives_in"), [city], "{tenant}");
     }
 }
+
+#[test]
+fn a_stretch_with_both_ends_said_is_a_past_period() {
+    let memory = memory();
+    for (tenant, lang, said) in [
+        (
+            "en",
+            Lang::English,
+            "I lived in Vancouver between 2015 and 2018.",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Ich habe von 2015 bis 2018 in Vancouver gewohnt.",
+        ),
+        ("zh", Lang::Chinese, "我2015年到2018年住在温哥华。"),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        let home = if lang == Lang::Chinese {
+            "温哥华"
+        } else {
+            "Vancouver"
+        };
+        assert!(
+            believed(&memory, tenant, "2014-12-01", "lives_in").is_empty(),
+            "{said}"
+        );
+        assert_eq!(
+            believed(&memory, tenant, "2016-06-01", "lives_in"),
+            [home],
+            "{said}"
+        );
+        // The last year said is the stretch's own.
+        assert_eq!(
+            believed(&memory, tenant, "2018-12-01", "lives_in"),
+            [home],
+            "{said}"
+        );
+        assert!(
+            believed(&memory, tenant, "2020-01-01", "lives_in").is_empty(),
+            "{said}"
+        );
+    }
+}

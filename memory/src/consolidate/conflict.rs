@@ -208,6 +208,7 @@ pub(super) fn decide(
                         valid: Some(When {
                             from: Timestamp::MIN,
                             to: Some(from),
+                            stretch: false,
                         }),
                         ..claim.clone()
                     };

@@ -26,6 +26,7 @@ const AROUND: &str = r"(前后|左右|期间|之前|之后|以前|以后|前|后
 
 #[derive(Clone, Copy, Debug)]
 enum Rule {
+    Span,
     Festival,
     LunarDate,
     YearMonthDay,
@@ -69,6 +70,15 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
                 "{YEAR}((?:农历|阴历)(?:正月|冬月|腊月|{{N}}月)|正月|冬月|腊月)(初[一二三四五六七八九十]|廿[一二三四五六七八九]|{{N}})?(?:日|号)?{AROUND}"
             ),
             Rule::LunarDate,
+        ),
+        // Stretches first: "2010年到2015年" is one period, not an end.
+        p(
+            r"(?:从|自)?(?P<fy>\d{4})年?(?:(?P<fm>{N})月(?:份)?)?(?:到|至|-|–|~)(?P<ty>\d{4})年(?:(?P<tm>{N})月(?:份)?)?",
+            Rule::Span,
+        ),
+        p(
+            r"(?:从|自)?(?P<fy>\d{4})年(?P<fm>{N})月(?:份)?(?:到|至|-|–|~)(?P<tm>{N})月(?:份)?",
+            Rule::Span,
         ),
         p(r"(\d{4})年({N})月({N})[日号]", Rule::YearMonthDay),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
@@ -141,6 +151,20 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
     let day = |i: usize| exact(i).filter(|d| (1..=31).contains(d)).map(|d| d as i8);
     let year = |i: usize| num(i).map(|y| y as i16);
     Some(match rule {
+        Rule::Span => {
+            let named = |name: &str| caps.name(name).map(|m| m.as_str());
+            // A month that is not exact ("几月") makes no stretch.
+            let month_of = |name: &str| -> Option<Option<i64>> {
+                match named(name) {
+                    None => Some(None),
+                    Some(m) if m.contains('几') => None,
+                    Some(m) => Some(Some(number(m)?)),
+                }
+            };
+            let from_year = named("fy")?.parse().ok()?;
+            let to_year = named("ty").map_or(Some(from_year), |y| y.parse().ok())?;
+            when::span(from_year, month_of("fm")?, to_year, month_of("tm")?)?
+        }
         Rule::Festival | Rule::LunarDate => return lunar(rule, caps),
         Rule::YearMonthDay | Rule::IsoDate => TimeExpr::Day {
             year: year(1)?,
@@ -337,6 +361,26 @@ mod tests {
             show(found.when.from),
             found.when.to.map_or(String::new(), show)
         )
+    }
+
+    #[test]
+    fn a_stretch_is_one_period_from_its_first_year_or_month_to_the_end_of_its_last() {
+        let said = "2024-06-01";
+        for text in [
+            "我2010年到2015年在IBM工作",
+            "从2010年到2015年",
+            "2010年至2015年",
+            "2010-2015年",
+        ] {
+            assert_eq!(when(text, said), "2010-01-01 .. 2016-01-01", "{text}");
+        }
+        assert_eq!(
+            when("2019年3月到2021年6月", said),
+            "2019-03-01 .. 2021-07-01"
+        );
+        assert_eq!(when("2020年三月到六月", said), "2020-03-01 .. 2020-07-01");
+        // An end alone is still an end.
+        assert_eq!(when("到2015年", said), "? .. 2015-01-01");
     }
 
     #[test]

@@ -53,6 +53,21 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         )
     };
     vec![
+        // Stretches first: "from 2010 to 2015" is one period, not a start.
+        p(
+            r"(?:from|between) (?:(?P<fm>{M}),? )?(?P<fy>\d{4}) (?:to|until|till|through|and|-|–) (?:(?P<tm>{M}),? )?(?P<ty>\d{4})",
+            Rule::Span,
+        ),
+        p(
+            r"(?:from|between) (?P<fm>{M}) (?:to|until|till|through|and|-|–) (?P<tm>{M}),? (?P<ty>\d{4})",
+            Rule::Span,
+        ),
+        // A bare stretch only where both look like years ("1500-2000
+        // calories" is none).
+        p(
+            r"(?P<fy>(?:19|20)\d{2})(?: ?[-–] ?| to | through )(?P<ty>(?:19|20)\d{2})",
+            Rule::Span,
+        ),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
         p(
             r"(?:on )?({M})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})",
@@ -102,6 +117,7 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
 
 #[derive(Clone, Copy, Debug)]
 enum Rule {
+    Span,
     IsoDate,
     MonthDayYear,
     DayMonthYear,
@@ -129,7 +145,19 @@ pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
 fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
     let group = |i: usize| caps.get(i).map_or("", |m| m.as_str());
     let num = |i: usize| -> Option<i64> { group(i).parse().ok() };
+    let named = |name: &str| caps.name(name).map(|m| m.as_str());
     Some(match rule {
+        Rule::Span => {
+            let to_year = named("ty")?.parse().ok()?;
+            let from_year = named("fy").map_or(Some(to_year), |y| y.parse().ok())?;
+            let month_of = |name: &str| -> Option<Option<i64>> {
+                match named(name) {
+                    None => Some(None),
+                    Some(m) => Some(Some(i64::from(month(m)?))),
+                }
+            };
+            when::span(from_year, month_of("fm")?, to_year, month_of("tm")?)?
+        }
         Rule::IsoDate => TimeExpr::Day {
             year: num(1)? as i16,
             month: num(2)? as i8,
@@ -265,6 +293,31 @@ mod tests {
             show(found.when.from),
             found.when.to.map_or(String::new(), show)
         )
+    }
+
+    #[test]
+    fn a_stretch_is_one_period_from_its_first_year_or_month_to_the_end_of_its_last() {
+        let said = "2024-06-01";
+        assert_eq!(
+            when("I worked at IBM from 2010 to 2015", said),
+            "2010-01-01 .. 2016-01-01"
+        );
+        assert_eq!(
+            when("we lived there between 2015 and 2018", said),
+            "2015-01-01 .. 2019-01-01"
+        );
+        assert_eq!(when("at IBM (2010-2015)", said), "2010-01-01 .. 2016-01-01");
+        assert_eq!(
+            when("from March 2019 until June 2021", said),
+            "2019-03-01 .. 2021-07-01"
+        );
+        assert_eq!(
+            when("from March to June 2020", said),
+            "2020-03-01 .. 2020-07-01"
+        );
+        assert_eq!(when("I eat 1500-2000 calories", said), "none");
+        // Backwards is no stretch; the start alone still reads.
+        assert_eq!(when("from 2015 to 2010", said), "2015-01-01 .. ");
     }
 
     #[test]

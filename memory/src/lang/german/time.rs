@@ -32,6 +32,7 @@ const UNIT: &str = r"tage?n?|wochen?|monate?n?|jahre?n?";
 
 #[derive(Clone, Copy, Debug)]
 enum Rule {
+    Span,
     NumericDate,
     IsoDate,
     DayMonthYear,
@@ -66,6 +67,19 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         )
     };
     vec![
+        // Stretches first: "von 2010 bis 2015" is one period, not a start.
+        p(
+            r"(?:von|zwischen) (?:(?P<fm>{M}) )?(?P<fy>\d{4}) (?:bis(?: zum| in den)?|und|-|–) (?:(?P<tm>{M}) )?(?P<ty>\d{4})",
+            Rule::Span,
+        ),
+        p(
+            r"(?:von|zwischen) (?P<fm>{M}) (?:bis(?: zum| in den)?|und|-|–) (?P<tm>{M}) (?P<ty>\d{4})",
+            Rule::Span,
+        ),
+        p(
+            r"(?P<fy>(?:19|20)\d{2})(?: ?[-–] ?| bis )(?P<ty>(?:19|20)\d{2})",
+            Rule::Span,
+        ),
         p(r"(?:am )?(\d{1,2})\.(\d{1,2})\.(\d{4})", Rule::NumericDate),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
         p(r"(?:am )?(\d{1,2})\.? ({M}) (\d{4})", Rule::DayMonthYear),
@@ -124,7 +138,19 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
     let num = |i: usize| -> Option<i64> { group(i).parse().ok() };
     let small = |i: usize| -> Option<i8> { num(i).and_then(|n| i8::try_from(n).ok()) };
     let year = |i: usize| -> Option<i16> { num(i).and_then(|n| i16::try_from(n).ok()) };
+    let named = |name: &str| caps.name(name).map(|m| m.as_str());
+    let month_of = |name: &str| -> Option<Option<i64>> {
+        match named(name) {
+            None => Some(None),
+            Some(m) => Some(Some(i64::from(month(m)?))),
+        }
+    };
     Some(match rule {
+        Rule::Span => {
+            let to_year = named("ty")?.parse().ok()?;
+            let from_year = named("fy").map_or(Some(to_year), |y| y.parse().ok())?;
+            when::span(from_year, month_of("fm")?, to_year, month_of("tm")?)?
+        }
         Rule::NumericDate => TimeExpr::Day {
             year: year(3)?,
             month: small(2)?,
@@ -267,6 +293,31 @@ mod tests {
             show(found.when.from),
             found.when.to.map_or(String::new(), show)
         )
+    }
+
+    #[test]
+    fn a_stretch_is_one_period_from_its_first_year_or_month_to_the_end_of_its_last() {
+        let said = "2024-06-01";
+        assert_eq!(
+            when("Ich war von 2010 bis 2015 bei IBM", said),
+            "2010-01-01 .. 2016-01-01"
+        );
+        assert_eq!(
+            when("zwischen 2015 und 2018 wohnten wir dort", said),
+            "2015-01-01 .. 2019-01-01"
+        );
+        assert_eq!(
+            when("von März 2019 bis Juni 2021", said),
+            "2019-03-01 .. 2021-07-01"
+        );
+        assert_eq!(
+            when("von März bis Juni 2020", said),
+            "2020-03-01 .. 2020-07-01"
+        );
+        assert_eq!(
+            when("bei IBM (2010-2015)", said),
+            "2010-01-01 .. 2016-01-01"
+        );
     }
 
     #[test]
