@@ -5,6 +5,7 @@
 
 use chronolog_engine::Timestamp;
 
+use crate::ids::normalize;
 use crate::lang::Lang;
 use crate::when::When;
 
@@ -119,6 +120,67 @@ pub(crate) fn corrections(claims: &[Claim], denied: &[String]) -> Vec<Claim> {
         }
     }
     out
+}
+
+/// The predicate of a claim whose slot is whatever fact holds a value
+/// said by mistake: "I meant Emily, not Emma" names no relation, so
+/// consolidation finds the fact that holds "Emma" ([`misspoken`]).
+pub(crate) const MISSPOKEN: &str = "_misspoken";
+
+/// The claims "X, not Y" makes where the sentence says nothing else of
+/// X ("Correction: it's Spotify, not Shopify", "Ich meinte Emily, nicht
+/// Emma", "我是说艾米丽，不是艾玛"): `wrong` was said by mistake for `right`
+/// in whatever fact holds it, so that fact is withdrawn and `right` holds
+/// in its place. Consolidation finds the fact; with none, both claims are
+/// dropped.
+fn misspoken(right: &str, wrong: &str, text: &str) -> [Claim; 2] {
+    let claim = |object: &str, kind| Claim {
+        subject: Subject::Speaker,
+        predicate: MISSPOKEN.to_string(),
+        object: object.trim().to_string(),
+        object_kind: None,
+        kind,
+        valid: None,
+        text: text.trim().to_string(),
+        confidence: 0.7,
+    };
+    [
+        claim(wrong, ClaimKind::Withdrawn),
+        claim(right, ClaimKind::Holds),
+    ]
+}
+
+/// The misspoken claims ([`misspoken`]) of a sentence that made no
+/// other claim, read by a language: `forms` capture the right value `x`
+/// and the wrong one `y` ("I meant X, not Y", "nicht Y, sondern X",
+/// "不是Y，是X"), and only a message where `cue` finds a word owning a
+/// mistake ("sorry", "I meant", "Korrektur", "说错了") is read so ("Let's
+/// meet in Paris, not London" corrects nothing). `tidy` trims what a
+/// language leaves around a value (a particle, a quote).
+pub(crate) fn misspoken_in(
+    message: &str,
+    sentence: &str,
+    cue: &regex::Regex,
+    forms: &[regex::Regex],
+    tidy: impl Fn(&str) -> &str,
+) -> Vec<Claim> {
+    if !cue.is_match(message) {
+        return Vec::new();
+    }
+    for form in forms {
+        for caps in form.captures_iter(sentence) {
+            let (Some(x), Some(y)) = (caps.name("x"), caps.name("y")) else {
+                continue;
+            };
+            let (right, wrong) = (tidy(x.as_str().trim()), tidy(y.as_str().trim()));
+            // "Sorry, not Emma": the word owning the mistake is no value.
+            let value = |v: &str| !v.is_empty() && !cue.is_match(v);
+            if value(right) && value(wrong) && normalize(right) != normalize(wrong) {
+                return misspoken(right, wrong, sentence).to_vec();
+            }
+        }
+    }
+    Vec::new()
 }
 
 /// The claims a correction of a relation adds: "Clara is my cousin, not

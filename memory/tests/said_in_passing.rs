@@ -411,3 +411,57 @@ fn a_stretch_with_both_ends_said_is_a_past_period() {
         );
     }
 }
+
+#[test]
+fn a_value_said_by_mistake_is_corrected_where_it_was_said() {
+    let memory = memory();
+    for (tenant, lang, said, question, right, wrong) in [
+        (
+            "en",
+            Lang::English,
+            [
+                "My daughter's name is Emma.",
+                "Oops, I meant Emily, not Emma.",
+            ],
+            "What is my daughter's name?",
+            "Emily",
+            "Emma",
+        ),
+        (
+            "de",
+            Lang::German,
+            [
+                "Ich arbeite bei Shopify.",
+                "Korrektur: nicht Shopify, sondern Spotify.",
+            ],
+            "Wo arbeite ich?",
+            "Spotify",
+            "Shopify",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            ["我在腾讯工作。", "说错了，不是腾讯，是阿里巴巴。"],
+            "我在哪里工作？",
+            "阿里巴巴",
+            "腾讯",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        let now = memory.facts(tenant, None, None).expect("facts");
+        let objects: Vec<&str> = now.iter().map(|f| f.object.as_str()).collect();
+        assert_eq!(objects, [right], "{tenant}");
+        // Held in the wrong one's place, from its start.
+        assert_eq!(now[0].valid.from, common::at("2024-06-01"), "{tenant}");
+        // The wrong one is withdrawn, not deleted: it stays on record as
+        // what was believed until the correction.
+        let history = memory.history(tenant, "user").expect("history");
+        assert!(
+            history
+                .iter()
+                .any(|v| v.object == wrong && v.known.to != chronolog_engine::Timestamp::MAX),
+            "{tenant}: {history:#?}"
+        );
+        answered(&memory, tenant, question, right);
+    }
+}

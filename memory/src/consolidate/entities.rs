@@ -9,6 +9,9 @@
 
 use std::collections::HashMap;
 
+/// The kinds of entity a claim's object may name.
+pub(crate) const KINDS: &[&str] = &["person", "organisation", "place"];
+
 use chronolog_engine::{Interval, RelationId, Store, WriteTxn};
 
 use super::conversation::State;

@@ -21,6 +21,7 @@ mod conflict;
 mod conversation;
 pub mod entities;
 pub mod extract;
+mod misspoken;
 mod paraphrase;
 mod pass;
 pub(crate) mod passage;

@@ -13,6 +13,7 @@ use super::conflict::{Adjudicator, Claimed, Plan, decide};
 use super::conversation::{self, State};
 use super::entities::{self, Entities, Resolved};
 use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
+use super::misspoken;
 use super::paraphrase::Paraphrases;
 use super::passage::{self, Said};
 use super::report::Report;
@@ -199,6 +200,13 @@ impl Consolidator {
         };
         let mut claims = self.extractor.extract(&view);
         report.claims += claims.len();
+        report.dropped += misspoken::resolve(
+            self.session.store(),
+            self.rel,
+            &episode.tenant,
+            &episode.role,
+            &mut claims,
+        )?;
         for claim in &mut claims {
             if let Some(slot) =
                 self.paraphrases

@@ -59,9 +59,39 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let relations = claim::relations_denied(&DENIED_RELATION, sentence, FAMILY);
         corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
+        if claims.len() == first {
+            claims.extend(claim::misspoken_in(
+                episode.text,
+                sentence,
+                &MISTAKE,
+                &MISSPOKEN,
+                |v| {
+                    v.trim_end_matches(['啦', '了', '吧', '呀', '哦', '啊', '呢'])
+                        .trim_matches(['“', '”', '"'])
+                },
+            ));
+        }
     }
     claims
 }
+
+/// A message owning a mistake: what lets "是X，不是Y" correct a value.
+static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"我是说|我的意思是|说错了|打错了|写错了|搞错了|记错了|弄错了|更正|纠正|不好意思|抱歉|对不起|其实|应该是")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// "我是说艾米丽，不是艾玛", "是Spotify，不是Shopify", "不是艾玛，而是艾米丽":
+/// the right value `x` and the wrong one `y`.
+static MISSPOKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?:^|[，,：:]\s*)(?:其实)?不是(?P<y>[^，,。！？；：:\s]{1,16}?)[，,]?(?:而是|是)(?P<x>[^，,。！？；\s]{1,16})",
+        r"(?:^|[，,：:]\s*)(?:我是说|我的意思是|应该是|其实是|是)(?P<x>[^，,。！？；：:\s]{1,16}?)[，,]?(?:而)?不是(?P<y>[^，,。！？；\s]{1,16})",
+    ]
+    .iter()
+    .map(|re| Regex::new(re).unwrap_or_else(|e| unreachable!("{e}")))
+    .collect()
+});
 
 /// Whether a clause speaks of the future: "要", "将", "打算", "准备"
 /// before its verb ("我八月要搬到哥本哈根"), not inside a word that says
@@ -323,6 +353,26 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_value_said_by_mistake_is_named_for_consolidation_to_find() {
+        let pair = |right: &str, wrong: &str| {
+            vec![
+                format!("Withdrawn 我 _misspoken {wrong}"),
+                format!("Holds 我 _misspoken {right}"),
+            ]
+        };
+        assert_eq!(
+            claims("不好意思，我是说小雪，不是小雨。"),
+            pair("小雪", "小雨")
+        );
+        assert_eq!(
+            claims("说错了，不是腾讯，是阿里巴巴。"),
+            pair("阿里巴巴", "腾讯")
+        );
+        assert_eq!(claims("抱歉，是小雪不是小雨啦"), pair("小雪", "小雨"));
+        assert!(claims("我们在巴黎见面，不是伦敦。").is_empty());
     }
 
     #[test]

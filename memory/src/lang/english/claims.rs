@@ -58,9 +58,36 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let relations = denied_relations(sentence);
         corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
+        if claims.len() == first {
+            claims.extend(claim::misspoken_in(
+                episode.text,
+                said.trim(),
+                &MISTAKE,
+                &MISSPOKEN,
+                |v| v.trim_matches(['"', '\'']),
+            ));
+        }
     }
     claims
 }
+
+/// A message owning a mistake: what lets "X, not Y" correct a value.
+static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:I meant|I mean|meant to (?:say|write|type)|correction|sorry|oops|whoops|my bad|my mistake|misspoke|typo|mixed up|scratch that|actually|wait)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// "I meant Emily, not Emma", "it's Spotify, not Shopify", "not Emma but
+/// Emily": the right value `x` and the wrong one `y`, each a clause's own.
+static MISSPOKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?:^|[,:;!]\s*)not (?P<y>[^,.;:!?]+?),? but (?P<x>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        r"(?:^|[,:;!]\s*)(?:(?i:I meant|I mean|I meant to say|it's|it is|it was|its|that's|that is|that was|the name is|her name is|his name is)\s+)?(?P<x>[^,.;:!?]+?),? (?:and )?not (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+    ]
+    .iter()
+    .map(|re| Regex::new(re).unwrap_or_else(|e| unreachable!("{e}")))
+    .collect()
+});
 
 /// "I left Tencent and joined Moonshot": a clause after "and", "but" or
 /// "then" that starts with a verb of change has the sentence's first
@@ -420,6 +447,32 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_value_said_by_mistake_is_named_for_consolidation_to_find() {
+        let pair = |right: &str, wrong: &str| {
+            vec![
+                format!("Withdrawn I _misspoken {wrong}"),
+                format!("Holds I _misspoken {right}"),
+            ]
+        };
+        assert_eq!(
+            claims("Oops, I meant Emily, not Emma."),
+            pair("Emily", "Emma")
+        );
+        assert_eq!(
+            claims("Correction: it's Spotify, not Shopify."),
+            pair("Spotify", "Shopify")
+        );
+        assert_eq!(claims("Sorry, not Emma but Emily."), pair("Emily", "Emma"));
+        // No word owns a mistake, or the sentence says something else:
+        // nothing is misspoken.
+        assert!(claims("Let's meet in Paris, not London.").is_empty());
+        assert_eq!(
+            claims("Sorry, I work at Spotify, not Shopify."),
+            ["Holds I works_at Spotify", "Withdrawn I works_at Shopify"]
+        );
     }
 
     #[test]

@@ -138,9 +138,36 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let relations = claim::relations_denied(&DENIED_RELATION, &text, FAMILY);
         corrected.extend(claim::relation_corrections(&claims[first..], &relations));
         claims.append(&mut corrected);
+        if claims.len() == first {
+            claims.extend(claim::misspoken_in(
+                episode.text,
+                sentence,
+                &MISTAKE,
+                &MISSPOKEN,
+                |v| v.trim_matches(['"', '\'', '„', '“']),
+            ));
+        }
     }
     claims
 }
+
+/// A message owning a mistake: what lets "X, nicht Y" correct a value.
+static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:ich meinte|ich meine|gemeint|korrektur|korrigiere|sorry|entschuldigung|ups|hoppla|mein fehler|vertippt|verschrieben|versprochen|verwechselt|eigentlich|moment)\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
+
+/// "Ich meinte Emily, nicht Emma", "es ist Spotify, nicht Shopify",
+/// "nicht Emma, sondern Emily": the right value `x` and the wrong one `y`.
+static MISSPOKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?:^|[,:;!]\s*)(?:(?i:es ist|es war|das ist|das war)\s+)?nicht (?P<y>[^,.;:!?]+?),? sondern (?P<x>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        r"(?:^|[,:;!]\s*)(?:(?i:ich meinte|ich meine|gemeint war|es ist|es war|das ist|das war|sie heißt|er heißt|der name ist)\s+)?(?P<x>[^,.;:!?]+?),? (?:und )?nicht (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+    ]
+    .iter()
+    .map(|re| Regex::new(re).unwrap_or_else(|e| unreachable!("{e}")))
+    .collect()
+});
 
 /// A relation a sentence denies: "nicht meine Schwester".
 static DENIED_RELATION: LazyLock<Regex> = LazyLock::new(|| {
@@ -402,6 +429,26 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_value_said_by_mistake_is_named_for_consolidation_to_find() {
+        assert_eq!(
+            claims("Ups, ich meinte Emily, nicht Emma."),
+            [
+                "Withdrawn ich _misspoken Emma",
+                "Holds ich _misspoken Emily"
+            ]
+        );
+        assert_eq!(
+            claims("Korrektur: nicht Shopify, sondern Spotify."),
+            [
+                "Withdrawn ich _misspoken Shopify",
+                "Holds ich _misspoken Spotify"
+            ]
+        );
+        // No word owns a mistake: nothing is corrected.
+        assert!(claims("Treffen wir uns in Paris, nicht London.").is_empty());
     }
 
     #[test]
