@@ -51,6 +51,10 @@ pub enum ClaimKind {
     Ended,
     /// It never held: an earlier claim was a mistake ("I never joined X").
     Withdrawn,
+    /// A plan is off: what was to hold from after the message will not
+    /// ("we're not moving after all", "I turned down the offer"), and
+    /// what it would have ended holds on.
+    CalledOff,
 }
 
 /// One atomic claim found in a message.

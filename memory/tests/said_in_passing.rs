@@ -465,3 +465,107 @@ fn a_value_said_by_mistake_is_corrected_where_it_was_said() {
         answered(&memory, tenant, question, right);
     }
 }
+
+#[test]
+fn a_plan_called_off_leaves_what_it_would_have_ended() {
+    let memory = memory();
+    for (tenant, lang, said, slot, stays) in [
+        (
+            "en-move",
+            Lang::English,
+            [
+                "I live in Ottawa.",
+                "We're moving to Toronto next month.",
+                "The move fell through, we're not moving anymore.",
+            ],
+            "lives_in",
+            "Ottawa",
+        ),
+        (
+            "en-job",
+            Lang::English,
+            [
+                "I work at Shopify.",
+                "I'm starting at Stripe next month.",
+                "I turned down the offer from Stripe.",
+            ],
+            "works_at",
+            "Shopify",
+        ),
+        (
+            "de-move",
+            Lang::German,
+            [
+                "Ich wohne in Köln.",
+                "Nächsten Monat ziehen wir nach Hamburg.",
+                "Wir ziehen doch nicht nach Hamburg.",
+            ],
+            "lives_in",
+            "Köln",
+        ),
+        (
+            "de-job",
+            Lang::German,
+            [
+                "Ich arbeite bei Siemens.",
+                "Nächsten Monat fange ich bei SAP an.",
+                "Ich habe das Angebot von SAP abgelehnt.",
+            ],
+            "works_at",
+            "Siemens",
+        ),
+        (
+            "zh-move",
+            Lang::Chinese,
+            [
+                "我住在上海。",
+                "我们下个月搬到杭州。",
+                "搬家的事泡汤了，我们还是留在上海。",
+            ],
+            "lives_in",
+            "上海",
+        ),
+        (
+            "zh-job",
+            Lang::Chinese,
+            [
+                "我在腾讯工作。",
+                "我下个月加入阿里巴巴。",
+                "我还是不去阿里巴巴上班了。",
+            ],
+            "works_at",
+            "腾讯",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        // What the plan would have ended holds on, one version from its
+        // own start; the plan is gone from what is believed now.
+        for day in ["2024-06-02", "2024-08-01", "2026-01-01"] {
+            assert_eq!(
+                believed(&memory, tenant, day, slot),
+                [stays],
+                "{tenant} {day}"
+            );
+        }
+        let now = memory.facts(tenant, None, None).expect("facts");
+        let held: Vec<_> = now.iter().filter(|f| f.predicate == slot).collect();
+        assert_eq!(held.len(), 1, "{tenant}: {held:#?}");
+        assert_eq!(held[0].valid.from, common::at("2024-06-01"), "{tenant}");
+    }
+    // A plan already carried out is no plan to call off: said after the
+    // move, "not moving" leaves the new home.
+    told(
+        &memory,
+        "en-done",
+        Lang::English,
+        &[
+            "I live in Ottawa.",
+            "We moved to Toronto today.",
+            "We're not moving again anytime soon.",
+        ],
+    );
+    assert_eq!(
+        believed(&memory, "en-done", "2024-07-01", "lives_in"),
+        ["Toronto"]
+    );
+}

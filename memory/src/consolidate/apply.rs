@@ -104,6 +104,13 @@ pub(super) fn apply(
         Plan::Withdraw { values } => {
             txn.correct(rel.fact, values.clone())?;
         }
+        Plan::Resume {
+            values,
+            valid,
+            provenance,
+        } => {
+            txn.assert(rel.fact, values.clone(), *valid, *provenance)?;
+        }
     }
     Ok(())
 }

@@ -12,7 +12,7 @@
 //! [`decide`] reads nothing: the pass reads the slot ([`SlotState`]) and
 //! applies the plans ([`super::apply`]).
 
-use chronolog_engine::{Interval, RowVersion, Timestamp, Value};
+use chronolog_engine::{Interval, RowVersion, Symbol, Timestamp, Value};
 
 use super::extract::{Claim, ClaimKind};
 use crate::error::Result;
@@ -20,6 +20,8 @@ use crate::ids::{Slot, normalize};
 use crate::salience::Level;
 use crate::schema::Fact;
 use crate::when::When;
+
+mod called_off;
 
 /// Two values of a one-valued slot that claim the same start: which wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +118,14 @@ pub(super) enum Plan {
     End { values: Vec<Value>, valid: Interval },
     /// A value was a mistake.
     Withdraw { values: Vec<Value> },
+    /// A value holds on, where a plan called off would have ended it:
+    /// its version again over `valid` (its own start on), from its own
+    /// source.
+    Resume {
+        values: Vec<Value>,
+        valid: Interval,
+        provenance: Option<Symbol>,
+    },
 }
 
 /// The claim being decided, with what the pass resolved for it.
@@ -250,6 +260,7 @@ pub(super) fn decide(
             };
             Ok((vec![end], Outcome::Ended))
         }
+        ClaimKind::CalledOff => Ok(called_off::decide(claimed, state, &same)),
         ClaimKind::Withdrawn => {
             let plans: Vec<Plan> = state
                 .versions

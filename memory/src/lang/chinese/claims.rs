@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::Chinese;
+use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use super::time::number;
 use super::words::{EVENTS, FAMILY, FAVORITES, NOT_NAMES};
@@ -146,7 +147,7 @@ static SUBJECT_AT: LazyLock<Regex> =
 fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut Vec<Claim>) {
     // Spans already read are not read again by a looser rule.
     let mut read = claim::ReadSpans::default();
-    for rule in RULES.iter() {
+    for rule in CALLED_OFF.iter().chain(RULES.iter()) {
         for caps in rule.re.captures_iter(clause) {
             let Some(whole) = caps.get(0) else { continue };
             // With whom (`w`) may be another rule's read ("我和老公马克").
@@ -199,8 +200,10 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
     let Some(object) = object else {
         // "我辞职了": ends whatever job there was ("我们分手了": whichever
         // partner).
-        if rule.kind == ClaimKind::Ended && matches!(rule.predicate, Predicate::Fixed(_)) {
-            return vec![claim(String::new(), ClaimKind::Ended)];
+        if matches!(rule.kind, ClaimKind::Ended | ClaimKind::CalledOff)
+            && matches!(rule.predicate, Predicate::Fixed(_))
+        {
+            return vec![claim(String::new(), rule.kind)];
         }
         return Vec::new();
     };
@@ -353,6 +356,21 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_plan_called_off_names_its_slot() {
+        assert_eq!(claims("我们不搬去杭州了"), ["CalledOff 我 lives_in 杭州"]);
+        assert_eq!(claims("搬家的事泡汤了"), ["CalledOff 我 lives_in "]);
+        assert_eq!(claims("我们还是留在上海"), ["CalledOff 我 lives_in "]);
+        assert_eq!(
+            claims("我还是不去阿里巴巴上班了"),
+            ["CalledOff 我 works_at 阿里巴巴"]
+        );
+        assert_eq!(
+            claims("我拒绝了阿里巴巴的offer"),
+            ["CalledOff 我 works_at 阿里巴巴"]
+        );
     }
 
     #[test]

@@ -50,7 +50,15 @@ const NAME: &str =
     r"(?P<o>\p{Han}{2,4}?|[A-Z][a-z]+)(?:$|[^\p{Han}]|她|他|是|在|也|和|跟|住|今|上|要|会|刚)";
 const ADVERBS: &str = r"(?:现在|目前|一直|还|也|已经|刚刚|刚|最近|终于|真的|其实|开始了|开始)*";
 
-pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+/// A rule from its pattern, the placeholders (`{S}`, `{O}`, `{NAME}`,
+/// the word lists) put in.
+pub(super) fn rule(
+    re: &str,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+) -> Rule {
     let alternatives = |pairs: &[(&str, &str)]| {
         pairs
             .iter()
@@ -58,34 +66,31 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .collect::<Vec<_>>()
             .join("|")
     };
-    let subject = subject();
-    let (family, events, favorites) = (
-        alternatives(FAMILY),
-        alternatives(EVENTS),
-        alternatives(FAVORITES),
-    );
-    let rule = |re: &str, predicate, kind, object_kind, confidence| {
-        let re = re
-            .replace("{S}", &subject)
-            .replace("{A}", ADVERBS)
-            .replace("{OW}", OBJECT_WITHIN)
-            .replace("{O}", OBJECT)
-            .replace("{NAME}", NAME)
-            .replace("{APPOSED_NAME}", APPOSED_NAME)
-            .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
-            .replace("{TITLE}", TITLE)
-            .replace("{FAMILY}", &family)
-            .replace("{PETS}", PETS)
-            .replace("{EVENTS}", &events)
-            .replace("{FAVORITES}", &favorites);
-        Rule {
-            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-            predicate,
-            kind,
-            object_kind,
-            confidence,
-        }
-    };
+    let re = re
+        .replace("{S}", &subject())
+        .replace("{A}", ADVERBS)
+        .replace("{OW}", OBJECT_WITHIN)
+        .replace("{O}", OBJECT)
+        .replace("{NAME}", NAME)
+        .replace("{APPOSED_NAME}", APPOSED_NAME)
+        .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
+        .replace("{TITLE}", TITLE)
+        .replace("{FAMILY}", &alternatives(FAMILY))
+        .replace("{PETS}", PETS)
+        .replace("{EVENTS}", &alternatives(EVENTS))
+        .replace("{FAVORITES}", &alternatives(FAVORITES));
+    Rule {
+        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+        predicate,
+        kind,
+        object_kind,
+        confidence,
+    }
+}
+
+/// Every rule, tried in this order after the plans called off
+/// ([`super::plans`]).
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     use ClaimKind::*;
     use Predicate::*;
     let work = Some("organisation");

@@ -11,6 +11,7 @@ use super::English;
 use super::lexicon::NOT_JOBS;
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
+use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when;
@@ -31,7 +32,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         // Spans already read as one claim are not read again by a
         // later, looser rule ("don't like X" is not also "like X").
         let mut read = claim::ReadSpans::default();
-        for rule in RULES.iter() {
+        for rule in CALLED_OFF.iter().chain(RULES.iter()) {
             for caps in rule.re.captures_iter(sentence) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared ("My sister Mia loves
@@ -234,8 +235,9 @@ fn claims_of(
                 || ["He", "She", "They", "We", "You", "I"].contains(&o.as_str()))
     });
     let Some(object) = object else {
-        // "I quit my job": ends whatever job there was.
-        if rule.kind == ClaimKind::Ended {
+        // "I quit my job": ends whatever job there was; "the move fell
+        // through" calls off whatever move there was.
+        if matches!(rule.kind, ClaimKind::Ended | ClaimKind::CalledOff) {
             let predicate = match rule.predicate {
                 Predicate::Fixed(p) => p,
                 _ => "works_at",
@@ -447,6 +449,32 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_plan_called_off_names_its_slot() {
+        assert_eq!(
+            claims("We're not moving to Toronto anymore."),
+            ["CalledOff I lives_in Toronto"]
+        );
+        assert_eq!(claims("The move fell through."), ["CalledOff I lives_in "]);
+        assert_eq!(claims("We decided not to move."), ["CalledOff I lives_in "]);
+        assert_eq!(
+            claims("Actually we're staying in Ottawa after all."),
+            ["CalledOff I lives_in "]
+        );
+        assert_eq!(
+            claims("I'm not joining Stripe after all."),
+            ["CalledOff I works_at Stripe"]
+        );
+        assert_eq!(
+            claims("I turned down the offer from Stripe."),
+            ["CalledOff I works_at Stripe"]
+        );
+        assert_eq!(
+            claims("The job offer fell through."),
+            ["CalledOff I works_at "]
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod claims;
 mod lexicon;
 mod names;
 mod object;
+mod plans;
 mod question;
 mod rules;
 mod time;

@@ -47,37 +47,45 @@ fn said(predicates: &[&str]) -> String {
         .join("|")
 }
 
-/// Every rule, tried in this order: a span one rule read is not read
-/// again by a later, looser one.
-pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let (family, events) = (said(claim::FAMILY), said(claim::EVENTS));
+/// A rule from its pattern, the placeholders (`{S}`, `{O}`, `{NAME}`,
+/// the word lists) put in.
+pub(super) fn rule(
+    re: &str,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+) -> Rule {
     let relatives: Vec<&str> = claim::FAMILY
         .iter()
         .copied()
         .filter(|r| claim::known_by_relation(r))
         .collect();
-    let relatives = said(&relatives);
-    let rule = |re: &str, predicate, kind, object_kind, confidence| {
-        let re = re
-            .replace("{S}", SUBJECT)
-            .replace("{RELATIVES}", &relatives)
-            .replace("{O}", OBJECT)
-            .replace("{NAME}", NAME)
-            .replace("{TITLE}", TITLE)
-            .replace("{QUALIFIER}", QUALIFIER)
-            .replace("{PROFESSIONS}", PROFESSIONS)
-            .replace("{WORKPLACES}", WORKPLACES)
-            .replace("{FAMILY}", &family)
-            .replace("{PETS}", PETS)
-            .replace("{EVENTS}", &events);
-        Rule {
-            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-            predicate,
-            kind,
-            object_kind,
-            confidence,
-        }
-    };
+    let re = re
+        .replace("{S}", SUBJECT)
+        .replace("{RELATIVES}", &said(&relatives))
+        .replace("{O}", OBJECT)
+        .replace("{NAME}", NAME)
+        .replace("{TITLE}", TITLE)
+        .replace("{QUALIFIER}", QUALIFIER)
+        .replace("{PROFESSIONS}", PROFESSIONS)
+        .replace("{WORKPLACES}", WORKPLACES)
+        .replace("{FAMILY}", &said(claim::FAMILY))
+        .replace("{PETS}", PETS)
+        .replace("{EVENTS}", &said(claim::EVENTS));
+    Rule {
+        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+        predicate,
+        kind,
+        object_kind,
+        confidence,
+    }
+}
+
+/// Every rule, tried in this order: a span one rule read is not read
+/// again by a later, looser one. Plans called off come first
+/// ([`super::plans`]).
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     use ClaimKind::*;
     use Predicate::*;
     vec![

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
+use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use super::words::{FAMILY, FAVORITES, NOT_JOBS};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
@@ -109,7 +110,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let valid = found.map(|f| f.when);
         let first = claims.len();
         let mut read = claim::ReadSpans::default();
-        for rule in RULES.iter() {
+        for rule in CALLED_OFF.iter().chain(RULES.iter()) {
             for caps in rule.re.captures_iter(&text) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared, and with whom (`w`) may be
@@ -200,7 +201,7 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 /// moves before its verb, so one rule reads both orders.
 fn subject_first(text: &str) -> String {
     static INVERTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
+        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|ziehen|bleibe|bleibt|bleiben|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
     // Each clause's own: "Früher habe ich in Köln gewohnt, jetzt wohne
@@ -318,9 +319,12 @@ fn claims_of(
     };
     let Some(object) = caps.name("o").and_then(|m| clean(m.as_str())) else {
         // "Ich habe gekündigt": ends whatever job there was ("Wir haben
-        // uns getrennt": whichever partner).
-        if rule.kind == ClaimKind::Ended && matches!(rule.predicate, Predicate::Fixed(_)) {
-            return vec![claim(String::new(), ClaimKind::Ended)];
+        // uns getrennt": whichever partner; "der Umzug ist geplatzt":
+        // whichever move).
+        if matches!(rule.kind, ClaimKind::Ended | ClaimKind::CalledOff)
+            && matches!(rule.predicate, Predicate::Fixed(_))
+        {
+            return vec![claim(String::new(), rule.kind)];
         }
         return Vec::new();
     };
@@ -429,6 +433,30 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_plan_called_off_names_its_slot() {
+        assert_eq!(
+            claims("Wir ziehen doch nicht nach Hamburg."),
+            ["CalledOff ich lives_in Hamburg"]
+        );
+        assert_eq!(
+            claims("Der Umzug ist geplatzt."),
+            ["CalledOff ich lives_in "]
+        );
+        assert_eq!(
+            claims("Wir bleiben doch in Köln."),
+            ["CalledOff ich lives_in "]
+        );
+        assert_eq!(
+            claims("Ich fange doch nicht bei SAP an."),
+            ["CalledOff ich works_at SAP"]
+        );
+        assert_eq!(
+            claims("Ich habe das Angebot von SAP abgelehnt."),
+            ["CalledOff ich works_at SAP"]
+        );
     }
 
     #[test]

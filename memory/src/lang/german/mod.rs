@@ -4,6 +4,7 @@
 
 mod claims;
 mod facts;
+mod plans;
 mod question;
 mod rules;
 mod time;

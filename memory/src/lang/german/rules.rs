@@ -35,7 +35,15 @@ const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
 const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
 const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
 
-pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+/// A rule from its pattern, the placeholders (`{S}`, `{O}`, `{NAME}`,
+/// the word lists) put in.
+pub(super) fn rule(
+    re: &str,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+) -> Rule {
     let alternatives = |pairs: &[(&str, &str)]| {
         pairs
             .iter()
@@ -43,29 +51,30 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             .collect::<Vec<_>>()
             .join("|")
     };
-    // The family words whose "my ..." means one person.
-    let relatives = crate::lang::relative_words(FAMILY);
-    let (family, favorites) = (alternatives(FAMILY), alternatives(FAVORITES));
-    let rule = |re: &str, predicate, kind, object_kind, confidence| {
-        let re = re
-            .replace("{S}", SUBJECT)
-            .replace("{RELATIVES}", &relatives)
-            .replace("{A}", ADVERBS)
-            .replace("{OW}", OBJECT_WITHIN)
-            .replace("{O}", OBJECT)
-            .replace("{NAME}", NAME)
-            .replace("{TITLE}", TITLE)
-            .replace("{FAMILY}", &family)
-            .replace("{PETS}", PETS)
-            .replace("{FAVORITES}", &favorites);
-        Rule {
-            re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-            predicate,
-            kind,
-            object_kind,
-            confidence,
-        }
-    };
+    let re = re
+        .replace("{S}", SUBJECT)
+        // The family words whose "my ..." means one person.
+        .replace("{RELATIVES}", &crate::lang::relative_words(FAMILY))
+        .replace("{A}", ADVERBS)
+        .replace("{OW}", OBJECT_WITHIN)
+        .replace("{O}", OBJECT)
+        .replace("{NAME}", NAME)
+        .replace("{TITLE}", TITLE)
+        .replace("{FAMILY}", &alternatives(FAMILY))
+        .replace("{PETS}", PETS)
+        .replace("{FAVORITES}", &alternatives(FAVORITES));
+    Rule {
+        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+        predicate,
+        kind,
+        object_kind,
+        confidence,
+    }
+}
+
+/// Every rule, tried in this order after the plans called off
+/// ([`super::plans`]).
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     use ClaimKind::*;
     use Predicate::*;
     let work = Some("organisation");
