@@ -222,8 +222,10 @@ pub(crate) fn version(
 ) -> Result<FactVersion> {
     let fact = Fact::from_values(store, &row.values)?;
     // What a withdrawn value gave back is a continuation row of the value
-    // it cut (same values, superseding it, starting where it was cut):
-    // one version, from the first row's start, replacing what it replaced.
+    // it cut (same values, superseding it, starting where it was cut), and
+    // what a plan called off gave back is the value again from its own
+    // start: one version, from the first row's start, replacing what it
+    // replaced.
     // History holds a row once per change of its valid time (a cut): the
     // latest is what it holds now.
     let latest = |id| {
@@ -234,7 +236,8 @@ pub(crate) fn version(
     };
     let (mut from, mut replaced, mut at) = (row.valid.from, row.supersedes, row.id);
     while let Some(earlier) = replaced.and_then(latest) {
-        if earlier.id >= at || earlier.values != row.values || earlier.valid.to != from {
+        let continued = earlier.valid.to == from || earlier.valid.from == from;
+        if earlier.id >= at || earlier.values != row.values || !continued {
             break;
         }
         (from, replaced, at) = (earlier.valid.from, earlier.supersedes, earlier.id);

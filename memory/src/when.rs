@@ -15,7 +15,7 @@ use crate::lang::Language;
 
 mod expr;
 mod lunar;
-pub use expr::{TimeExpr, Toward, Unit, YearOf};
+pub use expr::{SeasonOf, TimeExpr, Toward, Unit, YearOf};
 use lunar::{lunar, recurring};
 
 /// When a message says something held or happened.
@@ -191,6 +191,7 @@ pub fn resolve(expr: TimeExpr, day: Date, anchor: Timestamp, future: bool) -> Op
             month_period(y, m)
         }
         TimeExpr::NamedMonth(toward, m) => named_month(toward, m, day, future),
+        TimeExpr::Season { first_month, which } => season(first_month, which, day, future),
         TimeExpr::LunarDay {
             year,
             month,
@@ -322,6 +323,42 @@ fn named_month(toward: Toward, m: i8, day: Date, future: bool) -> Option<When> {
     } else {
         month_period(start.year(), start.month())
     }
+}
+
+/// "last summer", "this winter": the season's three months, chosen as
+/// [`SeasonOf`] says from where `day` falls.
+fn season(first: i8, which: SeasonOf, day: Date, future: bool) -> Option<When> {
+    let of = |y: i16| -> Option<(Date, Date)> {
+        let start = Date::new(y, first, 1).ok()?;
+        Some((start, start.checked_add(3.months()).ok()?))
+    };
+    let own_year = if first == 12 && day.month() <= 2 {
+        day.year() - 1
+    } else {
+        day.year()
+    };
+    let last = || {
+        (0..=2)
+            .filter_map(|k| of(day.year() - k))
+            .find(|(_, end)| *end <= day)
+    };
+    let next = || {
+        (-1..=1)
+            .filter_map(|k| of(day.year() + k))
+            .find(|(start, _)| *start > day)
+    };
+    let (from, to) = match which {
+        SeasonOf::Year(y) => of(y)?,
+        SeasonOf::Step(n) => of(own_year.checked_add(i16::try_from(n).ok()?)?)?,
+        SeasonOf::Last => last()?,
+        SeasonOf::Next => next()?,
+        SeasonOf::Tense => match of(own_year)? {
+            (start, end) if start <= day && day < end => (start, end),
+            _ if future => next()?,
+            _ => last()?,
+        },
+    };
+    period(from, to)
 }
 
 const YEAR_MICROS: i64 = 366 * 24 * 3600 * 1_000_000;

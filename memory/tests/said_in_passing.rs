@@ -569,3 +569,67 @@ fn a_plan_called_off_leaves_what_it_would_have_ended() {
         ["Toronto"]
     );
 }
+
+#[test]
+fn a_season_or_a_schedule_said_ahead_starts_when_it_says() {
+    let memory = memory();
+    for (tenant, lang, said, slot, before, after) in [
+        (
+            "en-season",
+            Lang::English,
+            [
+                "I live in Ottawa.",
+                "We're relocating to Toronto this summer.",
+            ],
+            "lives_in",
+            "Ottawa",
+            "Toronto",
+        ),
+        (
+            "en-schedule",
+            Lang::English,
+            [
+                "I work at Shopify.",
+                "Update: I accepted an offer from Wealthsimple, I start on April 1st.",
+            ],
+            "works_at",
+            "Shopify",
+            "Wealthsimple",
+        ),
+        (
+            "de-season",
+            Lang::German,
+            [
+                "Ich wohne in Köln.",
+                "Diesen Sommer ziehen wir nach Hamburg.",
+            ],
+            "lives_in",
+            "Köln",
+            "Hamburg",
+        ),
+        (
+            "zh-season",
+            Lang::Chinese,
+            ["我住在上海。", "今年夏天我们要搬到杭州。"],
+            "lives_in",
+            "上海",
+            "杭州",
+        ),
+    ] {
+        // Said in March: the summer and April 1st are ahead.
+        memory.pin_language(tenant, Some(lang)).expect("pin");
+        say(&memory, tenant, "2025-03-01", said[0]);
+        say(&memory, tenant, "2025-03-20", said[1]);
+        memory.consolidate_now().expect("consolidate");
+        assert_eq!(
+            believed(&memory, tenant, "2025-03-25", slot),
+            [before],
+            "{tenant}"
+        );
+        assert_eq!(
+            believed(&memory, tenant, "2025-12-01", slot),
+            [after],
+            "{tenant}"
+        );
+    }
+}

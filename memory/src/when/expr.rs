@@ -132,6 +132,16 @@ pub enum TimeExpr {
         /// Days after it the period ends.
         after: i8,
     },
+    /// A season, three calendar months from `first_month` (meteorological,
+    /// as the northern half of the world has them: spring from March,
+    /// summer from June, autumn from September, winter from December into
+    /// the next year).
+    Season {
+        /// The month it begins in: 3, 6, 9 or 12.
+        first_month: i8,
+        /// Which one.
+        which: SeasonOf,
+    },
     /// A lunar month ("腊月", "农历八月"), of a year.
     LunarMonth {
         /// Which year's.
@@ -152,5 +162,24 @@ pub enum YearOf {
     Step(i64),
     /// The nearest one the tense allows: the last before the message, or
     /// the next after it when the sentence looks ahead.
+    Tense,
+}
+
+/// Which season of its kind a phrase means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeasonOf {
+    /// The one that begins in this year ("summer 2019", "2019年夏天").
+    Year(i16),
+    /// The one of the year `step` years from the message's own ("this
+    /// summer": 0, "去年夏天": -1); January's winter is the one that began
+    /// the December before.
+    Step(i64),
+    /// The last one over before the message ("last summer", "letzten
+    /// Sommer").
+    Last,
+    /// The first one to begin after the message ("next summer").
+    Next,
+    /// The one the message is in, else the nearest the tense allows ("in
+    /// the summer").
     Tense,
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit, YearOf};
+use crate::when::{self, SeasonOf, TimeExpr, TimePhrase, Toward, Unit, YearOf};
 
 /// A number: digits, or Chinese numerals up to 99.
 const N: &str = r"\d{1,4}|[零一二两三四五六七八九十几]{1,3}";
@@ -41,6 +41,7 @@ enum Rule {
     DaysAgo(i64),
     UnitsAgo,
     ForUnits,
+    Season,
     RelativeYear(i64),
     MonthOfRelativeYear,
     RelativeUnit,
@@ -79,6 +80,10 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         p(
             r"(?:从|自)?(?P<fy>\d{4})年(?P<fm>{N})月(?:份)?(?:到|至|-|–|~)(?P<tm>{N})月(?:份)?",
             Rule::Span,
+        ),
+        p(
+            r"(?:(\d{4})年|(前年|去年|今年|明年)|(这个|上个|下个))(?:的)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)",
+            Rule::Season,
         ),
         p(r"(\d{4})年({N})月({N})[日号]", Rule::YearMonthDay),
         p(r"(\d{4})-(\d{2})-(\d{2})", Rule::IsoDate),
@@ -189,6 +194,23 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
         Rule::MonthDay => TimeExpr::DayOfMonth {
             month: month(1)?,
             day: day(2)?,
+        },
+        Rule::Season => TimeExpr::Season {
+            first_month: match group(4).chars().next()? {
+                '春' => 3,
+                '夏' => 6,
+                '秋' => 9,
+                _ => 12,
+            },
+            which: match (num(1), group(2), group(3)) {
+                (Some(y), _, _) => SeasonOf::Year(i16::try_from(y).ok()?),
+                (_, "前年", _) => SeasonOf::Step(-2),
+                (_, "去年", _) => SeasonOf::Step(-1),
+                (_, "明年", _) => SeasonOf::Step(1),
+                (_, _, "上个") => SeasonOf::Last,
+                (_, _, "下个") => SeasonOf::Next,
+                _ => SeasonOf::Step(0),
+            },
         },
         Rule::DaysAgo(n) => TimeExpr::DaysAgo(n),
         Rule::UnitsAgo => TimeExpr::UnitsAgo(num(1)?, unit(group(2))),
@@ -381,6 +403,18 @@ mod tests {
         assert_eq!(when("2020年三月到六月", said), "2020-03-01 .. 2020-07-01");
         // An end alone is still an end.
         assert_eq!(when("到2015年", said), "? .. 2015-01-01");
+    }
+
+    #[test]
+    fn a_season_is_its_three_months_chosen_by_when_it_was_said() {
+        let march = "2025-03-20";
+        assert_eq!(
+            when("今年夏天我们要搬家", march),
+            "2025-06-01 .. 2025-09-01"
+        );
+        assert_eq!(when("去年夏天", march), "2024-06-01 .. 2024-09-01");
+        assert_eq!(when("2019年冬天", march), "2019-12-01 .. 2020-03-01");
+        assert_eq!(when("上个冬天", march), "2024-12-01 .. 2025-03-01");
     }
 
     #[test]

@@ -154,9 +154,10 @@ const ABBREVIATIONS: &[&str] = &[
     "St", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr", "Prof", "Mt", "Ft",
 ];
 
-/// Words that put a sentence in the future.
+/// Words that put a sentence in the future, the present of a schedule
+/// among them ("I start on April 1st").
 static AHEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming|(?:am|are|is) (?:moving|relocating|starting|joining|leaving))\b")
+    Regex::new(r"(?i)\b(?:will|'ll|going to|gonna|plan to|planning to|next|upcoming|coming|(?:am|are|is) (?:moving|relocating|starting|joining|leaving)|(?:I|we|he|she|they) (?:start|begin|move|leave)s? (?:on|in)\b)\b")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
@@ -167,6 +168,13 @@ pub(super) fn looks_ahead(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_schedule_in_the_present_looks_ahead() {
+        assert!(looks_ahead("I start on April 1st"));
+        assert!(looks_ahead("we move in June"));
+        assert!(!looks_ahead("I started in April"));
+    }
 
     #[test]
     fn an_object_is_a_thing_not_what_follows_the_verb() {

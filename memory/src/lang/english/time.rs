@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, SeasonOf, TimeExpr, TimePhrase, Toward, Unit};
 
 const MONTHS: [&str; 12] = [
     "january",
@@ -90,6 +90,18 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
             r"(?:on )?({M})\.? (\d{1,2})(?:st|nd|rd|th)?",
             Rule::MonthDay,
         ),
+        p(
+            r"(?:(?:in|during|over) )?(?:the )?(spring|summer|fall|autumn|winter) (?:of )?(\d{4})",
+            Rule::SeasonOfYear,
+        ),
+        p(
+            r"(last|this|next|this coming|this past|past) (spring|summer|fall|autumn|winter)",
+            Rule::RelativeSeason,
+        ),
+        p(
+            r"(?:in|during|over) the (spring|summer|fall|autumn|winter)",
+            Rule::Season,
+        ),
         p(r"the day before yesterday", Rule::DaysAgo(2)),
         p(r"yesterday|last night", Rule::DaysAgo(1)),
         p(
@@ -128,6 +140,9 @@ enum Rule {
     SinceYear,
     InYear,
     MonthDay,
+    SeasonOfYear,
+    RelativeSeason,
+    Season,
     DaysAgo(i64),
     UnitsAgo,
     ForUnits,
@@ -192,6 +207,22 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
             month: month(group(1))?,
             day: num(2)? as i8,
         },
+        Rule::SeasonOfYear => TimeExpr::Season {
+            first_month: season(group(1))?,
+            which: SeasonOf::Year(i16::try_from(num(2)?).ok()?),
+        },
+        Rule::RelativeSeason => TimeExpr::Season {
+            first_month: season(group(2))?,
+            which: match group(1).to_ascii_lowercase().as_str() {
+                "last" | "this past" | "past" => SeasonOf::Last,
+                "next" | "this coming" => SeasonOf::Next,
+                _ => SeasonOf::Step(0),
+            },
+        },
+        Rule::Season => TimeExpr::Season {
+            first_month: season(group(1))?,
+            which: SeasonOf::Tense,
+        },
         Rule::DaysAgo(n) => TimeExpr::DaysAgo(n),
         Rule::UnitsAgo => TimeExpr::UnitsAgo(number(group(1))?, unit(group(2))),
         Rule::ForUnits => TimeExpr::ForUnits(number(group(1))?, unit(group(2))),
@@ -206,6 +237,17 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
         Rule::RelativeWeekday => TimeExpr::Weekday(toward(group(1)), weekday(group(2))?),
         Rule::RelativeMonth => TimeExpr::NamedMonth(toward(group(1)), month(group(2))?),
     })
+}
+
+/// The month a season begins in.
+fn season(word: &str) -> Option<i8> {
+    match word.to_ascii_lowercase().as_str() {
+        "spring" => Some(3),
+        "summer" => Some(6),
+        "fall" | "autumn" => Some(9),
+        "winter" => Some(12),
+        _ => None,
+    }
 }
 
 fn unit(word: &str) -> Unit {
@@ -318,6 +360,46 @@ mod tests {
         assert_eq!(when("I eat 1500-2000 calories", said), "none");
         // Backwards is no stretch; the start alone still reads.
         assert_eq!(when("from 2015 to 2010", said), "2015-01-01 .. ");
+    }
+
+    #[test]
+    fn a_season_is_its_three_months_chosen_by_when_it_was_said() {
+        // Said in March: this summer is ahead, last summer a year back.
+        let march = "2025-03-20";
+        assert_eq!(
+            when("We're relocating this summer", march),
+            "2025-06-01 .. 2025-09-01"
+        );
+        assert_eq!(
+            when("I went to Spain last summer", march),
+            "2024-06-01 .. 2024-09-01"
+        );
+        assert_eq!(
+            when("I'll start next spring", march),
+            "2026-03-01 .. 2026-06-01"
+        );
+        // Said in October, last summer is the one just over.
+        assert_eq!(
+            when("I went to Spain last summer", "2025-10-02"),
+            "2025-06-01 .. 2025-09-01"
+        );
+        // A winter runs into the next year; January's is December's.
+        assert_eq!(
+            when("this winter has been cold", "2025-01-15"),
+            "2024-12-01 .. 2025-03-01"
+        );
+        assert_eq!(
+            when("last winter", "2025-01-15"),
+            "2023-12-01 .. 2024-03-01"
+        );
+        assert_eq!(
+            when("in the summer of 2019", march),
+            "2019-06-01 .. 2019-09-01"
+        );
+        assert_eq!(
+            when("during the fall", "2025-10-02"),
+            "2025-09-01 .. 2025-12-01"
+        );
     }
 
     #[test]

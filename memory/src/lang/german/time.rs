@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use jiff::civil::Weekday;
 use regex::{Captures, Regex};
 
-use crate::when::{self, TimeExpr, TimePhrase, Toward, Unit};
+use crate::when::{self, SeasonOf, TimeExpr, TimePhrase, Toward, Unit};
 
 const MONTHS: [&str; 12] = [
     "januar",
@@ -43,6 +43,9 @@ enum Rule {
     SinceYear,
     InYear,
     DayMonth,
+    SeasonOfYear,
+    RelativeSeason,
+    Season,
     DaysAgo(i64),
     UnitsAgo,
     ForUnits,
@@ -91,6 +94,15 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         p(r"(?:im jahr(?:e)? |in )(\d{4})", Rule::InYear),
         // A bare year ("2019 bin ich umgezogen") only where it looks like one.
         p(r"((?:19|20)\d{2})", Rule::InYear),
+        p(
+            r"(?:im )?(frühling|frühjahr|sommer|herbst|winter) (\d{4})",
+            Rule::SeasonOfYear,
+        ),
+        p(
+            r"(?:im )?(letzte[nrs]?|vergangene[nrs]?|diese[nrs]?|nächste[nrs]?|kommende[nrs]?) (frühling|frühjahr|sommer|herbst|winter)",
+            Rule::RelativeSeason,
+        ),
+        p(r"im (frühling|frühjahr|sommer|herbst|winter)", Rule::Season),
         p(r"(?:am )?(\d{1,2})\.? ({M})", Rule::DayMonth),
         p(r"vorgestern", Rule::DaysAgo(2)),
         p(r"gestern(?: abend| morgen| nachmittag)?", Rule::DaysAgo(1)),
@@ -185,6 +197,22 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
             month: month(group(2))?,
             day: small(1)?,
         },
+        Rule::SeasonOfYear => TimeExpr::Season {
+            first_month: season(group(1))?,
+            which: SeasonOf::Year(year(2)?),
+        },
+        Rule::RelativeSeason => TimeExpr::Season {
+            first_month: season(group(2))?,
+            which: match toward(group(1)) {
+                Toward::Last => SeasonOf::Last,
+                Toward::Next => SeasonOf::Next,
+                _ => SeasonOf::Step(0),
+            },
+        },
+        Rule::Season => TimeExpr::Season {
+            first_month: season(group(1))?,
+            which: SeasonOf::Tense,
+        },
         Rule::DaysAgo(n) => TimeExpr::DaysAgo(n),
         Rule::UnitsAgo => TimeExpr::UnitsAgo(number(group(1))?, unit(group(2))),
         Rule::ForUnits => TimeExpr::ForUnits(number(group(1))?, unit(group(2))),
@@ -193,6 +221,17 @@ fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
         Rule::RelativeWeekday => TimeExpr::Weekday(toward(group(1)), weekday(group(2))?),
         Rule::RelativeMonth => TimeExpr::NamedMonth(toward(group(1)), month(group(2))?),
     })
+}
+
+/// The month a season begins in.
+fn season(word: &str) -> Option<i8> {
+    match word.to_lowercase().as_str() {
+        "frühling" | "frühjahr" => Some(3),
+        "sommer" => Some(6),
+        "herbst" => Some(9),
+        "winter" => Some(12),
+        _ => None,
+    }
 }
 
 fn step(word: &str) -> i64 {
@@ -318,6 +357,21 @@ mod tests {
             when("bei IBM (2010-2015)", said),
             "2010-01-01 .. 2016-01-01"
         );
+    }
+
+    #[test]
+    fn a_season_is_its_three_months_chosen_by_when_it_was_said() {
+        let march = "2025-03-20";
+        assert_eq!(
+            when("diesen Sommer ziehen wir um", march),
+            "2025-06-01 .. 2025-09-01"
+        );
+        assert_eq!(when("letzten Sommer", march), "2024-06-01 .. 2024-09-01");
+        assert_eq!(
+            when("im nächsten Frühjahr", march),
+            "2026-03-01 .. 2026-06-01"
+        );
+        assert_eq!(when("im Winter 2019", march), "2019-12-01 .. 2020-03-01");
     }
 
     #[test]
