@@ -452,6 +452,24 @@ mod tests {
     }
 
     #[test]
+    fn a_trade_is_known_by_its_ending() {
+        assert_eq!(
+            claims("I'm a pediatrician."),
+            ["Holds I job_title pediatrician"]
+        );
+        assert_eq!(
+            claims("She's a cardiologist."),
+            ["Holds she job_title cardiologist"]
+        );
+        assert_eq!(
+            claims("I am a physiotherapist."),
+            ["Holds I job_title physiotherapist"]
+        );
+        // Endings a trade does not take make no job.
+        assert!(claims("I'm a perfectionist.").is_empty());
+    }
+
+    #[test]
     fn a_plan_called_off_names_its_slot() {
         assert_eq!(
             claims("We're not moving to Toronto anymore."),
