@@ -126,6 +126,15 @@ pub(crate) fn corrections(claims: &[Claim], denied: &[String]) -> Vec<Claim> {
     out
 }
 
+/// Drops the names said by a pronoun ("Her name is Mochi") from a
+/// message that speaks of a pet: whose name it is, the memory cannot
+/// tell, and a relative renamed after a cat is worse than a name missed.
+pub(crate) fn pet_names_kept_off_people(claims: &mut Vec<Claim>, pet_mentioned: bool) {
+    if pet_mentioned {
+        claims.retain(|c| !(c.predicate == "name" && matches!(c.subject, Subject::Pronoun(_))));
+    }
+}
+
 /// The predicate of a claim whose slot is whatever fact holds a value
 /// said by mistake: "I meant Emily, not Emma" names no relation, so
 /// consolidation finds the fact that holds "Emma" ([`misspoken`]).

@@ -633,3 +633,80 @@ fn a_season_or_a_schedule_said_ahead_starts_when_it_says() {
         );
     }
 }
+
+#[test]
+fn a_name_said_by_a_pronoun_is_the_relative_it_follows() {
+    let memory = memory();
+    for (tenant, lang, said, relation, name, trade) in [
+        (
+            "en",
+            Lang::English,
+            vec!["My sister is a nurse. Her name is Clara."],
+            "sister",
+            "Clara",
+            "nurse",
+        ),
+        (
+            "en-later",
+            Lang::English,
+            vec!["My brother is a dentist.", "His name is Tom."],
+            "brother",
+            "Tom",
+            "dentist",
+        ),
+        (
+            "de",
+            Lang::German,
+            vec!["Meine Schwester ist Ärztin.", "Sie heißt Clara."],
+            "sister",
+            "Clara",
+            "Ärztin",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            vec!["我姐姐是护士，她叫李娜。"],
+            "sister",
+            "李娜",
+            "护士",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        let facts = memory.timeline(tenant).expect("timeline");
+        // The speaker's relative by name, and the trade said before the
+        // name is hers: one person.
+        let named = facts
+            .iter()
+            .find(|f| f.predicate == relation)
+            .unwrap_or_else(|| panic!("{tenant}: {facts:#?}"));
+        assert_eq!(named.object, name, "{tenant}");
+        assert_eq!(named.subject, format!("{tenant}/user"), "{tenant}");
+        let job = facts
+            .iter()
+            .find(|f| f.predicate == "job_title")
+            .unwrap_or_else(|| panic!("{tenant}: {facts:#?}"));
+        assert_eq!(job.object, trade, "{tenant}");
+        let about: Vec<_> = facts.iter().map(|f| f.subject.as_str()).collect();
+        assert!(
+            facts
+                .iter()
+                .filter(|f| f.predicate == "name")
+                .all(|f| f.subject == format!("{tenant}/user")),
+            "{tenant}: no name fact of the relative's own: {about:?}"
+        );
+    }
+    // A pet's name said so names no relative.
+    told(
+        &memory,
+        "en-cat",
+        Lang::English,
+        &["My sister is a nurse.", "We got a cat. Her name is Mochi."],
+    );
+    let facts = memory.timeline("en-cat").expect("timeline");
+    assert!(
+        facts
+            .iter()
+            .all(|f| f.object != "Mochi" || f.predicate == "has_pet"),
+        "{facts:#?}"
+    );
+}

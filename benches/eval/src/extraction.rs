@@ -9,6 +9,7 @@
 //! fact believed, over all of valid time. A label is found when a fact
 //! matches it; a fact no label of its case matches is wrong.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -274,8 +275,27 @@ fn subject_name(fact: &FactVersion) -> String {
         .to_lowercase()
 }
 
-fn matches(fact: &FactVersion, label: &Label) -> bool {
-    subject_name(fact) == label.subject
+/// The name each entity goes by now, lower-cased, by id: a relative
+/// known first by relation ("user's sister") and named later ("Clara")
+/// keeps its id and takes the name.
+fn current_names(memory: &Memory) -> Result<HashMap<String, String>> {
+    let mut session = memory.engine().session();
+    let out = session.run("?- mem_entity(Id, _, Name, _).")?;
+    let mut names = HashMap::new();
+    if let Some(chronolog_engine::Output::Rows(rows)) = out.last() {
+        for row in rows {
+            let values: Vec<_> = row.iter().collect();
+            if let [id, name] = values.as_slice() {
+                let name = session.render(name);
+                names.insert(session.render(id), name.trim_matches('"').to_lowercase());
+            }
+        }
+    }
+    Ok(names)
+}
+
+fn matches(fact: &FactVersion, label: &Label, names: &HashMap<String, String>) -> bool {
+    (subject_name(fact) == label.subject || names.get(&fact.subject) == Some(&label.subject))
         && label.predicates.contains(&fact.predicate)
         && label.objects.iter().any(|o| objects_match(&fact.object, o))
         && bound_matches(&label.from, fact.valid.from, false)
@@ -383,16 +403,17 @@ fn run_case(memory: &Memory, tenant: &str, lang: Option<Lang>, case: &Case) -> R
     }
     memory.consolidate_now()?;
     let believed = memory.timeline(tenant)?;
+    let names = current_names(memory)?;
     let required = case
         .labels
         .iter()
         .filter(|l| !l.optional)
-        .map(|l| (l.clone(), believed.iter().any(|f| matches(f, l))))
+        .map(|l| (l.clone(), believed.iter().any(|f| matches(f, l, &names))))
         .collect();
     let facts = believed
         .into_iter()
         .map(|f| {
-            let ok = case.labels.iter().any(|l| matches(&f, l));
+            let ok = case.labels.iter().any(|l| matches(&f, l, &names));
             (f, ok)
         })
         .collect();

@@ -9,9 +9,6 @@
 
 use std::collections::HashMap;
 
-/// The kinds of entity a claim's object may name.
-pub(crate) const KINDS: &[&str] = &["person", "organisation", "place"];
-
 use chronolog_engine::{Interval, RelationId, Store, WriteTxn};
 
 use super::conversation::State;
@@ -20,6 +17,9 @@ use crate::error::Result;
 use crate::ids;
 use crate::lang::Lang;
 use crate::schema::{Alias, Entity, Mention, Relations};
+
+/// The kinds of entity a claim's object may name.
+pub(crate) const KINDS: &[&str] = &["person", "organisation", "place"];
 
 /// The message being resolved.
 pub(crate) struct Context<'a> {
@@ -42,6 +42,10 @@ pub(crate) struct Resolved {
     new_aliases: Vec<(String, String)>,
     /// Entities the message mentions.
     mentions: Vec<String>,
+    /// Claims of a name said by a pronoun ("Her name is Clara") that
+    /// named a relative known only by relation: each claim's index and the
+    /// relation, which the claim now states (the speaker's sister Clara).
+    pub named_relatives: Vec<(usize, String)>,
 }
 
 /// The alias table, read once, then kept up to date. (The people each
@@ -148,7 +152,44 @@ impl Entities {
             }
         }
         let mut named_people = Vec::new();
-        for claim in claims {
+        for (i, claim) in claims.iter().enumerate() {
+            // "My sister is a nurse. Her name is Clara.": the relative
+            // known only so takes the name, and the claim becomes hers.
+            if let Subject::Pronoun(_) = claim.subject
+                && claim.predicate == "name"
+            {
+                let who = named_people.last().cloned().or_else(|| {
+                    people
+                        .iter()
+                        .rev()
+                        .find(|(t, id)| turn - t <= self.pronoun_reach && *id != speaker)
+                        .map(|(_, id)| id.clone())
+                });
+                let relation = who
+                    .as_ref()
+                    .and_then(|who| self.unnamed_relative(&out, &ctx, who, &claim.object));
+                let (subject, object) = match (who, relation) {
+                    (Some(who), Some(relation)) => {
+                        let by_name = ids::entity(ctx.tenant, &claim.object);
+                        out.new_aliases.push((by_name, who.clone()));
+                        out.new_entities.push((
+                            who.clone(),
+                            claim.object.trim().to_string(),
+                            "person",
+                        ));
+                        out.named_relatives.push((i, relation));
+                        named_people.push(who.clone());
+                        (Some(speaker.clone()), Some(who))
+                    }
+                    // A name for someone named already, or for no relative:
+                    // nothing to learn.
+                    _ => (None, None),
+                };
+                out.mentions.extend(object.iter().cloned());
+                out.subjects.push(subject);
+                out.objects.push(object);
+                continue;
+            }
             let subject = match &claim.subject {
                 Subject::Speaker => Some(speaker.clone()),
                 Subject::Named(name) => {
@@ -211,6 +252,35 @@ impl Entities {
             state.people.remove(0);
         }
         Ok(out)
+    }
+
+    /// The relation by which the speaker knows `who`, when they know them
+    /// by it alone: no name of theirs yet, and `name` no one else's.
+    fn unnamed_relative(
+        &self,
+        out: &Resolved,
+        ctx: &Context<'_>,
+        who: &str,
+        name: &str,
+    ) -> Option<String> {
+        let named = |id: &str| {
+            self.aliases
+                .iter()
+                .chain(out.new_aliases.iter().map(|(k, v)| (k, v)))
+                .any(|(alias, entity)| entity == id && !alias.contains("'s "))
+        };
+        if named(who) || self.alias(out, &ids::entity(ctx.tenant, name)).is_some() {
+            return None;
+        }
+        crate::claim::FAMILY
+            .iter()
+            .filter(|r| crate::claim::known_by_relation(r))
+            .find(|r| {
+                self.alias(out, &relative(ctx.tenant, ctx.role, r))
+                    .as_deref()
+                    == Some(who)
+            })
+            .map(|r| (*r).to_string())
     }
 
     /// The entity an alias key names, in the table or made by this message.

@@ -12,7 +12,9 @@ use super::apply::{Written, apply};
 use super::conflict::{Adjudicator, Claimed, Plan, decide};
 use super::conversation::{self, State};
 use super::entities::{self, Entities, Resolved};
-use super::extract::{Claim, ClaimKind, EpisodeView, Extractor, is_functional, slot_predicate};
+use super::extract::{
+    Claim, ClaimKind, EpisodeView, Extractor, Subject, is_functional, slot_predicate,
+};
 use super::misspoken;
 use super::paraphrase::Paraphrases;
 use super::passage::{self, Said};
@@ -238,7 +240,7 @@ impl Consolidator {
             .languages
             .message_lang(&episode.tenant, given, &episode.text);
         self.languages.add(&episode.tenant, lang);
-        let claims = self.claims(episode, lang, report)?;
+        let mut claims = self.claims(episode, lang, report)?;
         let context = entities::Context {
             tenant: &episode.tenant,
             role: &episode.role,
@@ -262,6 +264,15 @@ impl Consolidator {
             .map(|p| (p.role.as_str(), p.text.as_str()));
         let passage = passage::text(before, &said(episode));
         let resolved = self.entities.resolve(context, &claims, &mut state)?;
+        // "Her name is Clara" of the sister known only so: the speaker's
+        // sister Clara.
+        for (i, relation) in &resolved.named_relatives {
+            if let Some(claim) = claims.get_mut(*i) {
+                claim.subject = Subject::Speaker;
+                claim.predicate.clone_from(relation);
+                claim.object_kind = Some("person");
+            }
+        }
         state.previous = Some(conversation::Said {
             episode: episode.id.clone(),
             role: episode.role.clone(),

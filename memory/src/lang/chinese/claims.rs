@@ -15,7 +15,7 @@ use super::Chinese;
 use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use super::time::number;
-use super::words::{EVENTS, FAMILY, FAVORITES, NOT_NAMES};
+use super::words::{EVENTS, FAMILY, FAVORITES, NOT_NAMES, PETS};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
@@ -73,8 +73,13 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             ));
         }
     }
+    // "我们养了一只猫。她叫咪咪": a pet's name.
+    claim::pet_names_kept_off_people(&mut claims, PET_WORD.is_match(episode.text));
     claims
 }
+
+static PET_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(PETS).unwrap_or_else(|e| unreachable!("{e}")));
 
 /// A message owning a mistake: what lets "是X，不是Y" correct a value.
 static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {

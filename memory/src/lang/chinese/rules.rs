@@ -426,5 +426,15 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.55,
         ),
         rule(r"{S}{A}(?P<v>{EVENTS}){O}", Event, Happened, None, 0.5),
+        // "她叫李娜": a name by a pronoun, which consolidation gives a
+        // relative known only by relation; last, so that a pet named so
+        // ("一只猫，她叫咪咪") is the pet's.
+        rule(
+            r"(?P<s>她|他)(?:叫|名叫|的名字是|的名字叫){NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.8,
+        ),
     ]
 });

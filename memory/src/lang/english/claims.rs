@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::English;
-use super::lexicon::NOT_JOBS;
+use super::lexicon::{NOT_JOBS, PETS};
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
 use super::plans::CALLED_OFF;
@@ -69,8 +69,14 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             ));
         }
     }
+    // "We got a cat. Her name is Mochi": a pet's name, not a relative's.
+    claim::pet_names_kept_off_people(&mut claims, PET_WORD.is_match(episode.text));
     claims
 }
+
+static PET_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b(?:{PETS})s?\b")).unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// A message owning a mistake: what lets "X, not Y" correct a value.
 static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
@@ -311,6 +317,9 @@ fn subject_of(caps: &Captures<'_>) -> Option<Subject> {
         Some(s) if ["he", "she"].contains(&s.to_ascii_lowercase().as_str()) => {
             Subject::Pronoun(s.to_ascii_lowercase())
         }
+        // "Her name is ...", "his name is ...".
+        Some(s) if s.eq_ignore_ascii_case("her") => Subject::Pronoun("she".into()),
+        Some(s) if s.eq_ignore_ascii_case("his") => Subject::Pronoun("he".into()),
         Some(s) if let Some(relation) = relation_said(s) => Subject::Relative(relation),
         Some(s) if NOT_NAMES.contains(&s) => return None,
         Some(s) => {

@@ -442,5 +442,22 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.5,
         ),
+        // "Her name is Clara": a name by a pronoun, which consolidation
+        // gives a relative known only by relation, or no one; last, so that a pet
+        // named so ("a cat, her name is Mochi") is the pet's.
+        rule(
+            r"(?P<s>\b(?:[Hh]er|[Hh]is)) name(?:'s| is) {NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.8,
+        ),
+        rule(
+            r"(?P<s>\b(?:[Ss]he|[Hh]e)) (?:is|'s) called {NAME}",
+            Fixed("name"),
+            Holds,
+            None,
+            0.8,
+        ),
     ]
 });

@@ -12,8 +12,9 @@ use regex::{Captures, Regex};
 
 use super::German;
 use super::plans::CALLED_OFF;
-use super::rules::{Predicate, RULES, Rule};
-use super::words::{FAMILY, FAVORITES, NOT_JOBS};
+use super::rule::{Predicate, Rule};
+use super::rules::RULES;
+use super::words::{FAMILY, FAVORITES, NOT_JOBS, PETS};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
 use crate::when::{self, When};
 
@@ -149,8 +150,14 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
             ));
         }
     }
+    // "Wir haben eine Katze. Sie heißt Mochi": a pet's name.
+    claim::pet_names_kept_off_people(&mut claims, PET_WORD.is_match(episode.text));
     claims
 }
+
+static PET_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"\b(?:{PETS})\w*")).unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// A message owning a mistake: what lets "X, nicht Y" correct a value.
 static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
@@ -277,6 +284,9 @@ fn claims_of(
         Some(m) => match m.as_str() {
             "ich" | "Ich" | "wir" | "Wir" => Subject::Speaker,
             "er" | "Er" | "sie" | "Sie" => Subject::Pronoun(m.as_str().to_lowercase()),
+            // "Ihr Name ist ...", "Sein Name ist ...".
+            "ihr" | "Ihr" => Subject::Pronoun("sie".into()),
+            "sein" | "Sein" => Subject::Pronoun("er".into()),
             // "Meine Schwester ist Krankenschwester".
             s if let Some((_, said)) = s.split_once(' ') => Subject::Relative(lookup(FAMILY, said)),
             s if NOT_NAMES.contains(&s) => return Vec::new(),

@@ -6,6 +6,7 @@ mod claims;
 mod facts;
 mod plans;
 mod question;
+mod rule;
 mod rules;
 mod time;
 mod words;

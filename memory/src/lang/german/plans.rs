@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::rules::{Predicate, Rule, rule};
+use super::rule::{Predicate, Rule, rule};
 use crate::claim::ClaimKind;
 
 /// The value a plan named, when said: a capitalised name.

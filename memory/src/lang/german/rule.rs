@@ -1,0 +1,72 @@
+//! How a German rule is made: the claim it makes of a match (predicate,
+//! kind, confidence) and its pattern, with the placeholders every rule
+//! shares (who, what, a name, the adverbs German puts between) put in.
+//! The rules themselves are `rules.rs` and `plans.rs`.
+
+use regex::Regex;
+
+use super::words::{FAMILY, FAVORITES, PETS, TITLE};
+use crate::claim::ClaimKind;
+
+pub(super) struct Rule {
+    pub(super) re: Regex,
+    pub(super) predicate: Predicate,
+    pub(super) kind: ClaimKind,
+    pub(super) object_kind: Option<&'static str>,
+    pub(super) confidence: f64,
+}
+
+pub(super) enum Predicate {
+    Fixed(&'static str),
+    /// A family word, mapped to its canonical predicate.
+    Family,
+    /// `favorite_` and the category, mapped.
+    Favorite,
+}
+
+/// Who: the speaker, a pronoun, a relative by relation ("meine
+/// Schwester"), a name.
+const SUBJECT: &str = r"(?P<s>\b[Ii]ch\b|\b[Ww]ir\b|\b[Ee]r\b|\b[Ss]ie\b|\b(?:[Mm]ein|[Mm]eine) (?:{RELATIVES})\b|\b[A-ZÄÖÜ][a-zäöüß]+\b)";
+/// An object running to the clause's end (cut later by `clean` in claims.rs).
+const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
+/// An object ended by the participle the rule names next.
+const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
+const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
+const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
+
+/// A rule from its pattern, the placeholders (`{S}`, `{O}`, `{NAME}`,
+/// the word lists) put in.
+pub(super) fn rule(
+    re: &str,
+    predicate: Predicate,
+    kind: ClaimKind,
+    object_kind: Option<&'static str>,
+    confidence: f64,
+) -> Rule {
+    let alternatives = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(word, _)| *word)
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let re = re
+        .replace("{S}", SUBJECT)
+        // The family words whose "my ..." means one person.
+        .replace("{RELATIVES}", &crate::lang::relative_words(FAMILY))
+        .replace("{A}", ADVERBS)
+        .replace("{OW}", OBJECT_WITHIN)
+        .replace("{O}", OBJECT)
+        .replace("{NAME}", NAME)
+        .replace("{TITLE}", TITLE)
+        .replace("{FAMILY}", &alternatives(FAMILY))
+        .replace("{PETS}", PETS)
+        .replace("{FAVORITES}", &alternatives(FAVORITES));
+    Rule {
+        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
+        predicate,
+        kind,
+        object_kind,
+        confidence,
+    }
+}
