@@ -332,6 +332,12 @@ mod tests {
         let employed = asked("Where am I employed?");
         assert!(uncovered(&employed, &["I quit the hospital job."], false).is_none());
         assert!(uncovered(&employed, &["I quit smoking."], false).is_some());
+        // A word for several relatives asks about each of them.
+        let siblings = asked("Do I have siblings?");
+        assert!(uncovered(&siblings, &["My brother Theo started college."], false).is_none());
+        assert!(uncovered(&siblings, &["My wife is a pediatrician."], false).is_some());
+        let kids = asked("How old are my kids?");
+        assert!(uncovered(&kids, &["My daughter turned five."], false).is_none());
     }
 
     #[test]

@@ -338,6 +338,12 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("freundin", &["friend"]),
     ("freund", &["friend"]),
     ("sohn", &["son"]),
+    ("mutter", &["mother", "mom"]),
+    ("vater", &["father", "dad"]),
+    // Wörter für mehrere Verwandte fragen nach jedem.
+    ("geschwister", &["brother", "sister"]),
+    ("eltern", &["mother", "father", "mom", "dad"]),
+    ("kinder", &["son", "daughter"]),
     ("tochter", &["daughter"]),
     ("chef", &["boss"]),
     ("allergisch", &["allergic_to"]),
