@@ -18,6 +18,7 @@ pub const COMMANDS: &[&str] = &[
     "remember",
     "consolidate",
     "recall",
+    "forget",
     "quit",
     "exit",
 ];

@@ -4,6 +4,7 @@
 
 mod demo;
 mod eval;
+mod forget;
 mod import;
 mod input;
 mod interactive;
@@ -169,6 +170,19 @@ enum Command {
         tenant: String,
         /// en, zh, de, or none; absent: show the pin.
         lang: Option<String>,
+    },
+    /// Erase a subject of a tenant's memory (a name, an alias, "my mom"),
+    /// every message that names it and every fact about it, from every
+    /// read and every old snapshot: the right to be forgotten.
+    Forget {
+        /// The database directory.
+        db: PathBuf,
+        /// Whose memory.
+        #[arg(long)]
+        tenant: String,
+        /// What to forget.
+        #[arg(required = true, num_args = 1..)]
+        subject: Vec<String>,
     },
     /// Consolidate every episode not consolidated yet into facts.
     Consolidate {
@@ -384,6 +398,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Language { db, tenant, lang }) => {
             let answer = remember::language(&db, &tenant, lang.as_deref(), || open_memory(&db))?;
+            println!("{answer}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Forget {
+            db,
+            tenant,
+            subject,
+        }) => {
+            let request = forget::Forget {
+                tenant,
+                subject: subject.join(" "),
+            };
+            let answer = match chronolog_server::Client::find(&db) {
+                Some(client) => request.run_remote(&client)?,
+                None => request.run(&open_memory(&db)?)?,
+            };
             println!("{answer}");
             return Ok(ExitCode::SUCCESS);
         }

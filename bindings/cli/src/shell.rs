@@ -70,6 +70,8 @@ Statements end with a `.` and may span lines; commands start with `:` and take o
   :recall --tenant T [--as-of TIME] [--known-at TIME] [--budget N] [--format text|json] QUESTION
                             the context T's memory holds for a question, or why it abstains
                             (--explain, or :explain :recall ...: its channels, fusion and verdict)
+  :forget --tenant T SUBJECT
+                            erase a name (or \"my mom\", a place) with every message naming it
   :timing on|off            print how long each statement took
   :format table|json|csv    how answers print
   :maxrows N                rows a table shows before cutting
@@ -347,6 +349,14 @@ impl Shell {
                         self.out.write_all(text.as_bytes())?;
                         Flow::Continue
                     }
+                    Err(e) => self.fail(&format!("{e:#}"))?,
+                }
+            }
+            "forget" => {
+                let done = crate::forget::Forget::parse(arg)
+                    .and_then(|request| request.run(self.memory()?));
+                match done {
+                    Ok(line) => self.say(&line)?,
                     Err(e) => self.fail(&format!("{e:#}"))?,
                 }
             }

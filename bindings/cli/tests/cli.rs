@@ -345,6 +345,37 @@ fn remember_and_consolidate_from_the_command_line() {
         .output()
         .expect("run");
     assert_eq!(text(&out.stdout), "C\nTencent\nC\nMoonshot\n");
+    // Forgotten from the command line: the fact and the message that
+    // named it, as of any time.
+    let out = chronolog(home.path())
+        .args(["forget"])
+        .arg(&db)
+        .args(["--tenant", "acme", "Tencent"])
+        .output()
+        .expect("run");
+    assert!(
+        text(&out.stdout).starts_with("forgot 1 message, "),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let out = chronolog(home.path())
+        .arg(&db)
+        .args([
+            "--format",
+            "csv",
+            "-e",
+            "?- mem_fact(_, acme, _, works_at, C, _, _) as_of 2022-01-01.",
+            "-e",
+            "?- mem_episode(_, acme, _, _, _, _, T).",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        !text(&out.stdout).contains("Tencent"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 /// `chronolog language` pins a tenant's language before its first
