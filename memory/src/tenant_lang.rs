@@ -219,7 +219,8 @@ impl TenantLanguages {
     }
 
     /// The language a message of `tenant` is read in, and how it was
-    /// chosen: `given` with it, else the tenant's pin, else detected.
+    /// chosen: `given` with it, else the tenant's pin, else detected (a
+    /// tenant who has written only German leaning German).
     pub(crate) fn message_lang(
         &self,
         tenant: &str,
@@ -229,7 +230,24 @@ impl TenantLanguages {
         match (given, self.pinned(tenant)) {
             (Some(lang), _) => (lang, Chosen::Given),
             (None, Some(lang)) => (lang, Chosen::Pinned),
-            (None, None) => (Lang::detect(text), Chosen::Detected),
+            (None, None) => {
+                // A tenant who has written only German is heard in German
+                // wherever lingua finds a message more German than not, as
+                // a question is ("Ups, ich meinte Emily, nicht Emma": names
+                // make a short message look English).
+                // (What is known of the tenant so far, not `held`, which
+                // reads the messages still to come in the language this
+                // decides.)
+                let german_only = self.held.read().get(tenant).is_some_and(|k| {
+                    k.held.contains(Lang::German) && !k.held.contains(Lang::English)
+                });
+                let lang = if german_only {
+                    Lang::detect_question(text)
+                } else {
+                    Lang::detect(text)
+                };
+                (lang, Chosen::Detected)
+            }
         }
     }
 

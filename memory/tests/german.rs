@@ -181,6 +181,22 @@ fn a_correction_in_german_withdraws_the_value_it_denies() {
 }
 
 #[test]
+fn a_short_message_of_a_german_tenant_is_heard_in_german() {
+    // Nothing pinned: the names make "Ups, ich meinte Emily, nicht Emma."
+    // look English to lingua, but this tenant has written only German.
+    let memory = memory();
+    say(&memory, "u1", "2024-06-01", "Meine Tochter heißt Emma.");
+    say(
+        &memory,
+        "u1",
+        "2024-06-02",
+        "Ups, ich meinte Emily, nicht Emma.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(believed(&memory, "u1", "2024-06-03", "daughter"), ["Emily"]);
+}
+
+#[test]
 fn endings_in_german_end_what_they_name_and_until_bounds_a_job() {
     let memory = memory();
     say(
