@@ -65,7 +65,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                 said.trim(),
                 &MISTAKE,
                 &MISSPOKEN,
-                |v| v.trim_matches(['"', '\'']),
+                |v| no_value(v.trim_matches(['"', '\''])),
             ));
         }
     }
@@ -85,16 +85,27 @@ static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// "I meant Emily, not Emma", "it's Spotify, not Shopify", "not Emma but
-/// Emily": the right value `x` and the wrong one `y`, each a clause's own.
+/// Emily": the right value `x` and the wrong one `y`, each a clause's own;
+/// a value said without a lead is a name ("Sorry, Emily, not Emma"), so
+/// "you're not talented" is none.
 static MISSPOKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         r"(?:^|[,:;!]\s*)not (?P<y>[^,.;:!?]+?),? but (?P<x>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
-        r"(?:^|[,:;!]\s*)(?:(?i:I meant|I mean|I meant to say|it's|it is|it was|its|that's|that is|that was|the name is|her name is|his name is)\s+)?(?P<x>[^,.;:!?]+?),? (?:and )?not (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        r"(?:^|[,:;!]\s*)(?i:I meant|I mean|I meant to say|it's|it is|it was|its|that's|that is|that was|the name is|her name is|his name is)\s+(?P<x>[^,.;:!?]+?),? (?:and )?not (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        r"(?:^|[,:;!]\s*)(?P<x>[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}),? (?:and )?not (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
     ]
     .iter()
     .map(|re| Regex::new(re).unwrap_or_else(|e| unreachable!("{e}")))
     .collect()
 });
+
+/// What answers rather than names: "No, not really" corrects nothing.
+fn no_value(v: &str) -> &str {
+    const ANSWERS: &[&str] = &[
+        "No", "Yes", "Yeah", "Nope", "Nah", "Well", "Oh", "Ok", "Okay", "Sure",
+    ];
+    if ANSWERS.contains(&v) { "" } else { v }
+}
 
 /// "I left Tencent and joined Moonshot": a clause after "and", "but" or
 /// "then" that starts with a verb of change has the sentence's first
@@ -524,6 +535,8 @@ mod tests {
         // No word owns a mistake, or the sentence says something else:
         // nothing is misspoken.
         assert!(claims("Let's meet in Paris, not London.").is_empty());
+        assert!(claims("No, not really. It's actually fun.").is_empty());
+        assert!(claims("Sorry, but it doesn't mean you're not talented.").is_empty());
         assert_eq!(
             claims("Sorry, I work at Spotify, not Shopify."),
             ["Holds I works_at Spotify", "Withdrawn I works_at Shopify"]

@@ -146,7 +146,11 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                 sentence,
                 &MISTAKE,
                 &MISSPOKEN,
-                |v| v.trim_matches(['"', '\'', '„', '“']),
+                |v| match v.trim_matches(['"', '\'', '„', '“']) {
+                    // "Nein, nicht wirklich" corrects nothing.
+                    "Nein" | "Ja" | "Naja" | "Na" | "Also" | "Gut" | "Okay" => "",
+                    v => v,
+                },
             ));
         }
     }
@@ -170,7 +174,9 @@ static MISTAKE: LazyLock<Regex> = LazyLock::new(|| {
 static MISSPOKEN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         r"(?:^|[,:;!]\s*)(?:(?i:es ist|es war|das ist|das war)\s+)?nicht (?P<y>[^,.;:!?]+?),? sondern (?P<x>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
-        r"(?:^|[,:;!]\s*)(?:(?i:ich meinte|ich meine|gemeint war|es ist|es war|das ist|das war|sie heißt|er heißt|der name ist)\s+)?(?P<x>[^,.;:!?]+?),? (?:und )?nicht (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        r"(?:^|[,:;!]\s*)(?i:ich meinte|ich meine|gemeint war|es ist|es war|das ist|das war|sie heißt|er heißt|der name ist)\s+(?P<x>[^,.;:!?]+?),? (?:und )?nicht (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
+        // Without a lead, a value is a capitalised word or few.
+        r"(?:^|[,:;!]\s*)(?P<x>[A-ZÄÖÜ][\wäöüß'-]*(?: [A-ZÄÖÜ][\wäöüß'-]*){0,3}),? (?:und )?nicht (?P<y>[^,.;!?]+?)\s*(?:[.!?,;]|$)",
     ]
     .iter()
     .map(|re| Regex::new(re).unwrap_or_else(|e| unreachable!("{e}")))
@@ -487,6 +493,7 @@ mod tests {
         );
         // No word owns a mistake: nothing is corrected.
         assert!(claims("Treffen wir uns in Paris, nicht London.").is_empty());
+        assert!(claims("Nein, nicht wirklich. Eigentlich macht es Spaß.").is_empty());
     }
 
     #[test]
