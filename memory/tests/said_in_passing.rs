@@ -464,6 +464,23 @@ fn a_value_said_by_mistake_is_corrected_where_it_was_said() {
         );
         answered(&memory, tenant, question, right);
     }
+    // A speaker corrects what they said, not what someone else did.
+    memory
+        .pin_language("en-other", Some(Lang::English))
+        .expect("pin");
+    say(&memory, "en-other", "2024-06-01", "I live in London.");
+    common::say_as(
+        &memory,
+        "en-other",
+        "assistant",
+        "2024-06-02",
+        "Sorry, I meant Paris, not London.",
+    );
+    memory.consolidate_now().expect("consolidate");
+    assert_eq!(
+        believed(&memory, "en-other", "2024-06-03", "lives_in"),
+        ["London"]
+    );
 }
 
 #[test]

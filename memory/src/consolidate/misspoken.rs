@@ -5,13 +5,13 @@
 //! and period, so that fact is withdrawn (a correction: as known before,
 //! it stays on record) and the right value holds in its place.
 
-use chronolog_engine::{Interval, Store, Timestamp, Value};
+use chronolog_engine::{Interval, Store, Symbol, Timestamp, Value};
 
 use super::extract::{Claim, ClaimKind};
 use crate::claim::{MISSPOKEN, Subject};
 use crate::error::Result;
 use crate::ids::{self, normalize};
-use crate::schema::{Entity, Fact, Relations};
+use crate::schema::{Entity, Episode, Fact, Relations};
 use crate::when::When;
 
 /// Gives each pair of misspoken claims in `claims` the fact its wrong
@@ -36,7 +36,7 @@ pub(super) fn resolve(
                 .get(i + 1)
                 .is_some_and(|c| c.predicate == MISSPOKEN && c.kind == ClaimKind::Holds);
         let found = if paired {
-            held(store, rel, tenant, &claims[i].object)?
+            held(store, rel, tenant, role, &claims[i].object)?
         } else {
             None
         };
@@ -77,12 +77,14 @@ pub(super) fn resolve(
 }
 
 /// The fact of `tenant` believed now whose value is `object` (as
-/// [`normalize`] compares), with its valid period: of several, one that
-/// still holds, then the one that began last.
+/// [`normalize`] compares) and that `role` said (a speaker corrects what
+/// they said, not what another did), with its valid period: of several,
+/// one that still holds, then the one that began last.
 fn held(
     store: &Store,
     rel: Relations,
     tenant: &str,
+    role: &str,
     object: &str,
 ) -> Result<Option<(Fact, Interval)>> {
     let Some(tenant) = store.symbol(tenant) else {
@@ -99,7 +101,7 @@ fn held(
     let mut best: Option<(Fact, Interval)> = None;
     for row in rows.into_iter().filter(|r| r.tx.to == Timestamp::MAX) {
         let fact = Fact::from_values(store, &row.values)?;
-        if normalize(&fact.object) != wanted {
+        if normalize(&fact.object) != wanted || !said_by(store, rel, row.provenance, role)? {
             continue;
         }
         let rank = |v: &Interval| (v.to == Timestamp::MAX, v.from);
@@ -111,6 +113,22 @@ fn held(
         }
     }
     Ok(best)
+}
+
+/// Whether the episode `provenance` names was said by `role`.
+fn said_by(store: &Store, rel: Relations, provenance: Option<Symbol>, role: &str) -> Result<bool> {
+    let Some(episode) = provenance else {
+        return Ok(false);
+    };
+    let rows = store
+        .snapshot()
+        .scan(rel.episode)
+        .eq(Episode::ID, Value::Sym(episode))
+        .collect()
+        .map_err(chronolog_engine::Error::from)?;
+    Ok(rows.first().is_some_and(|row| {
+        matches!(&row.values[Episode::ROLE], Value::Sym(r) if store.symbol_name(*r).is_ok_and(|n| &*n == role))
+    }))
 }
 
 /// The kind of the entity `id` names, if the memory holds one: a right
