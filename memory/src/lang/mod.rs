@@ -322,6 +322,16 @@ pub(crate) fn relative_of(subject: &str) -> Option<(&str, String)> {
     crate::claim::known_by_relation(&relation).then_some((owner, relation))
 }
 
+/// The words of a word list (word, meaning) as one pattern's
+/// alternatives ("Schwester|Bruder|..."), for a rule to put in.
+pub(crate) fn alternatives(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(word, _)| *word)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 /// A language's family words (word, predicate) whose "my ..." names one
 /// person, as regex alternatives.
 pub(crate) fn relative_words(family: &[(&str, &str)]) -> String {

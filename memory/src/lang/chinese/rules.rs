@@ -8,6 +8,7 @@ use regex::Regex;
 
 use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
+use crate::lang::alternatives;
 
 /// How a rule's match becomes a claim.
 pub(super) struct Rule {
@@ -59,13 +60,6 @@ pub(super) fn rule(
     object_kind: Option<&'static str>,
     confidence: f64,
 ) -> Rule {
-    let alternatives = |pairs: &[(&str, &str)]| {
-        pairs
-            .iter()
-            .map(|(word, _)| *word)
-            .collect::<Vec<_>>()
-            .join("|")
-    };
     let re = re
         .replace("{S}", &subject())
         .replace("{A}", ADVERBS)

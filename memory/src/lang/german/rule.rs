@@ -7,6 +7,7 @@ use regex::Regex;
 
 use super::words::{FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
+use crate::lang::alternatives;
 
 pub(super) struct Rule {
     pub(super) re: Regex,
@@ -43,13 +44,6 @@ pub(super) fn rule(
     object_kind: Option<&'static str>,
     confidence: f64,
 ) -> Rule {
-    let alternatives = |pairs: &[(&str, &str)]| {
-        pairs
-            .iter()
-            .map(|(word, _)| *word)
-            .collect::<Vec<_>>()
-            .join("|")
-    };
     let re = re
         .replace("{S}", SUBJECT)
         // The family words whose "my ..." means one person.
