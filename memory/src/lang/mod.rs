@@ -9,13 +9,17 @@
 //! | file | job |
 //! |---|---|
 //! | `mod.rs` | the [`Language`] trait, [`Lang`] (the languages served), what a question's words say |
-//! | `english/` | English: `claims.rs` (the rules), `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
-//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs` (reading), `rules.rs` (the rule table), `time.rs`, `question.rs`, `facts.rs` (a fact as a context writes it) |
-//! | `german/` | German: `mod.rs` (words, Snowball stems, stop words, person), `claims.rs`, `rules.rs`, `time.rs`, `question.rs`, `facts.rs` |
+//! | `rule.rs` | an extraction rule's shape (pattern, predicate, kind, confidence), shared by the languages |
+//! | `english/` | English: `claims.rs` (reading), `rules.rs` (the rule table), `plans.rs` (plans called off), `lexicon.rs`, `object.rs`, `names.rs`, `time.rs`, `question.rs`, `words.rs` |
+//! | `chinese/` | Chinese: `mod.rs` (words by the engine's segmenter, stop words, person), `claims.rs` (reading), `rules.rs` (the rule table and its builder), `plans.rs`, `time.rs`, `question.rs`, `facts.rs` (a fact as a context writes it) |
+//! | `german/` | German: `mod.rs` (words, Snowball stems, stop words, person), `claims.rs`, `rule.rs` (a rule's builder), `rules.rs` (the table), `plans.rs`, `time.rs`, `question.rs`, `facts.rs` |
 
 mod chinese;
 mod english;
 mod german;
+mod rule;
+
+pub(crate) use rule::Rule;
 
 use chronolog_engine::TextLanguage;
 

@@ -4,20 +4,12 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
 use crate::lang::alternatives;
 
-/// How a rule's match becomes a claim.
-pub(super) struct Rule {
-    pub(super) re: Regex,
-    pub(super) predicate: Predicate,
-    pub(super) kind: ClaimKind,
-    pub(super) object_kind: Option<&'static str>,
-    pub(super) confidence: f64,
-}
+/// A rule whose predicate is this language's [`Predicate`].
+pub(super) type Rule = crate::lang::Rule<Predicate>;
 
 pub(super) enum Predicate {
     Fixed(&'static str),
@@ -73,13 +65,7 @@ pub(super) fn rule(
         .replace("{PETS}", PETS)
         .replace("{EVENTS}", &alternatives(EVENTS))
         .replace("{FAVORITES}", &alternatives(FAVORITES));
-    Rule {
-        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-        predicate,
-        kind,
-        object_kind,
-        confidence,
-    }
+    Rule::new(&re, predicate, kind, object_kind, confidence)
 }
 
 /// Every rule, tried in this order after the plans called off

@@ -5,19 +5,11 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::lexicon::{PETS, PROFESSIONS, QUALIFIER, TITLE, WORKPLACES};
 use crate::claim::{self, ClaimKind};
 
-/// How a rule's match becomes a claim.
-pub(super) struct Rule {
-    pub(super) re: Regex,
-    pub(super) predicate: Predicate,
-    pub(super) kind: ClaimKind,
-    pub(super) object_kind: Option<&'static str>,
-    pub(super) confidence: f64,
-}
+/// A rule whose predicate is this language's [`Predicate`].
+pub(super) type Rule = crate::lang::Rule<Predicate>;
 
 /// Where a rule's predicate comes from.
 pub(super) enum Predicate {
@@ -73,13 +65,7 @@ pub(super) fn rule(
         .replace("{FAMILY}", &said(claim::FAMILY))
         .replace("{PETS}", PETS)
         .replace("{EVENTS}", &said(claim::EVENTS));
-    Rule {
-        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-        predicate,
-        kind,
-        object_kind,
-        confidence,
-    }
+    Rule::new(&re, predicate, kind, object_kind, confidence)
 }
 
 /// Every rule, tried in this order: a span one rule read is not read

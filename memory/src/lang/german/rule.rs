@@ -3,19 +3,12 @@
 //! shares (who, what, a name, the adverbs German puts between) put in.
 //! The rules themselves are `rules.rs` and `plans.rs`.
 
-use regex::Regex;
-
 use super::words::{FAMILY, FAVORITES, PETS, TITLE};
 use crate::claim::ClaimKind;
 use crate::lang::alternatives;
 
-pub(super) struct Rule {
-    pub(super) re: Regex,
-    pub(super) predicate: Predicate,
-    pub(super) kind: ClaimKind,
-    pub(super) object_kind: Option<&'static str>,
-    pub(super) confidence: f64,
-}
+/// A rule whose predicate is this language's [`Predicate`].
+pub(super) type Rule = crate::lang::Rule<Predicate>;
 
 pub(super) enum Predicate {
     Fixed(&'static str),
@@ -56,11 +49,5 @@ pub(super) fn rule(
         .replace("{FAMILY}", &alternatives(FAMILY))
         .replace("{PETS}", PETS)
         .replace("{FAVORITES}", &alternatives(FAVORITES));
-    Rule {
-        re: Regex::new(&re).unwrap_or_else(|e| unreachable!("bad rule {re}: {e}")),
-        predicate,
-        kind,
-        object_kind,
-        confidence,
-    }
+    Rule::new(&re, predicate, kind, object_kind, confidence)
 }
