@@ -249,8 +249,10 @@ pub(crate) fn uncovered(
     let covered = |t: &String| words.iter().any(|w| lang.same_word(t, w));
     // Words that ask the same predicate name one topic: "Where am I
     // employed?" is about "I quit the hospital job" (both `works_at`).
-    // The items' predicates are read once, and only when no word matched.
-    let found = topics.iter().any(covered) || {
+    // The items' predicates are read once, and only when no word matched
+    // and every topic word asks one: "my pet iguana" beside a dog is no
+    // question about the dog.
+    let linked = || {
         let items_ask: std::collections::HashSet<&str> = words
             .iter()
             .flat_map(|w| lang.predicates_asked(w))
@@ -261,6 +263,8 @@ pub(crate) fn uncovered(
                 .any(|p| items_ask.contains(p))
         })
     };
+    let found =
+        topics.iter().any(covered) || (topics.iter().all(|t| lang.asks_predicate(t)) && linked());
     if found {
         None
     } else {
