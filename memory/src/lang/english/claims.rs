@@ -11,6 +11,7 @@ use super::English;
 use super::lexicon::{NOT_JOBS, PETS};
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
+use super::pastimes::{PASTIMES, names_no_pastime};
 use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
@@ -32,7 +33,11 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         // Spans already read as one claim are not read again by a
         // later, looser rule ("don't like X" is not also "like X").
         let mut read = claim::ReadSpans::default();
-        for rule in CALLED_OFF.iter().chain(RULES.iter()) {
+        let rules = CALLED_OFF.iter().map(|r| (r, false));
+        let rules = rules
+            .chain(PASTIMES.iter().map(|r| (r, true)))
+            .chain(RULES.iter().map(|r| (r, false)));
+        for (rule, pastime) in rules {
             for caps in rule.re.captures_iter(sentence) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared ("My sister Mia loves
@@ -42,6 +47,9 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                     continue;
                 }
                 let mut found_claims = claims_of(rule, &caps, sentence, found);
+                if pastime && found_claims.iter().any(|c| names_no_pastime(&c.object)) {
+                    continue;
+                }
                 for claim in &mut found_claims {
                     claim.text = said.trim().to_string();
                 }
@@ -784,10 +792,61 @@ mod tests {
     }
 
     #[test]
+    fn pastimes_taken_up_and_given_up() {
+        assert_eq!(
+            claims("I got into rock climbing last year."),
+            ["Holds I likes rock climbing @2022-01-01"]
+        );
+        assert_eq!(
+            claims("I picked up running in February"),
+            ["Holds I likes running @2023-02-01"]
+        );
+        assert_eq!(
+            claims("I also started learning the cello."),
+            ["Holds I likes cello"]
+        );
+        assert_eq!(claims("She took up yoga"), ["Holds she likes yoga"]);
+        assert_eq!(
+            claims("I gave up running after my knee injury"),
+            ["Ended I likes running"]
+        );
+        assert_eq!(
+            claims("I quit the cello, it was too much."),
+            ["Ended I likes cello"]
+        );
+        // What "picked up" and "got into" take besides pastimes.
+        assert!(claims("I picked up my daughter from school.").is_empty());
+        assert!(claims("I got into Stanford!").is_empty());
+        assert!(claims("I picked up something at the market.").is_empty());
+        assert!(claims("I got into trouble at work.").is_empty());
+        assert_eq!(
+            claims("I started working at a bakery."),
+            ["Holds I works_at bakery"]
+        );
+        // A job left is no pastime given up.
+        assert_eq!(claims("I quit my job"), ["Ended I works_at "]);
+    }
+
+    #[test]
     fn what_is_said_in_passing() {
         assert_eq!(
             claims("I adopted a puppy named Max."),
             ["Holds I has_pet Max"]
+        );
+        assert_eq!(
+            claims("We adopted a rescue dog, a greyhound called Biscuit."),
+            ["Holds I has_pet Biscuit"]
+        );
+        assert_eq!(
+            claims("I got a job as a lab manager at AstraZeneca."),
+            [
+                "Holds I works_at AstraZeneca",
+                "Holds I job_title lab manager"
+            ]
+        );
+        assert_eq!(
+            claims("I teach chemistry at a high school in Leeds."),
+            ["Holds I works_at high school"]
         );
         assert_eq!(
             claims("Our dog Biscuit is getting old."),

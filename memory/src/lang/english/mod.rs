@@ -5,6 +5,7 @@ mod claims;
 mod lexicon;
 mod names;
 mod object;
+mod pastimes;
 mod plans;
 mod question;
 mod rules;
@@ -132,8 +133,20 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("old", &["age"]),
     ("pet", &["has_pet"]),
     ("pets", &["has_pet"]),
+    // A pet by its kind: "What is my dog's name?"
+    ("dog", &["has_pet"]),
+    ("cat", &["has_pet"]),
+    ("puppy", &["has_pet"]),
+    ("kitten", &["has_pet"]),
     ("hobby", &["likes"]),
     ("hobbies", &["likes"]),
+    // Pastimes by their kind: a sport, an instrument one plays.
+    ("pastime", &["likes"]),
+    ("sport", &["likes"]),
+    ("sports", &["likes"]),
+    ("instrument", &["likes"]),
+    ("instruments", &["likes"]),
+    ("play", &["likes"]),
     ("enjoy", &["likes"]),
     ("favorite", &["likes"]),
     ("favourite", &["likes"]),

@@ -113,7 +113,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.6,
         ),
         rule(
-            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked|teach|teaches|am teaching|'m teaching|have been teaching|'ve been teaching) (?i:remotely |full-time |full time |part-time |part time |freelance )?(?i:at|for) {O}",
+            r"{S} (?i:now |currently |still )?(?i:work|works|am working|'m working|is working|started working|have been working|'ve been working|has been working|have worked|'ve worked|has worked|teach|teaches|am teaching|'m teaching|have been teaching|'ve been teaching|teach [a-z]+|teaches [a-z]+|am teaching [a-z]+) (?i:remotely |full-time |full time |part-time |part time |freelance )?(?i:at|for) {O}",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -157,7 +157,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // A job begun, said with its title: "I started a new job as a
         // software engineer at Shopify".
         rule(
-            r"{S} (?i:just |recently |finally )?(?i:started|got|took|landed|accepted|am starting|will start|have started) (?i:a |my |the |an )?(?i:new )?(?i:job|position|role) as (?i:an?|the) (?P<t>{TITLE}) (?i:at|with|for) (?P<o>(?:[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*))",
+            r"{S} (?i:just |recently |finally )?(?i:started|got|took|landed|accepted|am starting|will start|have started) (?i:a |my |the |an )?(?i:new )?(?i:job|position|role) as (?i:an?|the) (?P<t>(?:[a-z-]+ )?{TITLE}) (?i:at|with|for) (?P<o>(?:[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*))",
             Fixed("works_at"),
             Holds,
             Some("organisation"),
@@ -334,7 +334,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // "We got a cat last week, her name is Mochi": the pet by its name.
         // "I adopted a puppy named Max".
         rule(
-            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|another|a new) (?i:{PETS}) (?i:named|called) {NAME}",
+            r"{S} (?i:have|has|got|adopted|'ve got|rescued) (?i:an?|another|a new) (?:[a-z-]+ ){0,2}(?i:{PETS})(?:,? (?i:an?|the) [a-z-]+(?: [a-z-]+)?)? (?i:named|called) {NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
