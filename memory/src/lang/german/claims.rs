@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
+use super::pastimes::{PASTIMES, names_no_pastime};
 use super::plans::CALLED_OFF;
 use super::rule::{Predicate, Rule};
 use super::rules::RULES;
@@ -111,7 +112,11 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let valid = found.map(|f| f.when);
         let first = claims.len();
         let mut read = claim::ReadSpans::default();
-        for rule in CALLED_OFF.iter().chain(RULES.iter()) {
+        let rules = CALLED_OFF.iter().map(|r| (r, false));
+        let rules = rules
+            .chain(PASTIMES.iter().map(|r| (r, true)))
+            .chain(RULES.iter().map(|r| (r, false)));
+        for (rule, pastime) in rules {
             for caps in rule.re.captures_iter(&text) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared, and with whom (`w`) may be
@@ -124,6 +129,9 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                     continue;
                 }
                 let mut made = claims_of(rule, &caps, &text, sentence, valid);
+                if pastime && made.iter().any(|c| names_no_pastime(&c.object)) {
+                    continue;
+                }
                 if let Some(first) = made.first() {
                     read.read(&caps, start, &first.object);
                     claims.append(&mut made);
@@ -214,7 +222,7 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 /// moves before its verb, so one rule reads both orders.
 fn subject_first(text: &str) -> String {
     static INVERTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|ziehen|bleibe|bleibt|bleiben|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen)) (?P<s>ich|wir|er|sie)\b")
+        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|ziehen|bleibe|bleibt|bleiben|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen|lerne|lernt|lernen)) (?P<s>ich|wir|er|sie)\b")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
     // Each clause's own: "Früher habe ich in Köln gewohnt, jetzt wohne
@@ -449,6 +457,50 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn pastimes_taken_up_and_given_up() {
+        assert_eq!(
+            claims("Ich habe letztes Jahr mit dem Klettern angefangen."),
+            ["Holds ich likes Klettern @2022-01-01"]
+        );
+        assert_eq!(
+            claims("Im Januar habe ich angefangen, Cello zu lernen."),
+            ["Holds ich likes Cello @2023-01-01"]
+        );
+        assert_eq!(
+            claims("Ich lerne seit Januar Cello."),
+            ["Holds ich likes Cello @2023-01-01"]
+        );
+        assert_eq!(
+            claims("Ich habe das Bouldern für mich entdeckt."),
+            ["Holds ich likes Bouldern"]
+        );
+        assert_eq!(
+            claims("Ich habe mit dem Cello aufgehört."),
+            ["Ended ich likes Cello"]
+        );
+        assert_eq!(
+            claims("Ich habe das Laufen aufgegeben."),
+            ["Ended ich likes Laufen"]
+        );
+        assert_eq!(
+            claims("Ich spiele kein Tennis mehr."),
+            ["Ended ich likes Tennis"]
+        );
+        assert_eq!(claims("Sie spielt Geige."), ["Holds sie likes Geige"]);
+        assert_eq!(
+            claims("Ich spiele gerne Tennis."),
+            ["Holds ich likes Tennis"]
+        );
+        // What names no pastime.
+        assert!(claims("Ich habe mit dem Packen angefangen.").is_empty());
+        assert!(claims("Wir haben mit dem Umzug angefangen.").is_empty());
+        assert_eq!(
+            claims("Wir haben einen Hund adoptiert, einen Windhund namens Biscuit."),
+            ["Holds ich has_pet Biscuit"]
+        );
     }
 
     #[test]

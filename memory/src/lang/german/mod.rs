@@ -4,6 +4,7 @@
 
 mod claims;
 mod facts;
+mod pastimes;
 mod plans;
 mod question;
 mod rule;
@@ -92,6 +93,16 @@ const STOP: &[&str] = &[
     "welche",
     "welcher",
     "welches",
+    "welchen",
+    "welchem",
+    // "do" as a question says it: no topic.
+    "mache",
+    "machst",
+    "macht",
+    "machen",
+    "tue",
+    "tust",
+    "tut",
     "wieso",
     "in",
     "im",
@@ -328,8 +339,18 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("alt", &["age"]),
     ("haustier", &["has_pet"]),
     ("haustiere", &["has_pet"]),
+    ("hund", &["has_pet"]),
+    ("katze", &["has_pet"]),
+    ("kater", &["has_pet"]),
     ("hobby", &["likes"]),
     ("hobbys", &["likes"]),
+    ("freizeit", &["likes"]),
+    ("sport", &["likes"]),
+    ("sportart", &["likes"]),
+    ("sportarten", &["likes"]),
+    ("instrument", &["likes"]),
+    ("instrumente", &["likes"]),
+    ("spielen", &["likes"]),
     ("verheiratet", &["relationship_status", "wife", "husband"]),
     ("schwester", &["sister"]),
     ("bruder", &["brother"]),

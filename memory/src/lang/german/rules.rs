@@ -143,6 +143,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.75,
         ),
+        // "Ich habe eine Stelle als Laborleiter bei AstraZeneca bekommen".
+        rule(
+            r"{S} (?i:habe|hat|haben){A} (?i:eine|die|eine neue) (?i:Stelle|Stellung|Position|Job|Arbeit) als (?P<t>{TITLE}) (?i:bei|in) (?:der |dem |einer |einem )?(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:bekommen|angenommen|gefunden|angetreten)\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
         rule(
             r"{S} (?i:arbeite|arbeitet|arbeiten){A} als (?P<t>{TITLE}) (?:bei|für) {O}",
             Fixed("works_at"),
@@ -323,7 +331,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // "Wir haben eine Katze, sie heißt Mochi": the pet by its name.
         // "Ich habe einen Welpen namens Max".
         rule(
-            r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|einen neuen|eine neue) (?:{PETS})(?:n|en)? (?i:namens) {NAME}",
+            r"{S} (?i:habe|hat|haben){A} (?i:einen|eine|ein|einen neuen|eine neue) (?:[a-zäöüß]+ )?(?:{PETS})(?:n|en)?\b[^.!?;]{0,40}? (?i:namens) {NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
