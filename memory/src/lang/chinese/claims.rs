@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::Chinese;
+use super::pastimes::PASTIMES;
 use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use super::time::number;
@@ -152,7 +153,7 @@ static SUBJECT_AT: LazyLock<Regex> =
 fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut Vec<Claim>) {
     // Spans already read are not read again by a looser rule.
     let mut read = claim::ReadSpans::default();
-    for rule in CALLED_OFF.iter().chain(RULES.iter()) {
+    for rule in CALLED_OFF.iter().chain(PASTIMES.iter()).chain(RULES.iter()) {
         for caps in rule.re.captures_iter(clause) {
             let Some(whole) = caps.get(0) else { continue };
             // With whom (`w`) may be another rule's read ("我和老公马克").
@@ -361,6 +362,24 @@ mod tests {
                 format!("{:?} {who} {} {}{when}", c.kind, c.predicate, c.object)
             })
             .collect()
+    }
+
+    #[test]
+    fn pastimes_taken_up_and_given_up() {
+        assert_eq!(claims("我开始学大提琴了"), ["Holds 我 likes 大提琴"]);
+        assert_eq!(claims("我最近开始跑步"), ["Holds 我 likes 跑步"]);
+        assert_eq!(
+            claims("我去年开始练瑜伽"),
+            ["Holds 我 likes 瑜伽 @2022-01-01"]
+        );
+        assert_eq!(claims("我学起了吉他"), ["Holds 我 likes 吉他"]);
+        assert_eq!(claims("我迷上了攀岩"), ["Holds 我 likes 攀岩"]);
+        assert_eq!(claims("我不学大提琴了"), ["Ended 我 likes 大提琴"]);
+        assert_eq!(claims("我已经不跑步了"), ["Ended 我 likes 跑步"]);
+        assert_eq!(claims("我放弃了游泳"), ["Ended 我 likes 游泳"]);
+        // What names no pastime.
+        assert!(claims("我开始工作了").is_empty());
+        assert!(claims("我放弃了这份工作").is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod claims;
 mod facts;
+mod pastimes;
 mod plans;
 mod question;
 mod rules;
@@ -273,8 +274,13 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("多大", &["age"]),
     ("岁", &["age"]),
     ("宠物", &["has_pet"]),
+    ("狗", &["has_pet"]),
+    ("猫", &["has_pet"]),
     ("爱好", &["likes"]),
     ("兴趣", &["likes"]),
+    ("运动", &["likes"]),
+    ("乐器", &["likes"]),
+    ("弹", &["likes"]),
     ("喜欢", &["likes"]),
     ("讨厌", &["dislikes"]),
     ("结婚", &["relationship_status", "wife", "husband"]),

@@ -138,6 +138,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.6,
         ),
+        // "我在阿斯利康找到了一份实验室经理的工作".
+        rule(
+            r"{S}{A}在{OW}(?:找到了|找到|得到了|拿到了|接受了)(?:一份|份)?(?:新的?)?{TITLE_T}的(?:工作|职位|岗位)",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.75,
+        ),
         rule(
             r"{S}{A}在{OW}(?:工作|上班|任职|实习|教书|任教)",
             Fixed("works_at"),
@@ -333,7 +341,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.8,
         ),
         rule(
-            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:{PETS})[，,]?(?:它)?(?:叫|名叫){NAME}",
+            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)\p{Han}{0,3}?(?:{PETS}|犬)[，,]?(?:它)?(?:叫|名叫){NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
