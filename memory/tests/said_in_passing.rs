@@ -727,3 +727,85 @@ fn a_name_said_by_a_pronoun_is_the_relative_it_follows() {
         "{facts:#?}"
     );
 }
+
+#[test]
+fn a_pastime_taken_up_holds_until_it_is_given_up() {
+    let memory = memory();
+    for (tenant, lang, said, kept, dropped, questions) in [
+        (
+            "en",
+            Lang::English,
+            [
+                "I got into rock climbing last year.",
+                "I also started learning the cello.",
+                "I quit the cello, it was too much with work.",
+                "We adopted a rescue dog, a greyhound called Biscuit.",
+            ],
+            "rock climbing",
+            "cello",
+            [
+                ("What are my hobbies?", "rock climbing"),
+                ("What sports do I do?", "rock climbing"),
+                ("Do I play an instrument?", "cello"),
+                ("What is my dog's name?", "Biscuit"),
+            ],
+        ),
+        (
+            "de",
+            Lang::German,
+            [
+                "Ich habe letztes Jahr mit dem Klettern angefangen.",
+                "Ich habe angefangen, Cello zu lernen.",
+                "Ich habe mit dem Cello aufgehört, es war zu viel neben der Arbeit.",
+                "Wir haben einen Hund adoptiert, einen Windhund namens Biscuit.",
+            ],
+            "Klettern",
+            "Cello",
+            [
+                ("Was sind meine Hobbys?", "Klettern"),
+                ("Welchen Sport mache ich?", "Klettern"),
+                ("Spiele ich ein Instrument?", "Cello"),
+                ("Wie heißt mein Hund?", "Biscuit"),
+            ],
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            [
+                "我去年开始攀岩。",
+                "我开始学大提琴了。",
+                "我不学大提琴了，工作太忙了。",
+                "我们领养了一只灵缇犬，叫饼干。",
+            ],
+            "攀岩",
+            "大提琴",
+            [
+                ("我有什么爱好？", "攀岩"),
+                ("我做什么运动？", "攀岩"),
+                ("我会什么乐器？", "大提琴"),
+                ("我的狗叫什么名字？", "饼干"),
+            ],
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        // The pastime taken up holds; the one given up held only while
+        // it lasted, and stays on record as past.
+        assert_eq!(about(&memory, tenant, "user", "likes").len(), 2, "{tenant}");
+        let now = memory.facts(tenant, None, None).expect("facts");
+        let liked: Vec<&str> = now
+            .iter()
+            .filter(|f| f.predicate == "likes")
+            .map(|f| f.object.as_str())
+            .collect();
+        assert_eq!(liked, [kept], "{tenant}");
+        let timeline = memory.timeline(tenant).expect("timeline");
+        let given_up = timeline
+            .iter()
+            .find(|f| f.object == dropped)
+            .unwrap_or_else(|| panic!("{tenant}: {timeline:#?}"));
+        assert_eq!(given_up.valid.to, common::at("2024-06-03"), "{tenant}");
+        for (question, expected) in questions {
+            answered(&memory, tenant, question, expected);
+        }
+    }
+}
