@@ -845,6 +845,10 @@ mod tests {
             ]
         );
         assert_eq!(
+            claims("My brother is a dentist in Oslo."),
+            ["Holds @brother job_title dentist"]
+        );
+        assert_eq!(
             claims("I teach chemistry at a high school in Leeds."),
             ["Holds I works_at high school"]
         );

@@ -174,7 +174,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // word that names a trade, for the forms of `TITLE` name
         // dreamers and worriers as well.
         rule(
-            r"{S} (?:am|is) (?i:now |currently )?(?:an?) (?P<o>(?:(?:{QUALIFIER}) )?(?:{PROFESSIONS}))(?:[,.!;]|$| and\b| by (?:trade|profession)\b)",
+            r"{S} (?:am|is) (?i:now |currently )?(?:an?) (?P<o>(?:(?:{QUALIFIER}) )?(?:{PROFESSIONS}))(?:[,.!;]|$| and\b| by (?:trade|profession)\b| (?:in|near|now|too|here|there|who)\b)",
             Fixed("job_title"),
             Holds,
             None,
