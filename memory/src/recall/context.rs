@@ -201,11 +201,14 @@ pub(super) fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -
     }
 }
 
-/// A fact as an item: subject, predicate, object, when it held (as the
-/// question asks), what it replaced, and the message it came from, said
-/// by `speaker`; written in the question's language `lang`.
+/// A fact as an item: its subject by the name it goes by (`subject`),
+/// predicate, object, when it held (as the question asks), what it
+/// replaced, and the message it came from, said by `speaker`; written in
+/// the question's language `lang`.
+#[allow(clippy::too_many_arguments)] // Each is one part of the line written.
 pub(super) fn fact_item(
     fact: &FactVersion,
+    subject: &str,
     speaker: Option<String>,
     score: f64,
     asks_when: bool,
@@ -215,7 +218,6 @@ pub(super) fn fact_item(
 ) -> Item {
     let reader = lang.reader();
     let w = reader.fact_words();
-    let subject = crate::ids::entity_name(&fact.subject);
     let until = if fact.valid.to == Timestamp::MAX {
         w.now.to_string()
     } else {
@@ -243,7 +245,7 @@ pub(super) fn fact_item(
         id: fact.slot.clone(),
         text: format!(
             "- {}{when} [from {}]\n",
-            reader.fact_phrase(&subject, &fact.predicate, &fact.object),
+            reader.fact_phrase(subject, &fact.predicate, &fact.object),
             short_id(&source, tenant_prefix)
         ),
         said: fact.text.clone(),

@@ -16,7 +16,7 @@ use super::context::{
     more_words_than,
 };
 use super::excerpt::{excerpt, rough_tokens, wanted};
-use super::gather::{Gathered, leading, neighbours, source_speaker};
+use super::gather::{Gathered, leading, neighbours, shown_name, source_speaker};
 use super::render::{MessageBudget, message_line, short_id};
 use super::understand::Question;
 use crate::error::Result;
@@ -296,8 +296,10 @@ impl Fitter<'_> {
         let mut support = Vec::new();
         for (fact, score) in leading(&self.gathered.facts, most, tuning.fact_min_share) {
             let speaker = source_speaker(self.store, fact.source.as_deref().unwrap_or_default());
+            let subject = shown_name(self.store, &fact.subject);
             let mut item = fact_item(
                 fact,
+                &subject,
                 speaker,
                 *score,
                 self.question.asks_when,
@@ -319,8 +321,10 @@ impl Fitter<'_> {
             for past in self.gathered.pasts.get(&fact.slot).into_iter().flatten() {
                 let speaker =
                     source_speaker(self.store, past.source.as_deref().unwrap_or_default());
+                let subject = shown_name(self.store, &past.subject);
                 let mut item = fact_item(
                     past,
+                    &subject,
                     speaker,
                     *score,
                     true,

@@ -16,7 +16,7 @@ use super::understand::Question;
 use crate::error::Result;
 use crate::lang::Language;
 use crate::salience;
-use crate::schema::{Episode, Fact, Relations};
+use crate::schema::{Entity, Episode, Fact, Relations};
 use crate::tuning::Tuning;
 use crate::view::{self, FactVersion, first_keyed};
 
@@ -396,6 +396,18 @@ fn episode_by_id(
     })?;
     row.map(|r| Episode::from_values(store, &r.values))
         .transpose()
+}
+
+/// The name an entity goes by ("Clara" for `t/clara`, a name corrected
+/// since it was first said), for a context to write its facts with: the
+/// id keeps the name's normalised form, lower-cased. The id's own name
+/// when no entity row is stored.
+pub(super) fn shown_name(store: &Store, entity: &str) -> String {
+    let stored = Relations::of(store).ok().and_then(|rel| {
+        let row = first_keyed(store, rel.entity, Entity::ID, entity, |s| s).ok()??;
+        Entity::from_values(store, &row.values).ok().map(|e| e.name)
+    });
+    stored.unwrap_or_else(|| crate::ids::entity_name(entity))
 }
 
 /// Who said the episode `id` (a fact's source).
