@@ -845,6 +845,13 @@ mod tests {
             ]
         );
         assert_eq!(
+            claims("My daughter Ella turned seven yesterday."),
+            [
+                "Holds Ella age seven @2023-05-16",
+                "Holds I daughter Ella @2023-05-16"
+            ]
+        );
+        assert_eq!(
             claims("My brother is a dentist in Oslo."),
             ["Holds @brother job_title dentist"]
         );

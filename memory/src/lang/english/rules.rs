@@ -286,6 +286,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.8,
         ),
+        // "Ella turned seven yesterday": an age said in words.
+        rule(
+            r"{S} (?i:just )?turned (?P<o>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))\b",
+            Fixed("age"),
+            Holds,
+            None,
+            0.75,
+        ),
         // "I'm 29.", "I'm Maya, 29, ...": a bare age closes its clause.
         rule(
             r"{S} (?:am|is|just turned|turned) (?P<o>\d{1,2})(?:[,.!;]|$| and\b)",

@@ -460,6 +460,21 @@ mod tests {
     }
 
     #[test]
+    fn an_age_reached_in_digits_or_words() {
+        assert_eq!(
+            claims("Meine Tochter Ella ist gestern sieben geworden."),
+            [
+                "Holds Ella age sieben @2023-05-16",
+                "Holds ich daughter Ella @2023-05-16"
+            ]
+        );
+        assert_eq!(
+            claims("Ich bin letzte Woche 30 geworden."),
+            ["Holds ich age 30 @2023-05-08"]
+        );
+    }
+
+    #[test]
     fn pastimes_taken_up_and_given_up() {
         assert_eq!(
             claims("Ich habe letztes Jahr mit dem Klettern angefangen."),

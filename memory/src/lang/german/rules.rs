@@ -260,6 +260,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             0.7,
         ),
+        // "Ella ist sieben geworden": an age reached, in digits or words.
+        rule(
+            r"{S} (?i:bin|ist){A} (?P<o>\d{1,3}|(?i:(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig)|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|dreizehn|vierzehn|fünfzehn|sechzehn|siebzehn|achtzehn|neunzehn))(?: (?i:jahre alt|jahre))? (?i:geworden)\b",
+            Fixed("age"),
+            Holds,
+            None,
+            0.75,
+        ),
         rule(
             r"{S} (?i:bin|ist){A} (?P<o>\d{1,3}) (?i:jahre alt|jahre)",
             Fixed("age"),
