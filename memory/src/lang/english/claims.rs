@@ -814,6 +814,11 @@ mod tests {
             claims("I quit the cello, it was too much."),
             ["Ended I likes cello"]
         );
+        assert_eq!(
+            claims("I go bouldering twice a week."),
+            ["Holds I likes bouldering"]
+        );
+        assert!(claims("I go shopping for a new job tomorrow.").is_empty());
         // What "picked up" and "got into" take besides pastimes.
         assert!(claims("I picked up my daughter from school.").is_empty());
         assert!(claims("I got into Stanford!").is_empty());
@@ -850,6 +855,10 @@ mod tests {
                 "Holds Ella age seven @2023-05-16",
                 "Holds I daughter Ella @2023-05-16"
             ]
+        );
+        assert_eq!(
+            claims("I started at Zalando as an art director."),
+            ["Holds I works_at Zalando", "Holds I job_title art director"]
         );
         assert_eq!(
             claims("My brother is a dentist in Oslo."),

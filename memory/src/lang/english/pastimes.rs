@@ -96,6 +96,12 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         )
     };
     vec![
+        // "I go bouldering twice a week": a habit is a pastime.
+        said(
+            r"{S} (?i:usually |often |still |also )?(?i:go|goes|have been going|has been going) (?P<o>[a-z]{2,}ing)(?:$|[,.;!?]| (?i:every|twice|once|three times|a few times|regularly|most|on|at|with|in)\b)",
+            Holds,
+            0.65,
+        ),
         said(
             r"{S} (?i:just |finally |recently |also |even )?(?i:quit|gave up|have given up|has given up|stopped|have stopped|has stopped)(?: (?i:learning|playing|doing|practicing|practising|going to))? {PASTIME}",
             Ended,

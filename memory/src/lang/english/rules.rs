@@ -119,6 +119,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some("organisation"),
             0.8,
         ),
+        // "I started at Zalando as an art director": the title too.
+        rule(
+            r"{S} (?i:just |recently )?(?i:joined|started at|started working at|am starting at|will start at) (?P<o>[A-Z][\w&'-]*(?: [A-Z][\w&'-]*)*) as (?i:an?|the) (?P<t>(?:[a-z-]+ )?{TITLE})\b",
+            Fixed("works_at"),
+            Holds,
+            Some("organisation"),
+            0.8,
+        ),
         rule(
             r"{S} (?i:just |recently )?(?i:joined|started a new job at|started a job at|started at|got a job at|got a job with|got hired at|got hired by|was hired by|am employed at|am employed by|'m employed at|is employed at|accepted an offer from|took a job at|am starting at|'m starting at|will start at|'ll start at|am starting a new job at|'m starting a new job at)\s(?P<o>[A-Z][^,.;!?()]*|(?i:an?|the) (?:[a-z-]+ ){0,3}(?:{WORKPLACES})\b[^,.;!?()]*)",
             Fixed("works_at"),

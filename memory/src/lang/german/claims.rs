@@ -222,7 +222,7 @@ static DENIED: LazyLock<Regex> = LazyLock::new(|| {
 /// moves before its verb, so one rule reads both orders.
 fn subject_first(text: &str) -> String {
     static INVERTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|ziehen|bleibe|bleibt|bleiben|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen|lerne|lernt|lernen)) (?P<s>ich|wir|er|sie)\b")
+        Regex::new(r"(?P<lead>^|, )(?P<pre>(?:[\wäöüßÄÖÜ]+ ){0,3}?)(?P<v>(?i:habe|hat|haben|bin|ist|sind|arbeite|arbeitet|arbeiten|wohne|wohnt|wohnen|lebe|lebt|leben|liebe|liebt|mag|mögen|hasse|hasst|komme|kommt|ziehe|zieht|ziehen|bleibe|bleibt|bleiben|esse|isst|trinke|trinkt|spiele|spielt|lese|liest|koche|kocht|fange|fängt|fangen|lerne|lernt|lernen|gehe|geht|gehen)) (?P<s>ich|wir|er|sie)\b")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
     // Each clause's own: "Früher habe ich in Köln gewohnt, jetzt wohne
@@ -508,6 +508,17 @@ mod tests {
         assert_eq!(
             claims("Ich spiele gerne Tennis."),
             ["Holds ich likes Tennis"]
+        );
+        assert_eq!(
+            claims("Seit letztem Herbst gehe ich zweimal die Woche bouldern."),
+            ["Holds ich likes bouldern @2022-09-01"]
+        );
+        assert_eq!(
+            claims("Ich habe bei Zalando als Art Director angefangen."),
+            [
+                "Holds ich works_at Zalando",
+                "Holds ich job_title Art Director"
+            ]
         );
         // What names no pastime.
         assert!(claims("Ich habe mit dem Packen angefangen.").is_empty());

@@ -81,6 +81,12 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Ended,
             0.7,
         ),
+        // "Ich gehe zweimal die Woche bouldern": a habit is a pastime.
+        said(
+            r"{S} (?i:gehe|geht|gehen){A}(?: [^,.;!?]+?)? (?P<o>(?i:bouldern|klettern|schwimmen|joggen|laufen|wandern|tanzen|reiten|segeln|surfen|angeln|kegeln|bowlen|golfen|radeln|skaten|rudern|paddeln|tauchen|snowboarden|skifahren|Ski fahren|eislaufen|fischen))\b",
+            Holds,
+            0.65,
+        ),
         said(
             r"{S} (?i:habe|hat|haben){A}(?: [^,.;!?]+?)? (?i:mit) {PASTIME} (?i:angefangen|begonnen)",
             Holds,

@@ -97,6 +97,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.75,
         ),
+        // "Ich habe bei Zalando als Art Director angefangen".
+        rule(
+            r"{S} (?i:habe|hat|haben|bin|ist){A} (?i:bei) (?:der |dem )?(?P<o>[A-ZÄÖÜ][\wäöüß&'-]*(?: [A-ZÄÖÜ][\wäöüß&'-]*)*) als (?P<t>(?:[A-ZÄÖÜ][a-zäöüß]+ )?{TITLE}) (?i:angefangen|begonnen|eingestiegen)\b",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
         rule(
             r"{S} (?i:habe|hat|haben){A} (?:als (?P<t>{TITLE}) )?(?i:bei )(?:der |dem |einer |einem )?(?P<o>[A-ZÄÖÜ][^,.;!?()]*?) (?i:angefangen|begonnen)\b",
             Fixed("works_at"),

@@ -99,7 +99,7 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
             Rule::SeasonOfYear,
         ),
         p(
-            r"(?:im )?(letzte[nrs]?|vergangene[nrs]?|diese[nrs]?|nächste[nrs]?|kommende[nrs]?) (frühling|frühjahr|sommer|herbst|winter)",
+            r"(?:im |seit )?(letzte[nrsm]?|vergangene[nrsm]?|diese[nrsm]?|nächste[nrsm]?|kommende[nrsm]?) (frühling|frühjahr|sommer|herbst|winter)",
             Rule::RelativeSeason,
         ),
         p(r"im (frühling|frühjahr|sommer|herbst|winter)", Rule::Season),
@@ -120,7 +120,7 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
         ),
         p(
             // "seit letzter Woche": the state holds from then on.
-            r"(?:seit )?(letzte[nrs]?|vorige[nrs]?|diese[nrs]?|nächste[nrs]?) (woche|wochenende|monat|jahr)",
+            r"(?:seit )?(letzte[nrsm]?|vorige[nrsm]?|diese[nrsm]?|nächste[nrsm]?) (woche|wochenende|monat|jahr)",
             Rule::RelativeUnit,
         ),
         p(
@@ -368,6 +368,10 @@ mod tests {
         );
         assert_eq!(when("letzten Sommer", march), "2024-06-01 .. 2024-09-01");
         assert_eq!(
+            when("seit letztem Sommer", march),
+            "2024-06-01 .. 2024-09-01"
+        );
+        assert_eq!(
             when("im nächsten Frühjahr", march),
             "2026-03-01 .. 2026-06-01"
         );
@@ -384,6 +388,7 @@ mod tests {
         );
         assert_eq!(when("letzte Woche", said), "2023-05-08 .. 2023-05-15");
         assert_eq!(when("seit letzter Woche", said), "2023-05-08 .. 2023-05-15");
+        assert_eq!(when("seit letztem Monat", said), "2023-04-01 .. 2023-05-01");
         assert_eq!(when("vor zwei Jahren", said), "2021-01-01 .. 2022-01-01");
         assert_eq!(when("seit drei Jahren", said), "2020-05-17 .. ");
         assert_eq!(when("am 3. März", said), "2023-03-03 .. 2023-03-04");
