@@ -374,6 +374,11 @@ mod tests {
         );
         assert_eq!(claims("我学起了吉他"), ["Holds 我 likes 吉他"]);
         assert_eq!(claims("我迷上了攀岩"), ["Holds 我 likes 攀岩"]);
+        assert_eq!(claims("我每周去抱石两次"), ["Holds 我 likes 抱石"]);
+        assert_eq!(
+            claims("我作为艺术总监加入了Zalando"),
+            ["Holds 我 works_at Zalando", "Holds 我 job_title 艺术总监"]
+        );
         assert_eq!(claims("我不学大提琴了"), ["Ended 我 likes 大提琴"]);
         assert_eq!(claims("我已经不跑步了"), ["Ended 我 likes 跑步"]);
         assert_eq!(claims("我放弃了游泳"), ["Ended 我 likes 游泳"]);

@@ -153,6 +153,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             work,
             0.8,
         ),
+        // "我作为艺术总监加入了Zalando": the title said first.
+        rule(
+            r"{S}{A}(?:作为|以)(?:一名|一个|一位)?{TITLE_T}(?:的身份)?(?:加入了|加入|入职了|入职){O}",
+            Fixed("works_at"),
+            Holds,
+            work,
+            0.8,
+        ),
         rule(
             r"{S}{A}(?:加入了|加入|入职了|入职|跳槽到了|跳槽到|跳槽去了|跳槽去)(?:了)?{O}",
             Fixed("works_at"),
