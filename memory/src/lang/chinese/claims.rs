@@ -324,6 +324,12 @@ fn clean(raw: &str, predicate: &str) -> Option<String> {
     if predicate == "from" && text.contains(['一', '个', '很', '好', '坏']) {
         return None;
     }
+    // "还是做产品经理": the verb a title is done with is no part of it.
+    let text = if predicate == "job_title" {
+        text.trim_start_matches(['做', '当'])
+    } else {
+        text
+    };
     // An age said in numerals is written in digits.
     if predicate == "age" {
         return number(text).map(|n| n.to_string());
@@ -382,6 +388,7 @@ mod tests {
         assert_eq!(claims("我不学大提琴了"), ["Ended 我 likes 大提琴"]);
         assert_eq!(claims("我已经不跑步了"), ["Ended 我 likes 跑步"]);
         assert_eq!(claims("我放弃了游泳"), ["Ended 我 likes 游泳"]);
+        assert_eq!(claims("吉他我不学了，太难了"), ["Ended 我 likes 吉他"]);
         // What names no pastime.
         assert!(claims("我开始工作了").is_empty());
         assert!(claims("我放弃了这份工作").is_empty());
@@ -528,6 +535,15 @@ mod tests {
         assert_eq!(
             claims("我领养了一只叫豆豆的小狗。"),
             ["Holds 我 has_pet 豆豆"]
+        );
+        assert_eq!(
+            claims("我们从救助站领养了一只猫，叫豆豆。"),
+            ["Holds 我 has_pet 豆豆"]
+        );
+        assert_eq!(claims("我还是做产品经理"), ["Holds 我 job_title 产品经理"]);
+        assert_eq!(
+            claims("我儿子昨天满六岁了"),
+            ["Holds @son age 6 @2023-05-16"]
         );
         assert_eq!(claims("我们的狗叫旺财。"), ["Holds 我 has_pet 旺财"]);
         assert_eq!(claims("我在北京四中教书。"), ["Holds 我 works_at 北京四中"]);

@@ -36,6 +36,8 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         said(r"{S}{A}(?:不再|不)(?:{WITH})?(?P<o>{NAMED})了", Ended, 0.7),
         said(r"{S}{A}(?:不再|不)(?:{WITH}){OW}了", Ended, 0.7),
         said(r"{S}{A}放弃了?(?:{WITH})?(?P<o>{NAMED})", Ended, 0.7),
+        // "吉他我不学了": the pastime said first.
+        said(r"(?P<o>{NAMED}){S}{A}(?:不再|不)(?:{WITH})?了", Ended, 0.7),
         // "我每周去抱石两次": a habit is a pastime.
         said(
             r"{S}{A}(?:每周|每天|每个周末|每周末|周末|经常|常常|平时|通常)(?:都|会)?去(?P<o>{NAMED})",

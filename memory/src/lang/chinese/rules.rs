@@ -274,7 +274,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         rule(r"我(?:的名字)?叫{NAME}", Fixed("name"), Holds, None, 0.9),
         rule(r"我的名字是{NAME}", Fixed("name"), Holds, None, 0.9),
         rule(
-            r"{S}{A}(?:今年)?(?P<o>\d{1,3}|[一二三四五六七八九十]{1,3})岁",
+            r"{S}{A}(?:今年)?(?:满|已经)?(?P<o>\d{1,3}|[一二三四五六七八九十]{1,3})(?:周)?岁",
             Fixed("age"),
             Holds,
             None,
@@ -342,21 +342,21 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // "我领养了一只叫豆豆的小狗": the name before the pet.
         rule(
-            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:叫|名叫)(?P<o>\p{Han}{1,4}?|[A-Z][a-z]+)的(?:{PETS})",
+            r"{S}{A}(?:从[^，。！？,.!?；;]{1,10}?)?(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)(?:叫|名叫)(?P<o>\p{Han}{1,4}?|[A-Z][a-z]+)的(?:{PETS})",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
             0.8,
         ),
         rule(
-            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)\p{Han}{0,3}?(?:{PETS}|犬)[，,]?(?:它)?(?:叫|名叫){NAME}",
+            r"{S}{A}(?:从[^，。！？,.!?；;]{1,10}?)?(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|只|条)\p{Han}{0,3}?(?:{PETS}|犬)[，,]?(?:它)?(?:叫|名叫){NAME}",
             Fixed("has_pet"),
             Holds,
             Some("animal"),
             0.8,
         ),
         rule(
-            r"{S}{A}(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|两只|三只|只|条)(?P<o>{PETS})",
+            r"{S}{A}(?:从[^，。！？,.!?；;]{1,10}?)?(?:养了|养着|养|有|领养了|收养了)(?:一只|一条|一匹|一头|两只|三只|只|条)(?P<o>{PETS})",
             Fixed("has_pet"),
             Holds,
             None,
