@@ -280,6 +280,8 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("兴趣", &["likes"]),
     ("运动", &["likes"]),
     ("乐器", &["likes"]),
+    ("业余", &["likes"]),
+    ("空闲", &["likes"]),
     ("弹", &["likes"]),
     ("喜欢", &["likes"]),
     ("讨厌", &["dislikes"]),

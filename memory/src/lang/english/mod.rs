@@ -142,6 +142,8 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("hobbies", &["likes"]),
     // Pastimes by their kind: a sport, an instrument one plays.
     ("pastime", &["likes"]),
+    ("fun", &["likes"]),
+    ("leisure", &["likes"]),
     ("sport", &["likes"]),
     ("sports", &["likes"]),
     ("instrument", &["likes"]),
