@@ -393,4 +393,18 @@ mod tests {
         assert_eq!(Lang::detect_question("What is my job?"), Lang::English);
         assert_eq!(Lang::from_code("xx"), None);
     }
+
+    #[test]
+    fn a_question_asks_the_predicates_its_words_name() {
+        let asked = |lang: Lang, q: &str| lang.reader().predicates_asked(q);
+        assert_eq!(
+            asked(Lang::English, "What do I do for a living?"),
+            ["works_at", "job_title"]
+        );
+        assert_eq!(asked(Lang::English, "Where am I living?"), ["lives_in"]);
+        assert_eq!(asked(Lang::English, "What sports do I do?"), ["likes"]);
+        assert_eq!(asked(Lang::English, "What is my dog's name?"), ["has_pet"]);
+        assert_eq!(asked(Lang::German, "Spiele ich ein Instrument?"), ["likes"]);
+        assert_eq!(asked(Lang::Chinese, "我会什么乐器？"), ["likes"]);
+    }
 }

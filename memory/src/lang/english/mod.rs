@@ -104,10 +104,16 @@ impl Language for English {
     }
 
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
-        let words: Vec<String> = words::words(question).collect();
+        // "What do I do for a living?" asks the job, not the home that
+        // "living" shares a stem with.
+        let question = FOR_A_LIVING.replace_all(question, "job");
+        let words: Vec<String> = words::words(&question).collect();
         super::lexicon_lookup(self, &words, LEXICON)
     }
 }
+
+static FOR_A_LIVING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bfor a living\b").unwrap_or_else(|e| unreachable!("{e}")));
 
 /// The words that ask about a canonical predicate. A family word asks
 /// about itself.
