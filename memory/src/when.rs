@@ -108,7 +108,12 @@ pub(crate) fn find(
             done = Some(phrase.rank);
             continue;
         }
-        if let Some(when) = resolve(phrase.expr, day, anchor, future) {
+        if let Some(mut when) = resolve(phrase.expr, day, anchor, future) {
+            // What a sentence says ahead starts no earlier than it is said:
+            // "we're moving this summer" said on June 2nd, inside summer.
+            if future && when.from < anchor && when.to.is_none_or(|to| to > anchor) {
+                when.from = anchor;
+            }
             best = Some(Found {
                 start: phrase.start,
                 end: phrase.end,

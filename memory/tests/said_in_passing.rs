@@ -649,6 +649,52 @@ fn a_season_or_a_schedule_said_ahead_starts_when_it_says() {
             "{tenant}"
         );
     }
+    // Said inside the season, the day after the home: the move starts no
+    // earlier than it is said, so it follows the home rather than
+    // contesting it from the season's first day.
+    for (tenant, lang, said) in [
+        (
+            "en-inside",
+            Lang::English,
+            ["I live in Ottawa.", "We're moving to Toronto this summer."],
+        ),
+        (
+            "de-inside",
+            Lang::German,
+            [
+                "Ich wohne in Ottawa.",
+                "Diesen Sommer ziehen wir nach Toronto.",
+            ],
+        ),
+        (
+            "zh-inside",
+            Lang::Chinese,
+            ["我住在渥太华。", "今年夏天我们要搬到多伦多。"],
+        ),
+    ] {
+        memory.pin_language(tenant, Some(lang)).expect("pin");
+        say(&memory, tenant, "2025-06-01", said[0]);
+        say(&memory, tenant, "2025-06-02", said[1]);
+        memory.consolidate_now().expect("consolidate");
+        let now = memory.facts(tenant, None, None).expect("facts");
+        let homes: Vec<&str> = now
+            .iter()
+            .filter(|f| f.predicate == "lives_in")
+            .map(|f| f.object.as_str())
+            .collect();
+        assert_eq!(homes.len(), 1, "{tenant}: {now:#?}");
+        assert!(homes[0] == "Toronto" || homes[0] == "多伦多", "{tenant}");
+        let history = memory.history(tenant, "user").expect("history");
+        let home = history
+            .iter()
+            .find(|v| {
+                v.predicate == "lives_in"
+                    && v.known.to == chronolog_engine::Timestamp::MAX
+                    && v.supersedes.is_some()
+            })
+            .unwrap_or_else(|| panic!("{tenant}: {history:#?}"));
+        assert_eq!(home.valid.from, common::at("2025-06-02"), "{tenant}");
+    }
 }
 
 #[test]
