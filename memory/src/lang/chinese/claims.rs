@@ -564,6 +564,11 @@ mod tests {
         assert!(claims("我哥哥马上要结婚了。").is_empty());
         // A relative by relation, not a name.
         assert_eq!(claims("我妹妹很喜欢猫。"), ["Holds @sister likes 猫"]);
+        // A name transliterated from another language.
+        assert_eq!(claims("我女儿艾玛上幼儿园了。"), ["Holds 我 daughter 艾玛"]);
+        assert_eq!(claims("我哥哥杰克住在伦敦。")[0], "Holds 我 brother 杰克");
+        assert!(claims("我妈妈希望我早点回家。").is_empty());
+        assert!(claims("我姐姐特别喜欢").is_empty());
         assert!(claims("我妹妹是老师。").is_empty());
         assert_eq!(
             claims("我和老婆小雅住在苏州。"),
