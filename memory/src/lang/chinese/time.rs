@@ -144,7 +144,13 @@ static PATTERNS: LazyLock<Vec<(Regex, Rule)>> = LazyLock::new(|| {
 
 /// Every phrase of every pattern in `text`, by pattern, then left to right.
 pub(super) fn phrases(text: &str) -> Vec<TimePhrase> {
-    when::phrases_by(text, &PATTERNS, |rule, caps, _| read(rule, caps))
+    let mut found = when::phrases_by(text, &PATTERNS, |rule, caps, _| read(rule, caps));
+    // "五月天" is a band, not May ("这个月天天加班" is every day of it).
+    found.retain(|p| {
+        let after = &text[p.end..];
+        !(text[..p.end].ends_with('月') && after.starts_with('天') && !after.starts_with("天天"))
+    });
+    found
 }
 
 fn read(rule: Rule, caps: &Captures<'_>) -> Option<TimeExpr> {
@@ -429,6 +435,8 @@ mod tests {
         );
         assert_eq!(when("两年前我在腾讯工作", said), "2021-01-01 .. 2022-01-01");
         assert_eq!(when("3月5日是她的生日", said), "2023-03-05 .. 2023-03-06");
+        assert_eq!(when("我最喜欢的乐队是五月天", said), "none");
+        assert_eq!(when("这个月天天加班", said), "2023-05-01 .. 2023-06-01");
         assert_eq!(
             when("2023年5月我开始学吉他", said),
             "2023-05-01 .. 2023-06-01"
