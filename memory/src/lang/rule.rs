@@ -5,7 +5,7 @@
 
 use regex::Regex;
 
-use crate::claim::ClaimKind;
+use crate::claim::{Claim, ClaimKind};
 
 /// How a rule's match becomes a claim.
 pub(crate) struct Rule<P> {
@@ -15,6 +15,10 @@ pub(crate) struct Rule<P> {
     /// The entity kind its object is, where the rule knows it.
     pub(crate) object_kind: Option<&'static str>,
     pub(crate) confidence: f64,
+    /// Objects the pattern reads that name nothing the rule means ("I
+    /// started working": no pastime); a match with one is left for a
+    /// later rule to read.
+    pub(crate) rejects: Option<fn(&str) -> bool>,
 }
 
 impl<P> Rule<P> {
@@ -34,6 +38,23 @@ impl<P> Rule<P> {
             kind,
             object_kind,
             confidence,
+            rejects: None,
         }
+    }
+
+    /// The rule, leaving a match whose object `rejects` says names
+    /// nothing it means for a later rule.
+    pub(crate) fn rejecting(self, rejects: fn(&str) -> bool) -> Self {
+        Rule {
+            rejects: Some(rejects),
+            ..self
+        }
+    }
+
+    /// Whether the claims a match made stand: none has an object the rule
+    /// rejects.
+    pub(crate) fn accepts(&self, claims: &[Claim]) -> bool {
+        self.rejects
+            .is_none_or(|rejects| !claims.iter().any(|c| rejects(&c.object)))
     }
 }

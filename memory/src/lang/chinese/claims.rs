@@ -162,6 +162,9 @@ fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut V
                 continue;
             }
             let mut made = claims_of(rule, &caps, sentence, valid);
+            if !rule.accepts(&made) {
+                continue;
+            }
             if let Some(first) = made.first() {
                 read.read(&caps, start, &first.object);
                 claims.append(&mut made);

@@ -11,7 +11,7 @@ use super::English;
 use super::lexicon::{NOT_JOBS, PETS};
 use super::names::{BASE_VERBS, NOT_NAMES};
 use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
-use super::pastimes::{PASTIMES, names_no_pastime};
+use super::pastimes::PASTIMES;
 use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
 use crate::claim::{self, Claim, ClaimKind, EpisodeView, Subject};
@@ -33,11 +33,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         // Spans already read as one claim are not read again by a
         // later, looser rule ("don't like X" is not also "like X").
         let mut read = claim::ReadSpans::default();
-        let rules = CALLED_OFF.iter().map(|r| (r, false));
-        let rules = rules
-            .chain(PASTIMES.iter().map(|r| (r, true)))
-            .chain(RULES.iter().map(|r| (r, false)));
-        for (rule, pastime) in rules {
+        for rule in CALLED_OFF.iter().chain(PASTIMES.iter()).chain(RULES.iter()) {
             for caps in rule.re.captures_iter(sentence) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared ("My sister Mia loves
@@ -47,7 +43,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                     continue;
                 }
                 let mut found_claims = claims_of(rule, &caps, sentence, found);
-                if pastime && found_claims.iter().any(|c| names_no_pastime(&c.object)) {
+                if !rule.accepts(&found_claims) {
                     continue;
                 }
                 for claim in &mut found_claims {

@@ -24,7 +24,7 @@ const INSTRUMENTS: &str = r"electric guitar|bass guitar|acoustic guitar|guitar|p
 const NAMED: &str = r"yoga|pilates|tennis|table tennis|golf|chess|football|soccer|basketball|volleyball|badminton|baseball|rugby|cricket|hockey|squash|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|kung fu|tai chi|crossfit|parkour|archery|photography|pottery|ceramics|calligraphy|origami|embroidery|crochet|meditation|poetry|ballet|salsa|tango|zumba|improv|karaoke|Spanish|French|German|Italian|Japanese|Korean|Mandarin|Chinese|Portuguese|Russian|Arabic|Dutch|Greek|Latin";
 /// "-ing" words that name no pastime: work, errands, things, times of
 /// day, habits one quits.
-pub(super) const NOT_PASTIMES: &[&str] = &[
+const NOT_PASTIMES: &[&str] = &[
     "working",
     "dating",
     "seeing",
@@ -94,6 +94,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             confidence,
         )
+        .rejecting(names_no_pastime)
     };
     vec![
         // "I go bouldering twice a week": a habit is a pastime.
@@ -117,7 +118,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 
 /// Whether an object the pastime rules read names no pastime ("I started
 /// working", "I picked up something").
-pub(super) fn names_no_pastime(object: &str) -> bool {
+fn names_no_pastime(object: &str) -> bool {
     let head = object.rsplit(' ').next().unwrap_or(object);
     NOT_PASTIMES.contains(&head.to_ascii_lowercase().as_str())
 }

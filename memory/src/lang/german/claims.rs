@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::German;
-use super::pastimes::{PASTIMES, names_no_pastime};
+use super::pastimes::PASTIMES;
 use super::plans::CALLED_OFF;
 use super::rule::{Predicate, Rule};
 use super::rules::RULES;
@@ -112,11 +112,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
         let valid = found.map(|f| f.when);
         let first = claims.len();
         let mut read = claim::ReadSpans::default();
-        let rules = CALLED_OFF.iter().map(|r| (r, false));
-        let rules = rules
-            .chain(PASTIMES.iter().map(|r| (r, true)))
-            .chain(RULES.iter().map(|r| (r, false)));
-        for (rule, pastime) in rules {
+        for rule in CALLED_OFF.iter().chain(PASTIMES.iter()).chain(RULES.iter()) {
             for caps in rule.re.captures_iter(&text) {
                 let Some(whole) = caps.get(0) else { continue };
                 // The subject may be shared, and with whom (`w`) may be
@@ -129,7 +125,7 @@ pub(super) fn claims(episode: &EpisodeView<'_>) -> Vec<Claim> {
                     continue;
                 }
                 let mut made = claims_of(rule, &caps, &text, sentence, valid);
-                if pastime && made.iter().any(|c| names_no_pastime(&c.object)) {
+                if !rule.accepts(&made) {
                     continue;
                 }
                 if let Some(first) = made.first() {

@@ -19,7 +19,7 @@ const INSTRUMENTS: &str = r"E-Gitarre|Gitarre|Klavier|Keyboard|Geige|Violine|Bra
 /// Sports, crafts and languages one takes up.
 const NAMED: &str = r"Yoga|Pilates|Tennis|Tischtennis|Golf|Schach|Fußball|Fussball|Basketball|Volleyball|Badminton|Handball|Rugby|Hockey|Squash|Karate|Judo|Taekwondo|Jiu-Jitsu|Kung Fu|Tai Chi|Crossfit|Parkour|Bogenschießen|Fotografie|Fotografieren|Töpfern|Kalligrafie|Origami|Meditation|Ballett|Salsa|Tango|Zumba|Spanisch|Französisch|Englisch|Italienisch|Japanisch|Koreanisch|Chinesisch|Portugiesisch|Russisch|Arabisch|Niederländisch|Griechisch|Latein";
 /// Nouns formed from verbs that name no pastime.
-pub(super) const NOT_PASTIMES: &[&str] = &[
+const NOT_PASTIMES: &[&str] = &[
     "Arbeiten",
     "Packen",
     "Umziehen",
@@ -63,6 +63,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             None,
             confidence,
         )
+        .rejecting(names_no_pastime)
     };
     vec![
         // Given up first: "mit dem Cello aufgehört" is no start.
@@ -111,6 +112,6 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 });
 
 /// Whether an object the pastime rules read names no pastime.
-pub(super) fn names_no_pastime(object: &str) -> bool {
+fn names_no_pastime(object: &str) -> bool {
     NOT_PASTIMES.contains(&object)
 }
