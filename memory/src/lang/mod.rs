@@ -406,5 +406,6 @@ mod tests {
         assert_eq!(asked(Lang::English, "What is my dog's name?"), ["has_pet"]);
         assert_eq!(asked(Lang::German, "Spiele ich ein Instrument?"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "我会什么乐器？"), ["likes"]);
+        assert_eq!(asked(Lang::Chinese, "我的猫叫什么？"), ["has_pet"]);
     }
 }
