@@ -407,5 +407,9 @@ mod tests {
         assert_eq!(asked(Lang::German, "Spiele ich ein Instrument?"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "我会什么乐器？"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "我的猫叫什么？"), ["has_pet"]);
+        assert_eq!(
+            asked(Lang::Chinese, "我老婆是做什么的？"),
+            ["works_at", "job_title", "wife"]
+        );
     }
 }

@@ -257,6 +257,8 @@ impl Language for Chinese {
 /// The words that ask about a canonical predicate.
 const LEXICON: &[(&str, &[&str])] = &[
     ("工作", &["works_at", "job_title"]),
+    // "我老婆是做什么的": what one does for a living.
+    ("做什么的", &["works_at", "job_title"]),
     ("上班", &["works_at"]),
     ("公司", &["works_at"]),
     ("单位", &["works_at"]),
