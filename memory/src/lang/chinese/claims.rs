@@ -156,8 +156,12 @@ fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut V
     for rule in CALLED_OFF.iter().chain(PASTIMES.iter()).chain(RULES.iter()) {
         for caps in rule.re.captures_iter(clause) {
             let Some(whole) = caps.get(0) else { continue };
-            // With whom (`w`) may be another rule's read ("我和老公马克").
-            let start = caps.name("w").map_or(whole.start(), |m| m.end());
+            // With whom (`w`) may be another rule's read ("我和老公马克"), as
+            // may the relation a name is set beside ("我女儿小雨").
+            let start = caps
+                .name("w")
+                .or_else(|| caps.name("s").filter(|s| is_name(s.as_str())))
+                .map_or(whole.start(), |m| m.end());
             if read.overlaps(start, whole.end()) {
                 continue;
             }
@@ -173,6 +177,12 @@ fn read_clause(clause: &str, sentence: &str, valid: Option<When>, claims: &mut V
     }
 }
 
+/// Whether a rule's subject is a name, not the speaker, a relative by
+/// relation or a pronoun.
+fn is_name(subject: &str) -> bool {
+    !subject.starts_with('我') && !matches!(subject, "他们" | "他" | "她们" | "她")
+}
+
 fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<When>) -> Vec<Claim> {
     let subject = match caps.name("s").map(|m| m.as_str()) {
         None | Some("我" | "我们") => Subject::Speaker,
@@ -180,6 +190,13 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
         Some(relative) if relative.starts_with('我') => {
             let said = relative.trim_start_matches('我').trim_start_matches('的');
             Subject::Relative(lookup(FAMILY, said))
+        }
+        // "我女儿小雨满六岁了": the name set beside the relation.
+        Some(name) if is_name(name) => {
+            if NOT_NAMES.contains(&name) {
+                return Vec::new();
+            }
+            Subject::Named(name.to_string())
         }
         Some(pronoun) => Subject::Pronoun(pronoun.to_string()),
     };
@@ -547,6 +564,14 @@ mod tests {
         assert_eq!(
             claims("我儿子昨天满六岁了"),
             ["Holds @son age 6 @2023-05-16"]
+        );
+        // The age of the one named beside the relation, the relation read too.
+        assert_eq!(
+            claims("我女儿小雨昨天满六岁了"),
+            [
+                "Holds 我 daughter 小雨 @2023-05-16",
+                "Holds 小雨 age 6 @2023-05-16"
+            ]
         );
         assert_eq!(claims("我们的狗叫旺财。"), ["Holds 我 has_pet 旺财"]);
         assert_eq!(claims("我在北京四中教书。"), ["Holds 我 works_at 北京四中"]);

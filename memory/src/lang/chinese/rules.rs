@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, PETS, TITLE};
+use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, NAME_FOLLOWS, PETS, TITLE};
 use crate::claim::ClaimKind;
 use crate::lang::alternatives;
 
@@ -58,7 +58,8 @@ pub(super) fn rule(
         .replace("{OW}", OBJECT_WITHIN)
         .replace("{O}", OBJECT)
         .replace("{NAME}", NAME)
-        .replace("{APPOSED_NAME}", APPOSED_NAME)
+        .replace("{APPOSED_NAME}", &format!("{APPOSED_NAME}{NAME_FOLLOWS}"))
+        .replace("{APPOSED_S}", &APPOSED_NAME.replace("(?P<o>", "(?P<s>"))
         .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
         .replace("{TITLE}", TITLE)
         .replace("{FAMILY}", &alternatives(FAMILY))
@@ -302,6 +303,15 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             Some("person"),
             0.7,
+        ),
+        // "我女儿小雨满六岁了": the age of the one named beside the relation
+        // (after the relation, which it leaves to be read).
+        rule(
+            r"我的?(?:{FAMILY}){APPOSED_S}(?:今年)?(?:满|已经)?(?P<o>\d{1,3}|[一二三四五六七八九十]{1,3})(?:周)?岁",
+            Fixed("age"),
+            Holds,
+            None,
+            0.8,
         ),
         rule(
             r"{S}(?:(?:和|跟)\p{Han}{1,8}?)?{A}(?P<o>订婚|结婚)了",

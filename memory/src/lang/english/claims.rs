@@ -10,7 +10,7 @@ use regex::{Captures, Regex};
 use super::English;
 use super::lexicon::{NOT_JOBS, PETS};
 use super::names::{BASE_VERBS, NOT_NAMES};
-use super::object::{clean_object, keep_abbreviations, looks_ahead, sentences};
+use super::object::{cardinal, clean_object, keep_abbreviations, looks_ahead, sentences};
 use super::pastimes::PASTIMES;
 use super::plans::CALLED_OFF;
 use super::rules::{Predicate, RULES, Rule};
@@ -278,6 +278,10 @@ fn claims_of(
     if predicate.is_empty() {
         return Vec::new();
     }
+    let object = match cardinal(&object) {
+        Some(age) if predicate == "age" => age.to_string(),
+        _ => object,
+    };
     // "I'm a nurse at X": the title is a claim of its own, and a word
     // formed like a title that names no job ("a regular at X") makes
     // neither claim.
@@ -848,10 +852,16 @@ mod tests {
         assert_eq!(
             claims("My daughter Ella turned seven yesterday."),
             [
-                "Holds Ella age seven @2023-05-16",
+                "Holds Ella age 7 @2023-05-16",
                 "Holds I daughter Ella @2023-05-16"
             ]
         );
+        // A bare age closes its clause; words are written in digits.
+        assert_eq!(
+            claims("My brother Jack is forty-two."),
+            ["Holds Jack age 42", "Holds I brother Jack"]
+        );
+        assert_eq!(claims("Jack is forty percent sure."), Vec::<String>::new());
         assert_eq!(
             claims("I started at Zalando as an art director."),
             ["Holds I works_at Zalando", "Holds I job_title art director"]

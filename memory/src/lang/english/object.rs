@@ -165,9 +165,58 @@ pub(super) fn looks_ahead(sentence: &str) -> bool {
     AHEAD.is_match(sentence)
 }
 
+/// An age said in words ("seven", "forty-two") as the number it says,
+/// written in digits as an age said in digits is, and as Chinese and
+/// German ages are: "turned seven" and "is 7" are one value.
+pub(super) fn cardinal(word: &str) -> Option<u32> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    let word = word.trim().to_ascii_lowercase();
+    if let Some(n) = UNITS.iter().position(|u| *u == word) {
+        return u32::try_from(n).ok();
+    }
+    let (tens, unit) = word.split_once('-').unwrap_or((&word, "zero"));
+    let tens = TENS.iter().position(|t| *t == tens)?;
+    let unit = UNITS[..10].iter().position(|u| *u == unit)?;
+    u32::try_from(20 + 10 * tens + unit).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_age_in_words_reads_as_its_number() {
+        assert_eq!(cardinal("seven"), Some(7));
+        assert_eq!(cardinal("Nineteen"), Some(19));
+        assert_eq!(cardinal("forty"), Some(40));
+        assert_eq!(cardinal("ninety-nine"), Some(99));
+        assert_eq!(cardinal("forty-ten"), None);
+        assert_eq!(cardinal("Jack"), None);
+    }
 
     #[test]
     fn a_schedule_in_the_present_looks_ahead() {

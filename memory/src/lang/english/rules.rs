@@ -29,6 +29,8 @@ pub(super) enum Predicate {
 const SUBJECT: &str = r"(?P<s>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|\b(?:[Mm]y|[Oo]ur) (?:{RELATIVES})\b|\b[A-Z][a-z]+\b)";
 const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 const NAME: &str = r"(?P<o>[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
+/// An age said in words, one to ninety-nine.
+const SPELLED_AGE: &str = r"(?P<o>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))";
 /// Canonical predicates as English says them ("best_friend" is "best
 /// friend"), one alternative each, in the vocabulary's order.
 fn said(predicates: &[&str]) -> String {
@@ -58,6 +60,7 @@ pub(super) fn rule(
         .replace("{RELATIVES}", &said(&relatives))
         .replace("{O}", OBJECT)
         .replace("{NAME}", NAME)
+        .replace("{SPELLED_AGE}", SPELLED_AGE)
         .replace("{TITLE}", TITLE)
         .replace("{QUALIFIER}", QUALIFIER)
         .replace("{PROFESSIONS}", PROFESSIONS)
@@ -296,7 +299,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // "Ella turned seven yesterday": an age said in words.
         rule(
-            r"{S} (?i:just )?turned (?P<o>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))\b",
+            r"{S} (?i:just )?turned {SPELLED_AGE}\b",
             Fixed("age"),
             Holds,
             None,
@@ -305,6 +308,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // "I'm 29.", "I'm Maya, 29, ...": a bare age closes its clause.
         rule(
             r"{S} (?:am|is|just turned|turned) (?P<o>\d{1,2})(?:[,.!;]|$| and\b)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.7,
+        ),
+        // "My brother Jack is forty.": the same, in words.
+        rule(
+            r"{S} (?:is|just turned) {SPELLED_AGE}(?:[,.!;]|$| and\b)",
             Fixed("age"),
             Holds,
             None,

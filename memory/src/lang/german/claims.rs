@@ -337,7 +337,14 @@ fn claims_of(
         text: sentence.trim().to_string(),
         confidence: rule.confidence,
     };
-    let Some(object) = caps.name("o").and_then(|m| clean(m.as_str())) else {
+    let object = caps
+        .name("o")
+        .and_then(|m| clean(m.as_str()))
+        .map(|o| match cardinal(&o) {
+            Some(age) if predicate == "age" => age.to_string(),
+            _ => o,
+        });
+    let Some(object) = object else {
         // "Ich habe gekündigt": ends whatever job there was ("Wir haben
         // uns getrennt": whichever partner; "der Umzug ist geplatzt":
         // whichever move).
@@ -400,6 +407,49 @@ const VAGUE: &[&str] = &[
     "da", "man", "alles", "nichts", "etwas",
 ];
 
+/// An age said in words ("sieben", "zweiundvierzig") as the number it
+/// says, written in digits as an age said in digits is, and as Chinese
+/// and English ages are: "ist sieben geworden" and "ist 7" are one value.
+fn cardinal(word: &str) -> Option<u32> {
+    const UNITS: [&str; 20] = [
+        "null",
+        "eins",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "sieben",
+        "acht",
+        "neun",
+        "zehn",
+        "elf",
+        "zwölf",
+        "dreizehn",
+        "vierzehn",
+        "fünfzehn",
+        "sechzehn",
+        "siebzehn",
+        "achtzehn",
+        "neunzehn",
+    ];
+    const TENS: [&str; 8] = [
+        "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig", "neunzig",
+    ];
+    let word = word.trim().to_lowercase();
+    if let Some(n) = UNITS.iter().position(|u| *u == word) {
+        return u32::try_from(n).ok();
+    }
+    // "zweiundvierzig": the unit comes first, "ein" before "und".
+    let (unit, tens) = word.split_once("und").unwrap_or(("null", &word));
+    let tens = TENS.iter().position(|t| *t == tens)?;
+    let unit = match unit {
+        "ein" => 1,
+        unit => UNITS[..10].iter().position(|u| *u == unit)?,
+    };
+    u32::try_from(20 + 10 * tens + unit).ok()
+}
+
 /// The object as said, cut where its clause ends, its article dropped;
 /// `None` when nothing is left, it is vague, or too long to be one thing.
 fn clean(raw: &str) -> Option<String> {
@@ -460,10 +510,20 @@ mod tests {
         assert_eq!(
             claims("Meine Tochter Ella ist gestern sieben geworden."),
             [
-                "Holds Ella age sieben @2023-05-16",
+                "Holds Ella age 7 @2023-05-16",
                 "Holds ich daughter Ella @2023-05-16"
             ]
         );
+        // A bare age closes its clause; words are written in digits.
+        assert_eq!(
+            claims("Mein Bruder Jakob ist zweiundvierzig."),
+            ["Holds Jakob age 42", "Holds ich brother Jakob"]
+        );
+        assert_eq!(cardinal("einundzwanzig"), Some(21));
+        assert_eq!(cardinal("neunzehn"), Some(19));
+        assert_eq!(cardinal("Sieben"), Some(7));
+        assert_eq!(cardinal("und"), None);
+        assert_eq!(cardinal("Berlin"), None);
         assert_eq!(
             claims("Ich bin letzte Woche 30 geworden."),
             ["Holds ich age 30 @2023-05-08"]

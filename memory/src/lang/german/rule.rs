@@ -26,6 +26,8 @@ const OBJECT: &str = r"(?P<o>[^,.;!?()]+)";
 /// An object ended by the participle the rule names next.
 const OBJECT_WITHIN: &str = r"(?P<o>[^,.;!?()]+?)";
 const NAME: &str = r"(?P<o>[A-ZÄÖÜ][a-zäöüß]+(?: [A-ZÄÖÜ][a-zäöüß]+)?)";
+/// An age, in digits or in words up to neunundneunzig.
+const AGE: &str = r"(?P<o>\d{1,3}|(?i:(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig)|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|dreizehn|vierzehn|fünfzehn|sechzehn|siebzehn|achtzehn|neunzehn))";
 const ADVERBS: &str = r"(?: (?:jetzt|nun|gerade|kürzlich|endlich|derzeit|zurzeit|momentan|inzwischen|noch|schon|auch|wieder|eigentlich|tatsächlich|doch))*";
 
 /// A rule from its pattern, the placeholders (`{S}`, `{O}`, `{NAME}`,
@@ -45,6 +47,7 @@ pub(super) fn rule(
         .replace("{OW}", OBJECT_WITHIN)
         .replace("{O}", OBJECT)
         .replace("{NAME}", NAME)
+        .replace("{AGE}", AGE)
         .replace("{TITLE}", TITLE)
         .replace("{FAMILY}", &alternatives(FAMILY))
         .replace("{PETS}", PETS)

@@ -270,7 +270,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         // "Ella ist sieben geworden": an age reached, in digits or words.
         rule(
-            r"{S} (?i:bin|ist){A} (?P<o>\d{1,3}|(?i:(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig)|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|dreizehn|vierzehn|fünfzehn|sechzehn|siebzehn|achtzehn|neunzehn))(?: (?i:jahre alt|jahre))? (?i:geworden)\b",
+            r"{S} (?i:bin|ist){A} {AGE}(?: (?i:jahre alt|jahre))? (?i:geworden)\b",
             Fixed("age"),
             Holds,
             None,
@@ -282,6 +282,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Holds,
             None,
             0.8,
+        ),
+        // "Mein Bruder Jakob ist vierzig.": a bare age closes its clause.
+        rule(
+            r"{S} (?i:ist){A} {AGE}(?:[,.!;]|$| und\b)",
+            Fixed("age"),
+            Holds,
+            None,
+            0.7,
         ),
         // "Mein Freund Jonas und ich sind seit zwei Jahren zusammen":
         // "Freund" is a friend unless the two are together.
