@@ -351,7 +351,7 @@ impl Memory {
     /// holds, what held before it, and what happened when.
     pub fn timeline(&self, tenant: &str) -> Result<Vec<FactVersion>> {
         check_tenant(tenant)?;
-        view::timeline(&self.shared.engine, tenant)
+        view::timeline(&self.shared.engine, tenant, None)
     }
 
     /// Whether `tenant` has ever stored a message here (a forgotten

@@ -210,6 +210,12 @@ tuning! {
     /// A fact leads only with at least this share of the best fact's score
     /// (dev coverage at 500 tokens 0.051 -> 0.388 with the 8-fact cap).
     fact_min_share: f64 = 0.5,
+    /// The most values of one entity's asked predicate that lead at the
+    /// best fact's score, in fused order (by meaning and words against the
+    /// question): "What instruments does Tim play?" asks `likes`, and
+    /// eight of Tim's tastes leading took the room of the message about
+    /// his piano. The rest keep their own score.
+    values_asked_lead: usize = 1000,
     /// Past values shown under a leading fact when the question asks about
     /// the past.
     past_per_fact: usize = 2,

@@ -193,9 +193,14 @@ pub(crate) fn facts(
         .collect()
 }
 
-/// Every fact version of `tenant` believed now, whatever its valid time:
-/// the tenant's whole timeline, past values included.
-pub(crate) fn timeline(engine: &Engine, tenant: &str) -> Result<Vec<FactVersion>> {
+/// Every fact version of `tenant` believed at `known_at` (now when
+/// `None`), whatever its valid time: the tenant's whole timeline, past
+/// values included.
+pub(crate) fn timeline(
+    engine: &Engine,
+    tenant: &str,
+    known_at: Option<Timestamp>,
+) -> Result<Vec<FactVersion>> {
     let store = engine.store();
     let Some(tenant) = store.symbol(tenant) else {
         return Ok(Vec::new());
@@ -207,8 +212,12 @@ pub(crate) fn timeline(engine: &Engine, tenant: &str) -> Result<Vec<FactVersion>
         .eq(Fact::TENANT, Value::Sym(tenant))
         .collect()
         .map_err(chronolog_engine::Error::from)?;
+    let believed = |r: &&RowVersion| match known_at {
+        Some(k) => r.tx.from <= k && k < r.tx.to,
+        None => r.tx.to == Timestamp::MAX,
+    };
     rows.iter()
-        .filter(|r| r.tx.to == Timestamp::MAX)
+        .filter(believed)
         .map(|row| version(store, row, &rows))
         .collect()
 }

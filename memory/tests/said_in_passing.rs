@@ -7,7 +7,7 @@
 
 mod common;
 
-use chronolog_memory::{Lang, Memory, SearchOptions};
+use chronolog_memory::{ItemKind, Lang, Memory, SearchOptions};
 use common::{believed, memory, say};
 
 /// The tenant `tenant`, pinned to `lang`, told `said` a day apart from
@@ -777,7 +777,7 @@ fn a_name_said_by_a_pronoun_is_the_relative_it_follows() {
 #[test]
 fn a_pastime_taken_up_holds_until_it_is_given_up() {
     let memory = memory();
-    for (tenant, lang, said, kept, dropped, questions) in [
+    for (tenant, lang, said, kept, dropped, questions, still) in [
         (
             "en",
             Lang::English,
@@ -795,6 +795,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("Do I play an instrument?", "cello"),
                 ("What is my dog's name?", "Biscuit"),
             ],
+            ("Do I still play the cello?", "past"),
         ),
         (
             "de",
@@ -813,6 +814,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("Spiele ich ein Instrument?", "Cello"),
                 ("Wie heißt mein Hund?", "Biscuit"),
             ],
+            ("Spiele ich noch Cello?", "früher"),
         ),
         (
             "zh",
@@ -831,6 +833,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("我会什么乐器？", "大提琴"),
                 ("我的狗叫什么名字？", "饼干"),
             ],
+            ("我还弹大提琴吗？", "过去"),
         ),
     ] {
         told(&memory, tenant, lang, &said);
@@ -853,5 +856,21 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
         for (question, expected) in questions {
             answered(&memory, tenant, question, expected);
         }
+        // "Do I still play the cello?" asks about the past: the value
+        // given up answers it, said past, before the one that holds.
+        let (question, past) = still;
+        let context = memory
+            .search(tenant, question, &SearchOptions::default())
+            .expect("search");
+        let first = context
+            .items
+            .iter()
+            .find(|i| i.kind == ItemKind::Fact)
+            .unwrap_or_else(|| panic!("{question}: no fact in\n{}", context.to_text()));
+        assert!(
+            first.text.contains(dropped) && first.text.contains(past),
+            "{question}: {}",
+            context.to_text()
+        );
     }
 }

@@ -297,13 +297,15 @@ impl Fitter<'_> {
         for (fact, score) in leading(&self.gathered.facts, most, tuning.fact_min_share) {
             let speaker = source_speaker(self.store, fact.source.as_deref().unwrap_or_default());
             let subject = shown_name(self.store, &fact.subject);
+            // A value that ended by the instant leads only when the
+            // question asks about the past: it is said past.
             let mut item = fact_item(
                 fact,
                 &subject,
                 speaker,
                 *score,
                 self.question.asks_when,
-                false,
+                fact.valid.to <= self.at.facts,
                 &self.tenant_prefix,
                 self.question.lang,
             );

@@ -144,17 +144,38 @@ pub(crate) fn gather(
         });
     }
     // A fact the question asks about by its predicate leads, at the best
-    // fact's score: it is what was asked, whatever its words matched.
+    // fact's score: it is what was asked, whatever its words matched. Of
+    // a predicate with many values (tastes, pastimes) only the first few
+    // in fused order do: those nearest the question in meaning and words.
     let best = facts.iter().map(|(_, s)| *s).fold(0.0, f64::max);
-    let is_asked = |f: &FactVersion| asked.contains(&f.slot);
+    let mut raised: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut lifted = HashSet::new();
+    for (fact, _) in &facts {
+        if asked.contains(&fact.slot) {
+            let count = raised
+                .entry((fact.subject.as_str(), fact.predicate.as_str()))
+                .or_default();
+            if *count < tuning.values_asked_lead {
+                *count += 1;
+                lifted.insert(fact.slot.clone());
+            }
+        }
+    }
+    let is_asked = |f: &FactVersion| lifted.contains(&f.slot);
     for (fact, score) in &mut facts {
         if is_asked(fact) {
             *score = score.max(best);
         }
     }
+    // Of the facts asked, one whose object the question names leads
+    // first ("Do I still play the cello?" beside rock climbing).
+    let reader = question.lang.reader();
+    let topic = wanted.get_or_init(|| super::excerpt::wanted(reader, &question.text));
+    let named = |f: &FactVersion| is_asked(f) && names_asked(reader, topic, &f.object);
     facts.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then_with(|| is_asked(&b.0).cmp(&is_asked(&a.0)))
+            .then_with(|| named(&b.0).cmp(&named(&a.0)))
     });
     let mut support: HashMap<String, Episode> = HashMap::new();
     for (fact, _) in leading(&facts, tuning.max_facts, tuning.fact_min_share) {
@@ -230,13 +251,17 @@ impl Candidates<'_> {
             }
             scan.collect().map_err(chronolog_engine::Error::from)
         };
-        if let Some(row) = scan(self.rel.fact, self.at.facts)?.first() {
-            let history = snapshot
+        let current = scan(self.rel.fact, self.at.facts)?;
+        let history = || {
+            snapshot
                 .scan(self.rel.fact)
                 .history()
                 .eq(Fact::SLOT, Value::Sym(sym))
                 .collect()
-                .map_err(chronolog_engine::Error::from)?;
+                .map_err(chronolog_engine::Error::from)
+        };
+        if let Some(row) = current.first() {
+            let history = history()?;
             let fact = view::version(self.store, row, &history)?;
             for source in fact.source.iter().chain(&fact.sources) {
                 self.rank(source);
@@ -250,6 +275,21 @@ impl Candidates<'_> {
             }
             self.facts.push((fact, score));
             return Ok(());
+        }
+        // "Do I still play the cello?": a slot whose every value ended by
+        // the instant answers with its last value, marked past, when the
+        // question asks about the past.
+        if self.question.asks_past && worded.is_none_or(|worded| worded.contains(id)) {
+            let history = history()?;
+            let mut pasts = self.pasts_of(&history)?.into_iter();
+            if let Some(last) = pasts.next() {
+                for source in last.source.iter().chain(&last.sources) {
+                    self.rank(source);
+                }
+                self.pasts.insert(last.slot.clone(), pasts.collect());
+                self.facts.push((last, score));
+                return Ok(());
+            }
         }
         if let Some(row) = scan(self.rel.episode, self.at.messages)?.first() {
             let episode = Episode::from_values(self.store, &row.values)?;

@@ -260,7 +260,10 @@ fn worded_leads<'r>(
 /// words, read by its language: "employer" asks `works_at`), held at the
 /// question's instant by the entities it names ("my" names the user).
 /// None when it names no entity: the question is then about someone this
-/// memory does not know, and another's facts are no answer.
+/// memory does not know, and another's facts are no answer. A question
+/// about the past ("Do I still play the cello?", "Where did I use to
+/// work?") also asks the slots whose every value ended by then: that it
+/// ended is the answer.
 fn asked_facts(
     engine: &Engine,
     tenant: &str,
@@ -270,15 +273,25 @@ fn asked_facts(
     if question.predicates.is_empty() || question.entities.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(
-        crate::view::facts(engine, tenant, Some(at.facts), at.known_at)?
+    let asks = |f: &crate::view::FactVersion| {
+        question.predicates.contains(&f.predicate) && question.entities.contains(&f.subject)
+    };
+    let mut slots: Vec<String> = crate::view::facts(engine, tenant, Some(at.facts), at.known_at)?
+        .into_iter()
+        .filter(asks)
+        .map(|f| f.slot)
+        .collect();
+    if question.asks_past {
+        let mut ended: Vec<String> = crate::view::timeline(engine, tenant, at.known_at)?
             .into_iter()
-            .filter(|f| {
-                question.predicates.contains(&f.predicate) && question.entities.contains(&f.subject)
-            })
+            .filter(|f| asks(f) && f.valid.to <= at.facts && !slots.contains(&f.slot))
             .map(|f| f.slot)
-            .collect(),
-    )
+            .collect();
+        ended.sort();
+        ended.dedup();
+        slots.extend(ended);
+    }
+    Ok(slots)
 }
 
 impl Retrieval<'_> {

@@ -116,7 +116,7 @@ pub fn understand(
     // "before I moved to Berlin", "when I was at Tencent": the instant
     // comes from the tenant's own timeline.
     if let Some(anchor) = &words.anchor {
-        let timeline = view::timeline(engine, tenant)?;
+        let timeline = view::timeline(engine, tenant, None)?;
         if let Some(fact) = anchor_fact(&timeline, &anchor.object) {
             let instant = if anchor.before {
                 Timestamp(fact.valid.from.micros().saturating_sub(1))

@@ -16,8 +16,9 @@ fn re(pattern: &str) -> Regex {
 
 static WHEN_WORDS: LazyLock<Regex> =
     LazyLock::new(|| re(r"什么时候|多久|多长时间|哪一年|哪年|几月|哪个月|哪天|哪一天|何时|几号"));
-static PAST_WORDS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"以前|之前|过去|曾经|原来|从前|当初|一开始|不再"));
+static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"以前|之前|过去|曾经|原来|从前|当初|一开始|不再|还在|仍然|依然|仍旧|还\p{Han}{1,4}吗")
+});
 static LIST_WORDS: LazyLock<Regex> = LazyLock::new(|| re(r"哪些|都有什么|有哪几"));
 /// "几次", "多少个", "一共": a count is of several things, each said in
 /// its own message.
@@ -134,6 +135,10 @@ mod tests {
         assert!(!q.asks_past);
         assert!(read("我什么时候加入月之暗面的？").asks_when);
         assert!(read("我以前住在哪里？").asks_past);
+        // "Still" asks whether something held then holds now.
+        assert!(read("我还弹大提琴吗？").asks_past);
+        assert!(read("我还在腾讯工作吗？").asks_past);
+        assert!(!read("我还有什么爱好？").asks_past);
         assert!(read("我喜欢哪些食物？").asks_list);
         assert!(read("我今年参加了几场婚礼？").asks_list);
         assert!(read("我一共在书上花了多少钱？").asks_list);

@@ -17,7 +17,7 @@ static BEFORE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:used to|use to|previous(?:ly)?|former(?:ly)?|before|ever|in the past|earlier|no longer|any ?more|originally|at first)\b")
+    Regex::new(r"(?i)\b(?:used to|use to|previous(?:ly)?|former(?:ly)?|before|ever|in the past|earlier|no longer|any ?more|still|originally|at first)\b")
         .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
@@ -230,6 +230,19 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn still_and_any_more_ask_about_the_past() {
+        for past in [
+            "Do I still play the cello?",
+            "Am I still at AstraZeneca?",
+            "Do I play the cello any more?",
+            "Where did I use to live?",
+        ] {
+            assert!(read(past).asks_past, "{past}");
+        }
+        assert!(!read("Do I play the cello?").asks_past);
+    }
 
     #[test]
     fn a_question_about_what_the_one_asked_said_is_told_from_a_request() {

@@ -29,7 +29,9 @@ static WHEN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 static PAST_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(?:früher|vorher|ehemals|damals|einst|ursprünglich|nicht mehr|zuvor|vormals)\b")
+    re(
+        r"(?i)\b(?:früher|vorher|ehemals|damals|einst|ursprünglich|nicht mehr|noch|nach wie vor|weiterhin|zuvor|vormals)\b",
+    )
 });
 static LIST_WORDS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\s*(?:welche|was für) [a-zäöüß-]*(?:en|er|s)\b"));
@@ -175,6 +177,9 @@ mod tests {
         assert_eq!(anchor.object, "Berlin");
         assert!(read("Wann habe ich bei Moonshot angefangen?").asks_when);
         assert!(read("Wo habe ich früher gewohnt?").asks_past);
+        // "Noch" asks whether something held then holds now.
+        assert!(read("Spiele ich noch Cello?").asks_past);
+        assert!(read("Arbeite ich immer noch bei Zalando?").asks_past);
         assert!(read("Welche Bücher hat Anna gelesen?").asks_list);
         assert!(!read("Welche Stadt mag ich?").asks_list);
         assert!(read("Wie viele Hochzeiten habe ich dieses Jahr besucht?").asks_list);
