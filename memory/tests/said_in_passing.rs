@@ -794,6 +794,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("What sports do I do?", "rock climbing"),
                 ("Do I play an instrument?", "cello"),
                 ("What is my dog's name?", "Biscuit"),
+                ("What do I do in my free time?", "rock climbing"),
             ],
             ("Do I still play the cello?", "past"),
         ),
@@ -813,6 +814,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("Welchen Sport mache ich?", "Klettern"),
                 ("Spiele ich ein Instrument?", "Cello"),
                 ("Wie heißt mein Hund?", "Biscuit"),
+                ("Was mache ich in meiner freien Zeit?", "Klettern"),
             ],
             ("Spiele ich noch Cello?", "früher"),
         ),
@@ -832,6 +834,7 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
                 ("我做什么运动？", "攀岩"),
                 ("我会什么乐器？", "大提琴"),
                 ("我的狗叫什么名字？", "饼干"),
+                ("我业余时间做什么？", "攀岩"),
             ],
             ("我还弹大提琴吗？", "过去"),
         ),
@@ -872,5 +875,45 @@ fn a_pastime_taken_up_holds_until_it_is_given_up() {
             "{question}: {}",
             context.to_text()
         );
+    }
+}
+
+#[test]
+fn an_age_said_beside_a_relatives_name_is_theirs_in_digits() {
+    let memory = memory();
+    for (tenant, lang, said, name, question) in [
+        (
+            "en",
+            Lang::English,
+            "My daughter Ella turned seven yesterday.",
+            "ella",
+            "How old is Ella?",
+        ),
+        (
+            "de",
+            Lang::German,
+            "Meine Tochter Ella ist gestern sieben geworden.",
+            "ella",
+            "Wie alt ist Ella?",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            "我女儿小雨昨天满七岁了。",
+            "小雨",
+            "小雨几岁了？",
+        ),
+    ] {
+        told(&memory, tenant, lang, &[said]);
+        assert_eq!(about(&memory, tenant, name, "age"), ["7"], "{tenant}");
+        let context = memory
+            .search(tenant, question, &SearchOptions::default())
+            .expect("search");
+        let fact = context
+            .items
+            .iter()
+            .find(|i| i.kind == ItemKind::Fact)
+            .unwrap_or_else(|| panic!("{question}: no fact in\n{}", context.to_text()));
+        assert!(fact.text.contains('7'), "{question}: {}", context.to_text());
     }
 }

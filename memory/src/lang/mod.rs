@@ -404,6 +404,38 @@ mod tests {
         assert_eq!(asked(Lang::English, "Where am I living?"), ["lives_in"]);
         assert_eq!(asked(Lang::English, "What sports do I do?"), ["likes"]);
         assert_eq!(asked(Lang::English, "What is my dog's name?"), ["has_pet"]);
+        // "free time" is leisure, whichever word says it; "time" alone
+        // is no topic of its own there.
+        assert_eq!(
+            asked(Lang::English, "What do I do in my spare time?"),
+            ["likes"]
+        );
+        assert_eq!(
+            Lang::English
+                .reader()
+                .topic_words("What do I do in my free time?"),
+            ["leisure"]
+        );
+        assert_eq!(
+            asked(Lang::German, "Was mache ich in meiner Freizeit?"),
+            ["likes"]
+        );
+        assert_eq!(asked(Lang::Chinese, "我业余时间做什么？"), ["likes"]);
+        assert_eq!(asked(Lang::Chinese, "小雨几岁了？"), ["age"]);
+        assert_eq!(
+            asked(Lang::German, "Was tue ich in meiner freien Zeit?"),
+            ["likes"]
+        );
+        for (lang, question) in [
+            (Lang::German, "Was mache ich in meiner freien Zeit?"),
+            (Lang::Chinese, "我空闲时间做什么？"),
+        ] {
+            let topics = lang.reader().topic_words(question);
+            assert!(
+                topics.iter().all(|t| lang.reader().asks_predicate(t)),
+                "{topics:?}"
+            );
+        }
         assert_eq!(asked(Lang::German, "Spiele ich ein Instrument?"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "我会什么乐器？"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "我的猫叫什么？"), ["has_pet"]);

@@ -187,7 +187,7 @@ impl Language for Chinese {
 
     fn topic_words(&self, question: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for w in words(question) {
+        for w in words(&IDLE_TIME.replace_all(question, "$idle")) {
             if !STOP.contains(&w.as_str()) && !out.contains(&w) {
                 out.push(w);
             }
@@ -254,6 +254,12 @@ impl Language for Chinese {
     }
 }
 
+/// "业余时间", "空闲时间": the time is said by the word before it, which
+/// asks for pastimes; "时间" is no topic of its own there.
+static IDLE_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?P<idle>业余|空闲|闲暇|空余|休闲)时间").unwrap_or_else(|e| unreachable!("{e}"))
+});
+
 /// The words that ask about a canonical predicate.
 const LEXICON: &[(&str, &[&str])] = &[
     ("工作", &["works_at", "job_title"]),
@@ -275,6 +281,8 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("年龄", &["age"]),
     ("多大", &["age"]),
     ("岁", &["age"]),
+    ("几岁", &["age"]),
+    ("多少岁", &["age"]),
     ("宠物", &["has_pet"]),
     ("狗", &["has_pet"]),
     ("猫", &["has_pet"]),
@@ -287,6 +295,9 @@ const LEXICON: &[(&str, &[&str])] = &[
     ("乐器", &["likes"]),
     ("业余", &["likes"]),
     ("空闲", &["likes"]),
+    ("闲暇", &["likes"]),
+    ("空余", &["likes"]),
+    ("休闲", &["likes"]),
     ("弹", &["likes"]),
     ("喜欢", &["likes"]),
     ("讨厌", &["dislikes"]),

@@ -73,7 +73,7 @@ impl Language for English {
     }
 
     fn topic_words(&self, question: &str) -> Vec<String> {
-        words::topic_words(question)
+        words::topic_words(&IDLE_TIME.replace_all(question, "leisure"))
     }
 
     fn same_word(&self, topic: &str, word: &str) -> bool {
@@ -107,6 +107,7 @@ impl Language for English {
         // "What do I do for a living?" asks the job, not the home that
         // "living" shares a stem with.
         let question = FOR_A_LIVING.replace_all(question, "job");
+        let question = IDLE_TIME.replace_all(&question, "leisure");
         let words: Vec<String> = words::words(&question).collect();
         super::lexicon_lookup(self, &words, LEXICON)
     }
@@ -114,6 +115,12 @@ impl Language for English {
 
 static FOR_A_LIVING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bfor a living\b").unwrap_or_else(|e| unreachable!("{e}")));
+
+/// "free time", "spare time": one word, leisure, not a word and "time".
+static IDLE_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:free|spare|leisure|down)[ -]?time\b")
+        .unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// The words that ask about a canonical predicate. A family word asks
 /// about itself.

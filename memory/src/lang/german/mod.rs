@@ -24,6 +24,10 @@ use crate::claim::{Claim, EpisodeView};
 pub(super) struct German;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::German));
+/// "freie Zeit" is Freizeit: one word, that asks for pastimes.
+static FREE_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bfreie[nmr]? zeit\b").unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// Words that carry no topic of their own.
 const STOP: &[&str] = &[
@@ -259,7 +263,7 @@ impl Language for German {
     }
 
     fn topic_words(&self, question: &str) -> Vec<String> {
-        words(question)
+        words(&FREE_TIME.replace_all(question, "Freizeit"))
             .into_iter()
             .filter(|w| w.chars().count() >= 3 && !STOP.contains(&w.as_str()))
             .collect()
@@ -301,7 +305,11 @@ impl Language for German {
     }
 
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
-        super::lexicon_lookup(self, &words(question), LEXICON)
+        super::lexicon_lookup(
+            self,
+            &words(&FREE_TIME.replace_all(question, "Freizeit")),
+            LEXICON,
+        )
     }
 
     fn person(&self, word: &str) -> Option<Person> {
