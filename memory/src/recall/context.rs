@@ -201,21 +201,34 @@ pub(super) fn episode_item(episode: &Episode, score: f64, tenant_prefix: &str) -
     }
 }
 
-/// A fact as an item: its subject by the name it goes by (`subject`),
-/// predicate, object, when it held (as the question asks), what it
-/// replaced, and the message it came from, said by `speaker`; written in
-/// the question's language `lang`.
-#[allow(clippy::too_many_arguments)] // Each is one part of the line written.
+/// How a fact's line is written, beside the fact itself.
+pub(super) struct FactLine<'a> {
+    /// The subject by the name it goes by ("Clara", not `clara`).
+    pub subject: &'a str,
+    /// Who said the message the fact was read from.
+    pub speaker: Option<String>,
+    /// The question asks when: the interval is written in words.
+    pub asks_when: bool,
+    /// The value ended: it is written past.
+    pub past: bool,
+}
+
+/// A fact as an item: its subject, predicate, object, when it held (as
+/// the question asks), what it replaced, and the message it came from,
+/// as `line` says; written in the question's language `lang`.
 pub(super) fn fact_item(
     fact: &FactVersion,
-    subject: &str,
-    speaker: Option<String>,
+    line: FactLine<'_>,
     score: f64,
-    asks_when: bool,
-    past: bool,
     tenant_prefix: &str,
     lang: Lang,
 ) -> Item {
+    let FactLine {
+        subject,
+        speaker,
+        asks_when,
+        past,
+    } = line;
     let reader = lang.reader();
     let w = reader.fact_words();
     let until = if fact.valid.to == Timestamp::MAX {

@@ -12,7 +12,7 @@ use chronolog_engine::{Engine, RelationId, Store, Timestamp};
 
 use super::Instants;
 use super::context::{
-    Context, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
+    Context, FactLine, HEADER_EPISODES, HEADER_FACTS, Item, count_tokens, episode_item, fact_item,
     more_words_than,
 };
 use super::excerpt::{excerpt, rough_tokens, wanted};
@@ -22,6 +22,7 @@ use super::understand::Question;
 use crate::error::Result;
 use crate::schema::{Episode, Relations};
 use crate::tuning::Tuning;
+use crate::view::FactVersion;
 
 /// Budgets at least twice this nest by construction (see [`fit`]); below
 /// it a context is filled from nothing.
@@ -295,20 +296,9 @@ impl Fitter<'_> {
             (self.budget / tuning.tokens_per_leading_fact.max(1)).clamp(1, tuning.max_facts.max(1));
         let mut support = Vec::new();
         for (fact, score) in leading(&self.gathered.facts, most, tuning.fact_min_share) {
-            let speaker = source_speaker(self.store, fact.source.as_deref().unwrap_or_default());
-            let subject = shown_name(self.store, &fact.subject);
             // A value that ended by the instant leads only when the
             // question asks about the past: it is said past.
-            let mut item = fact_item(
-                fact,
-                &subject,
-                speaker,
-                *score,
-                self.question.asks_when,
-                fact.valid.to <= self.at.facts,
-                &self.tenant_prefix,
-                self.question.lang,
-            );
+            let mut item = self.fact_item(fact, *score, fact.valid.to <= self.at.facts);
             // A fact the seed holds keeps its place; its past may fit now.
             let seeded = self.holds_fact(&item);
             if !seeded && !self.fits(&mut item) {
@@ -321,19 +311,7 @@ impl Fitter<'_> {
             // "Where did I use to live?": what the slot held before, marked
             // past, right after what it holds now.
             for past in self.gathered.pasts.get(&fact.slot).into_iter().flatten() {
-                let speaker =
-                    source_speaker(self.store, past.source.as_deref().unwrap_or_default());
-                let subject = shown_name(self.store, &past.subject);
-                let mut item = fact_item(
-                    past,
-                    &subject,
-                    speaker,
-                    *score,
-                    true,
-                    true,
-                    &self.tenant_prefix,
-                    self.question.lang,
-                );
+                let mut item = self.fact_item(past, *score, true);
                 if self.fits(&mut item) {
                     support.extend(past.source.iter().cloned());
                     self.facts.push(item);
@@ -341,6 +319,19 @@ impl Fitter<'_> {
             }
         }
         support
+    }
+
+    /// `fact` as a context writes it: by its subject's name, its
+    /// message's speaker, and when it held as the question asks (`past`:
+    /// it ended, and is said so).
+    fn fact_item(&self, fact: &FactVersion, score: f64, past: bool) -> Item {
+        let line = FactLine {
+            subject: &shown_name(self.store, &fact.subject),
+            speaker: source_speaker(self.store, fact.source.as_deref().unwrap_or_default()),
+            asks_when: self.question.asks_when,
+            past,
+        };
+        fact_item(fact, line, score, &self.tenant_prefix, self.question.lang)
     }
 
     /// The messages the leading facts were read from.
