@@ -276,6 +276,12 @@ impl Candidates<'_> {
             self.facts.push((fact, score));
             return Ok(());
         }
+        if let Some(row) = scan(self.rel.episode, self.at.messages)?.first() {
+            let episode = Episode::from_values(self.store, &row.values)?;
+            self.rank(&episode.id);
+            self.episodes.push((episode, score));
+            return Ok(());
+        }
         // "Do I still play the cello?": a slot whose every value ended by
         // the instant answers with its last value, marked past, when the
         // question asks about the past.
@@ -288,13 +294,7 @@ impl Candidates<'_> {
                 }
                 self.pasts.insert(last.slot.clone(), pasts.collect());
                 self.facts.push((last, score));
-                return Ok(());
             }
-        }
-        if let Some(row) = scan(self.rel.episode, self.at.messages)?.first() {
-            let episode = Episode::from_values(self.store, &row.values)?;
-            self.rank(&episode.id);
-            self.episodes.push((episode, score));
         }
         Ok(())
     }
