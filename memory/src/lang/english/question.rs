@@ -54,6 +54,7 @@ const NOT_NAMES: &[&str] = &[
     "Why",
     "How",
     "Which",
+    "Am",
     "Did",
     "Do",
     "Does",
@@ -63,6 +64,7 @@ const NOT_NAMES: &[&str] = &[
     "Were",
     "Has",
     "Have",
+    "Had",
     "Can",
     "Could",
     "Would",
@@ -116,9 +118,14 @@ pub(super) fn read(question: &str) -> QuestionWords {
         .map(|m| {
             let words: Vec<&str> = m.as_str().split(' ').collect();
             // A two-word match may be a name after a question word ("Did
-            // Alice").
+            // Alice"); one with a word that is no name ("Do I") is never
+            // one name.
             let readings = if words.len() == 2 {
-                vec![m.as_str(), words[0], words[1]]
+                if words.iter().any(|w| NOT_NAMES.contains(w)) {
+                    vec![words[0], words[1]]
+                } else {
+                    vec![m.as_str(), words[0], words[1]]
+                }
             } else {
                 vec![m.as_str()]
             };
@@ -230,6 +237,26 @@ pub(super) fn parts(question: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_word_and_i_are_no_name() {
+        for question in [
+            "Am I still a teacher?",
+            "Do I still live in Leeds?",
+            "Had I met Sam?",
+        ] {
+            let names = read(question).names;
+            assert!(
+                names.iter().flatten().all(|n| !n.contains(' ')),
+                "{question}: {names:?}"
+            );
+        }
+        assert_eq!(read("Do I still live in Leeds?").names, [["Leeds"]]);
+        assert_eq!(
+            read("Where does Alice Smith live?").names[0][0],
+            "Alice Smith"
+        );
+    }
 
     #[test]
     fn still_and_any_more_ask_about_the_past() {
