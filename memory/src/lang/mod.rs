@@ -422,6 +422,27 @@ mod tests {
         );
         assert_eq!(asked(Lang::Chinese, "我业余时间做什么？"), ["likes"]);
         assert_eq!(asked(Lang::Chinese, "小雨几岁了？"), ["age"]);
+        // Whether one is of a trade asks the job, whichever it is now.
+        for (lang, question) in [
+            (Lang::English, "Am I still a teacher?"),
+            (Lang::English, "Is my wife a doctor now?"),
+            (Lang::German, "Bin ich noch Lehrer?"),
+            (Lang::German, "Ist meine Frau Ärztin?"),
+            (Lang::Chinese, "我还是老师吗？"),
+            (Lang::Chinese, "我老婆是护士吗？"),
+        ] {
+            let reader = lang.reader();
+            assert!(
+                reader.predicates_asked(question).contains(&"job_title"),
+                "{question}"
+            );
+            let topics = reader.topic_words(question);
+            assert!(
+                topics.iter().all(|t| reader.asks_predicate(t)),
+                "{question}: {topics:?}"
+            );
+        }
+        assert!(!asked(Lang::English, "How many doctors did I visit?").contains(&"job_title"));
         assert_eq!(
             asked(Lang::German, "Was tue ich in meiner freien Zeit?"),
             ["likes"]

@@ -50,6 +50,11 @@ const STOP: &[&str] = &[
     "都",
     "就",
     "还",
+    // "Still": the question asks whether it holds now, not about it.
+    "还是",
+    "还在",
+    "仍然",
+    "依然",
     "又",
     "很",
     "什么",
@@ -187,7 +192,7 @@ impl Language for Chinese {
 
     fn topic_words(&self, question: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for w in words(&IDLE_TIME.replace_all(question, "$idle")) {
+        for w in words(&asked_as(question)) {
             if !STOP.contains(&w.as_str()) && !out.contains(&w) {
                 out.push(w);
             }
@@ -218,6 +223,8 @@ impl Language for Chinese {
     }
 
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
+        let question = asked_as(question);
+        let question = question.as_str();
         // A one-character entry (住, 家, 岁) must be the word itself: inside
         // a longer word it is often something else (记住, 大家).
         let mut out: Vec<&'static str> = Vec::new();
@@ -253,6 +260,26 @@ impl Language for Chinese {
         }
     }
 }
+
+/// `question` with its phrases that ask a predicate as one word says it:
+/// "业余时间" is 业余, which asks for pastimes, and "我还是老师吗？" asks
+/// the job (工作), whichever it is now.
+fn asked_as(question: &str) -> String {
+    let question = IDLE_TIME.replace_all(question, "$idle");
+    IS_A_TRADE
+        .replace_all(&question, "${ask}工作${end}")
+        .into_owned()
+}
+
+/// "我还是老师吗？", "小李是护士吗？", "我还在当老师吗？": whether one
+/// is of a trade.
+static IS_A_TRADE: LazyLock<Regex> = LazyLock::new(|| {
+    let trade = format!(
+        r"(?P<ask>(?:是|当|做)(?:一名|一个|一位)?){}(?P<end>吗|么)",
+        words::TITLE.replace("(?P<o>", "(?:")
+    );
+    Regex::new(&trade).unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 /// "业余时间", "空闲时间": the time is said by the word before it, which
 /// asks for pastimes; "时间" is no topic of its own there.

@@ -73,7 +73,7 @@ impl Language for English {
     }
 
     fn topic_words(&self, question: &str) -> Vec<String> {
-        words::topic_words(&IDLE_TIME.replace_all(question, "leisure"))
+        words::topic_words(&asked_as(question))
     }
 
     fn same_word(&self, topic: &str, word: &str) -> bool {
@@ -106,12 +106,31 @@ impl Language for English {
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
         // "What do I do for a living?" asks the job, not the home that
         // "living" shares a stem with.
-        let question = FOR_A_LIVING.replace_all(question, "job");
-        let question = IDLE_TIME.replace_all(&question, "leisure");
-        let words: Vec<String> = words::words(&question).collect();
+        let words: Vec<String> = words::words(&asked_as(question)).collect();
         super::lexicon_lookup(self, &words, LEXICON)
     }
 }
+
+/// `question` with its phrases that ask a predicate as one word says it:
+/// "What do I do for a living?" asks the job (not the home "living"
+/// shares a stem with), "free time" is leisure (not a word and "time"),
+/// and "Am I still a teacher?" asks the job, whichever it is now.
+fn asked_as(question: &str) -> String {
+    let question = FOR_A_LIVING.replace_all(question, "job");
+    let question = IDLE_TIME.replace_all(&question, "leisure");
+    IS_A_TRADE.replace_all(&question, "${ask}job").into_owned()
+}
+
+/// "Am I still a teacher?", "Is Sam a nurse?", "Is my wife a doctor
+/// now?": whether one is of a trade.
+static IS_A_TRADE: LazyLock<Regex> = LazyLock::new(|| {
+    let trade = format!(
+        r"(?i)^(?P<ask>\s*(?:am|is|are)\s+(?:i|my \S+|\S+)\s+(?:still |now |currently |no longer )?an? )(?:(?:{}) )?(?:{})\b",
+        lexicon::QUALIFIER,
+        lexicon::PROFESSIONS
+    );
+    Regex::new(&trade).unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 static FOR_A_LIVING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bfor a living\b").unwrap_or_else(|e| unreachable!("{e}")));

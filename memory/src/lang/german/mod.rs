@@ -24,6 +24,26 @@ use crate::claim::{Claim, EpisodeView};
 pub(super) struct German;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::German));
+/// `question` with its phrases that ask a predicate as one word says it:
+/// "freie Zeit" is Freizeit, which asks for pastimes, and "Bin ich noch
+/// Lehrer?" asks the job (Beruf), whichever it is now.
+fn asked_as(question: &str) -> String {
+    let question = FREE_TIME.replace_all(question, "Freizeit");
+    IS_A_TRADE
+        .replace_all(&question, "${ask}Beruf")
+        .into_owned()
+}
+
+/// "Bin ich noch Lehrer?", "Ist Sam Krankenpfleger?", "Ist meine Frau
+/// Ärztin?": whether one is of a trade (German says it without article).
+static IS_A_TRADE: LazyLock<Regex> = LazyLock::new(|| {
+    let trade = format!(
+        r"^(?P<ask>\s*(?i:bin|ist|sind)\s+(?:(?i:ich|mein|meine) )?\S+\s+(?:(?i:noch|immer noch|jetzt|nicht mehr|kein|keine) )?(?:(?i:ein|eine) )?){}\s*\?",
+        words::TITLE
+    );
+    Regex::new(&trade).unwrap_or_else(|e| unreachable!("{e}"))
+});
+
 /// "freie Zeit" is Freizeit: one word, that asks for pastimes.
 static FREE_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bfreie[nmr]? zeit\b").unwrap_or_else(|e| unreachable!("{e}"))
@@ -263,7 +283,7 @@ impl Language for German {
     }
 
     fn topic_words(&self, question: &str) -> Vec<String> {
-        words(&FREE_TIME.replace_all(question, "Freizeit"))
+        words(&asked_as(question))
             .into_iter()
             .filter(|w| w.chars().count() >= 3 && !STOP.contains(&w.as_str()))
             .collect()
@@ -305,11 +325,7 @@ impl Language for German {
     }
 
     fn predicates_asked(&self, question: &str) -> Vec<&'static str> {
-        super::lexicon_lookup(
-            self,
-            &words(&FREE_TIME.replace_all(question, "Freizeit")),
-            LEXICON,
-        )
+        super::lexicon_lookup(self, &words(&asked_as(question)), LEXICON)
     }
 
     fn person(&self, word: &str) -> Option<Person> {
