@@ -917,3 +917,64 @@ fn an_age_said_beside_a_relatives_name_is_theirs_in_digits() {
         assert!(fact.text.contains('7'), "{question}: {}", context.to_text());
     }
 }
+
+#[test]
+fn whether_one_is_still_of_a_trade_is_answered_by_the_job_now_and_before() {
+    let memory = memory();
+    for (tenant, lang, said, question, now, before, past) in [
+        (
+            "en",
+            Lang::English,
+            [
+                "I work as a teacher at a school in Leeds.",
+                "I got a job as a lab manager at AstraZeneca.",
+            ],
+            "Am I still a teacher?",
+            "lab manager",
+            "teacher",
+            "past",
+        ),
+        (
+            "de",
+            Lang::German,
+            [
+                "Ich arbeite als Lehrer an einer Schule in Leipzig.",
+                "Ich arbeite jetzt als Laborleiter bei AstraZeneca.",
+            ],
+            "Bin ich noch Lehrer?",
+            "Laborleiter",
+            "Lehrer",
+            "früher",
+        ),
+        (
+            "zh",
+            Lang::Chinese,
+            ["我是一名老师。", "我现在是实验室经理了。"],
+            "我还是老师吗？",
+            "实验室经理",
+            "老师",
+            "过去",
+        ),
+    ] {
+        told(&memory, tenant, lang, &said);
+        let context = memory
+            .search(tenant, question, &SearchOptions::default())
+            .expect("search");
+        let text = context.to_text();
+        assert!(!context.abstain, "{question}: {context:#?}");
+        let facts: Vec<&str> = context
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Fact)
+            .map(|i| i.text.as_str())
+            .collect();
+        assert!(
+            facts.iter().any(|f| f.contains(now) && !f.contains(past)),
+            "{question}: {text}"
+        );
+        assert!(
+            facts.iter().any(|f| f.contains(before) && f.contains(past)),
+            "{question}: {text}"
+        );
+    }
+}

@@ -209,9 +209,11 @@ fn claims_of(rule: &Rule, caps: &Captures<'_>, sentence: &str, valid: Option<Whe
         }
         Predicate::Event => lookup(EVENTS, caps.name("v").map_or("", |m| m.as_str())),
     };
+    // Words taken for a name are no name ("老师" after a relation), but a
+    // trade may be one of them ("我是一名老师").
     let object = caps
         .name("o")
-        .filter(|m| !NOT_NAMES.contains(&m.as_str()))
+        .filter(|m| predicate == "job_title" || !NOT_NAMES.contains(&m.as_str()))
         .and_then(|m| clean(m.as_str(), &predicate));
     let claim = |object: String, kind: ClaimKind| Claim {
         subject: subject.clone(),
@@ -561,6 +563,8 @@ mod tests {
             ["Holds 我 has_pet 豆豆"]
         );
         assert_eq!(claims("我还是做产品经理"), ["Holds 我 job_title 产品经理"]);
+        // A trade a name-like word says is a trade.
+        assert_eq!(claims("我是一名老师。"), ["Holds 我 job_title 老师"]);
         assert_eq!(
             claims("我儿子昨天满六岁了"),
             ["Holds @son age 6 @2023-05-16"]
