@@ -601,7 +601,8 @@ mod tests {
         assert_eq!(claims("我哥哥杰克住在伦敦。")[0], "Holds 我 brother 杰克");
         assert!(claims("我妈妈希望我早点回家。").is_empty());
         assert!(claims("我姐姐特别喜欢").is_empty());
-        assert!(claims("我妹妹是老师。").is_empty());
+        // "老师" is no name: the sister is a teacher.
+        assert_eq!(claims("我妹妹是老师。"), ["Holds @sister job_title 老师"]);
         assert_eq!(
             claims("我和老婆小雅住在苏州。"),
             ["Holds 我 wife 小雅", "Holds 我 lives_in 苏州"]
