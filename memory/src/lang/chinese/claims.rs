@@ -407,6 +407,11 @@ mod tests {
             claims("我作为艺术总监加入了Zalando"),
             ["Holds 我 works_at Zalando", "Holds 我 job_title 艺术总监"]
         );
+        // A pastime one plays or learns now, wherever.
+        assert_eq!(claims("我周末在乐队里弹吉他"), ["Holds 我 likes 吉他"]);
+        assert_eq!(claims("我最近在学德语"), ["Holds 我 likes 德语"]);
+        assert!(claims("我不弹钢琴").is_empty());
+        assert!(claims("我想学钢琴").is_empty());
         assert_eq!(claims("我不学大提琴了"), ["Ended 我 likes 大提琴"]);
         assert_eq!(claims("我已经不跑步了"), ["Ended 我 likes 跑步"]);
         assert_eq!(claims("我放弃了游泳"), ["Ended 我 likes 游泳"]);
@@ -575,6 +580,14 @@ mod tests {
             [
                 "Holds 我 daughter 小雨 @2023-05-16",
                 "Holds 小雨 age 6 @2023-05-16"
+            ]
+        );
+        // A familiar name that doubles a character.
+        assert_eq!(
+            claims("我女儿乐乐今年五岁了"),
+            [
+                "Holds 我 daughter 乐乐 @2023-01-01",
+                "Holds 乐乐 age 5 @2023-01-01"
             ]
         );
         assert_eq!(claims("我们的狗叫旺财。"), ["Holds 我 has_pet 旺财"]);

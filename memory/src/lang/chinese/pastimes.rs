@@ -45,6 +45,13 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.65,
         ),
         said(r"{S}{A}开始(?:{WITH})?(?P<o>{NAMED})", Holds, 0.65),
+        // "我在乐队里弹吉他", "我最近在学德语", "我每周踢足球": a pastime one
+        // plays or learns now, wherever.
+        said(
+            r"{S}{A}(?:每周|每天|周末|平时|经常|常常)*(?:在\p{Han}{1,6}?(?:里|上|中))?(?:正在|一直在|在|经常|常常)*(?:{WITH})(?P<o>{NAMED})",
+            Holds,
+            0.6,
+        ),
         said(r"{S}{A}开始(?:{WITH}){O}", Holds, 0.65),
         said(r"{S}{A}(?:{WITH})起了?{O}", Holds, 0.65),
     ]

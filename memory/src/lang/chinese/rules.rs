@@ -4,7 +4,9 @@
 
 use std::sync::LazyLock;
 
-use super::words::{APPOSED_NAME, EVENTS, FAMILY, FAVORITES, NAME_FOLLOWS, PETS, TITLE};
+use super::words::{
+    APPOSED_NAME, EVENTS, FAMILY, FAVORITES, NAME_FOLLOWS, PETS, TITLE, doubled_names,
+};
 use crate::claim::ClaimKind;
 use crate::lang::alternatives;
 
@@ -60,6 +62,7 @@ pub(super) fn rule(
         .replace("{NAME}", NAME)
         .replace("{APPOSED_NAME}", &format!("{APPOSED_NAME}{NAME_FOLLOWS}"))
         .replace("{APPOSED_S}", &APPOSED_NAME.replace("(?P<o>", "(?P<s>"))
+        .replace("{DOUBLED}", &doubled_names())
         .replace("{TITLE_T}", &TITLE.replace("(?P<o>", "(?P<t>"))
         .replace("{TITLE}", TITLE)
         .replace("{FAMILY}", &alternatives(FAMILY))

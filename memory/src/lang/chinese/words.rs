@@ -100,15 +100,32 @@ pub(super) const TITLE: &str = r"(?P<o>\p{Han}{0,6}?(?:师|员|医生|护士|经
 /// "我同事王芳", "我女儿艾玛"): a familiar form (小李, 老王, 阿明), one of
 /// the common surnames and a given name of one or two characters, or a
 /// name transliterated from another language, two or three of the
-/// characters transliteration uses (艾玛, 杰克, 索菲亚). Anything else
+/// characters transliteration uses (艾玛, 杰克, 索菲亚), or a familiar
+/// name said by doubling a character (乐乐, [`doubled_names`]). Anything else
 /// after a relation word is too often a word ("我妹妹很喜欢猫"). What may
 /// follow it is [`NAME_FOLLOWS`]; a rule that says what comes next itself
 /// ("我女儿小雨满六岁了") takes the name alone.
 pub(super) const APPOSED_NAME: &str = concat!(
-    r"(?P<o>(?:小|老|阿)\p{Han}|",
+    r"(?P<o>{DOUBLED}|(?:小|老|阿)\p{Han}|",
     r"[艾爱奥巴贝彼波伯布黛丹迪蒂恩菲芬弗盖格哈赫亨霍吉杰卡凯柯科克肯库拉莱兰朗劳勒蕾莉琳卢鲁露伦罗洛玛迈麦曼梅蒙米莫姆穆娜妮尼诺欧帕佩皮珀齐奇乔琼萨塞桑森莎珊斯索塔泰坦汤特提汀托瓦维韦温沃乌西希雅亚扬伊尤约詹珍卓兹佐]{2,3}?|",
     r"(?:王|李|张|刘|陈|杨|黄|赵|吴|周|徐|孙|马|朱|胡|郭|何|高|林|罗|郑|梁|谢|宋|唐|许|韩|冯|邓|曹|彭|曾|肖|田|董|袁|潘|于|蒋|蔡|余|杜|叶|程|苏|魏|吕|丁|任|沈|姚|卢|姜|崔|钟|谭|陆|汪|范|金|石|廖|贾|夏|韦|付|方|白|邹|孟|熊|秦|邱|江|尹|薛|闫|段|雷|侯|龙|史|陶|黎|贺|顾|毛|郝|龚|邵|万|钱|严|覃|武|戴|莫|孔|向|汤)\p{Han}{1,2}?)",
 );
+
+/// Characters a familiar name doubles ("乐乐", "豆豆", "朵朵"), the
+/// `{DOUBLED}` of [`APPOSED_NAME`]: doubled, each is a name more often
+/// than a word. The kin words (妈妈, 哥哥) and adverbs (天天, 常常, 刚刚)
+/// that double are not here.
+const DOUBLED: &str = "乐豆朵点贝甜果糖妞欢笑萌丫圆壮毛多安可芊婷莉丽娜菲晶冰洋亮楠琪悠欣佳";
+
+/// [`DOUBLED`]'s names as alternatives ("乐乐|豆豆|..."): the regex crate
+/// has no backreference to say "a character twice".
+pub(super) fn doubled_names() -> String {
+    DOUBLED
+        .chars()
+        .map(|c| format!("{c}{c}"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
 
 /// What may follow an [`APPOSED_NAME`]: the clause's end or its next word.
 pub(super) const NAME_FOLLOWS: &str = r"(?:$|[^\p{Han}]|她|他|是|在|也|和|跟|住|今|明|昨|上|下|要|会|刚|的|说|最|很|每|从|去|做|当|满|[一二三四五六七八九十])";

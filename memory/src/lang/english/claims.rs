@@ -818,6 +818,21 @@ mod tests {
             claims("I go bouldering twice a week."),
             ["Holds I likes bouldering"]
         );
+        // An instrument or sport one plays; learning to play one.
+        assert_eq!(
+            claims("I play the guitar in a band on weekends."),
+            ["Holds I likes guitar"]
+        );
+        assert_eq!(
+            claims("He plays tennis with his dad."),
+            ["Holds he likes tennis"]
+        );
+        assert_eq!(
+            claims("I've also started learning how to play the piano - it's hard!"),
+            ["Holds I likes piano"]
+        );
+        assert!(claims("I play with my kids every evening.").is_empty());
+        assert!(claims("I don't play the piano.").is_empty());
         assert!(claims("I go shopping for a new job tomorrow.").is_empty());
         // What "picked up" and "got into" take besides pastimes.
         assert!(claims("I picked up my daughter from school.").is_empty());

@@ -77,7 +77,7 @@ const NOT_PASTIMES: &[&str] = &[
 /// The pastime: an instrument or named one, or an "-ing" word with at
 /// most one word before it ("rock climbing"), then "lessons" or
 /// "classes" if said, then where the clause may go on.
-const PASTIME: &str = r"(?:(?i:the|a|an) )?(?P<o>(?i:{INSTRUMENTS}|{NAMED})|(?:[a-z]+ )?[a-z]{2,}ing)(?: (?i:lessons|classes))?(?:$|[,.;!?]| (?i:in|last|this|since|during|over|after|when|again|lately|recently|and|because|with|at|on|twice|once|every|for|as|but|so|now|too|myself|yesterday|today|a few|a couple|about|around|back)\b)";
+const PASTIME: &str = r"(?:(?i:the|a|an) )?(?P<o>(?i:{INSTRUMENTS}|{NAMED})|(?:[a-z]+ )?[a-z]{2,}ing)(?: (?i:lessons|classes))?(?:$|[,.;!?]| [-–—]| (?i:in|last|this|since|during|over|after|when|again|lately|recently|and|because|with|at|on|twice|once|every|for|as|but|so|now|too|myself|yesterday|today|a few|a couple|about|around|back)\b)";
 
 /// Tried before the rule table: "I quit the cello" is no job left.
 pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
@@ -86,9 +86,16 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let pastime = PASTIME
         .replace("{INSTRUMENTS}", INSTRUMENTS)
         .replace("{NAMED}", NAMED);
+    // What one plays: a pastime named, never an "-ing" word ("I play
+    // fetching" is nothing).
+    let played = PASTIME
+        .replace("{INSTRUMENTS}", INSTRUMENTS)
+        .replace("{NAMED}", NAMED)
+        .replace(r"|(?:[a-z]+ )?[a-z]{2,}ing)", ")");
     let said = |re: &str, kind, confidence| {
         rule(
-            &re.replace("{PASTIME}", &pastime),
+            &re.replace("{PASTIME}", &pastime)
+                .replace("{PLAYED}", &played),
             Fixed("likes"),
             kind,
             None,
@@ -97,6 +104,13 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         .rejecting(names_no_pastime)
     };
     vec![
+        // "I play the guitar in a band", "She plays tennis on Sundays": an
+        // instrument or sport one plays is a pastime (never "play with").
+        said(
+            r"{S} (?i:usually |often |still |also |really |sometimes |mostly |regularly |even )?(?i:play|plays|have been playing|has been playing|am playing|is playing) {PLAYED}",
+            Holds,
+            0.6,
+        ),
         // "I go bouldering twice a week": a habit is a pastime.
         said(
             r"{S} (?i:usually |often |still |also )?(?i:go|goes|have been going|has been going) (?P<o>[a-z]{2,}ing)(?:$|[,.;!?]| (?i:every|twice|once|three times|a few times|regularly|most|on|at|with|in)\b)",
@@ -109,7 +123,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.7,
         ),
         said(
-            r"{S} (?i:just |finally |recently |also |even |really )?(?i:got into|got really into|am getting into|have been getting into|picked up|took up|have taken up|has taken up|started|began|have started|has started|got hooked on|fell in love with|am learning|is learning|have been learning|has been learning|started learning|began learning)(?: (?i:learning|playing|doing|practicing|practising|taking|going to))? {PASTIME}",
+            r"{S}(?:'ve|'s|'m| have| has| am| is)? (?i:just |finally |recently |also |even |really )?(?i:got into|got really into|am getting into|have been getting into|picked up|took up|have taken up|has taken up|started|began|have started|has started|got hooked on|fell in love with|am learning|is learning|have been learning|has been learning|started learning|began learning|learning|been learning|begun|taken up|picked up)(?: (?i:learning|playing|doing|practicing|practising|taking|going to|learning to play|learning how to play|to play|how to play))? {PASTIME}",
             Holds,
             0.65,
         ),

@@ -562,6 +562,15 @@ mod tests {
         );
         assert_eq!(claims("Sie spielt Geige."), ["Holds sie likes Geige"]);
         assert_eq!(
+            claims("Ich spiele am Wochenende Gitarre in einer Band."),
+            ["Holds ich likes Gitarre"]
+        );
+        assert_eq!(
+            claims("Ich habe angefangen, Klavier spielen zu lernen."),
+            ["Holds ich likes Klavier"]
+        );
+        assert!(claims("Ich spiele am Wochenende mit meinen Kindern.").is_empty());
+        assert_eq!(
             claims("Ich spiele gerne Tennis."),
             ["Holds ich likes Tennis"]
         );

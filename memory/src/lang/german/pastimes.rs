@@ -94,7 +94,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.65,
         ),
         said(
-            r"{S} (?i:habe|hat|haben){A}(?: [^,.;!?]+?)? (?i:angefangen|begonnen),? {PASTIME} (?i:zu lernen|zu spielen|zu üben|zu machen|zu betreiben)",
+            r"{S} (?i:habe|hat|haben){A}(?: [^,.;!?]+?)? (?i:angefangen|begonnen),? {PASTIME} (?i:spielen zu lernen|spielen zu üben|zu lernen|zu spielen|zu üben|zu machen|zu betreiben)",
             Holds,
             0.65,
         ),
@@ -104,7 +104,7 @@ pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0.65,
         ),
         said(
-            r"{S} (?i:lerne|lernt|lernen|spiele|spielt|spielen|mache|macht|machen){A}(?: (?i:gern|gerne|oft|viel|regelmäßig))? {PASTIME}(?:$|[,.;!?]| (?i:und|aber|mit|in|im|am|jeden|jede|zweimal|einmal|dreimal|gern|gerne|regelmäßig|seit)\b)",
+            r"{S} (?i:lerne|lernt|lernen|spiele|spielt|spielen|mache|macht|machen){A}(?: (?i:am Wochenende|am Abend|abends|morgens|sonntags|samstags|in meiner Freizeit|in der Freizeit|jeden Tag|jede Woche))?(?: (?i:gern|gerne|oft|viel|regelmäßig))? {PASTIME}(?:$|[,.;!?]| (?i:und|aber|mit|in|im|am|jeden|jede|zweimal|einmal|dreimal|gern|gerne|regelmäßig|seit)\b)",
             Holds,
             0.65,
         ),
