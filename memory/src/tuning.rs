@@ -211,13 +211,14 @@ tuning! {
     /// (dev coverage at 500 tokens 0.051 -> 0.388 with the 8-fact cap).
     fact_min_share: f64 = 0.5,
     /// The most values of one entity's asked predicate that lead at the
-    /// best fact's score, in fused order (by meaning and words against the
-    /// question); the rest keep their own score. Eight of Tim's tastes
-    /// filled "What instruments does Tim play?". Swept 1 / 2 / 3 / all
-    /// (docs/evaluation.md, forty-ninth session): LoCoMo dev coverage at
-    /// 2,000 0.829 / 0.829 / 0.830 / 0.828 (left out 0.828), LongMemEval
-    /// dev the same coverage everywhere and one answer fewer in context
-    /// at 1 to 3; not a gain on both, so every value leads, as before.
+    /// best fact's score, in the order asked facts lead (the value the
+    /// question names, then the reranker's score of each fact, then fused
+    /// order: `recall/asked.rs`); the rest keep their own score. Eight of
+    /// Tim's tastes filled "What instruments does Tim play?". Swept in
+    /// fused order 1 / 2 / 3 / all (docs/evaluation.md, forty-ninth
+    /// session): not a gain on both datasets; in the reranker's order
+    /// (fiftieth session) 3 and all the same on LoCoMo, so every value
+    /// leads and the reranker orders them.
     values_asked_lead: usize = 1000,
     /// Past values shown under a leading fact when the question asks about
     /// the past.

@@ -29,6 +29,21 @@ fn caroline(reranker: Option<Arc<dyn chronolog_engine::Reranker>>) -> Memory {
     memory
 }
 
+/// A memory with the reranker that the user of `tenant` told each
+/// `(date, text)`, consolidated.
+fn told(
+    reranker: Arc<dyn chronolog_engine::Reranker>,
+    tenant: &str,
+    said: &[(&str, &str)],
+) -> Memory {
+    let memory = memory_with(Some(reranker), Tuning::default());
+    for (date, text) in said {
+        say(&memory, tenant, date, text);
+    }
+    memory.consolidate_now().expect("consolidate");
+    memory
+}
+
 fn first_message(memory: &Memory, options: &SearchOptions) -> String {
     let context = memory
         .search("t", "Where does Caroline work?", options)
@@ -244,19 +259,19 @@ fn a_paraphrase_sharing_no_word_is_answered_on_the_rerankers_judgement() {
     let Some(reranker) = common::reranker() else {
         return;
     };
-    let memory = memory_with(Some(reranker), Tuning::default());
-    for (date, text) in [
-        (
-            "2024-02-11",
-            "Got a puppy last weekend, a beagle named Biscuit!",
-        ),
-        ("2024-03-02", "My boyfriend Erik and I just got engaged!!"),
-        ("2024-04-20", "I've been vegetarian for five years now."),
-        ("2024-06-30", "The weather has been lovely all week."),
-    ] {
-        say(&memory, "maya", date, text);
-    }
-    memory.consolidate_now().expect("consolidate");
+    let memory = told(
+        reranker,
+        "maya",
+        &[
+            (
+                "2024-02-11",
+                "Got a puppy last weekend, a beagle named Biscuit!",
+            ),
+            ("2024-03-02", "My boyfriend Erik and I just got engaged!!"),
+            ("2024-04-20", "I've been vegetarian for five years now."),
+            ("2024-06-30", "The weather has been lovely all week."),
+        ],
+    );
     for (q, said) in [
         ("What's my dog's name?", "Biscuit"),
         ("Do I eat meat?", "vegetarian"),
@@ -325,4 +340,55 @@ fn the_reranker_reads_the_question_an_answer_answers() {
     };
     assert_eq!(first(0), "t/e4");
     assert_eq!(first(300), "t/e2");
+}
+
+/// Of the many values of a predicate asked ("What instruments do I
+/// play?" asks every `likes`), the reranker's judgement of each fact
+/// against the question decides which lead: the cello, before the
+/// pastimes that share the question's word "play".
+#[test]
+fn of_many_tastes_asked_the_one_that_answers_leads() {
+    let Some(reranker) = common::reranker() else {
+        return;
+    };
+    let memory = told(
+        reranker,
+        "t",
+        &[
+            ("2024-03-01", "I love playing board games with friends."),
+            ("2024-03-02", "I love playing video games at night."),
+            ("2024-03-03", "I love hiking in the hills."),
+            ("2024-03-04", "I took up the cello in March."),
+            ("2024-03-05", "I love baking bread on Sundays."),
+        ],
+    );
+    let question = "What instruments do I play?";
+    let first_fact = |options: &SearchOptions| {
+        let context = memory.search("t", question, options).expect("search");
+        context
+            .items
+            .iter()
+            .find(|item| item.kind == chronolog_memory::ItemKind::Fact)
+            .map(|item| item.id.clone())
+            .unwrap_or_default()
+    };
+    let options = SearchOptions {
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let fused_only = SearchOptions {
+        rerank_depth: 0,
+        ..options.clone()
+    };
+    assert_eq!(first_fact(&options), "t/user/feels_about/cello");
+    // Fusion alone puts a fact that shares the word "play" first.
+    assert_ne!(first_fact(&fused_only), "t/user/feels_about/cello");
+    let explained = memory
+        .explain_search("t", question, &options)
+        .expect("explain");
+    assert!(
+        explained.contains("facts asked, ordered by ms-marco-MiniLM-L-12-v2")
+            && explained.contains("1. t/user/feels_about/cello "),
+        "{explained}"
+    );
 }

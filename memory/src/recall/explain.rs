@@ -28,6 +28,7 @@ pub(crate) fn explain(
         reread,
         crossing,
         mixed,
+        gathered,
         ..
     } = &retrieval;
     let mut out = String::new();
@@ -77,6 +78,12 @@ pub(crate) fn explain(
         let _ = writeln!(out, "  {}. {id} {score:.3} [{}]", rank + 1, from.join(", "));
     }
     reranked_part(&mut out, reread.as_ref());
+    if let Some((name, _)) = reread.as_ref().filter(|_| !gathered.judged.is_empty()) {
+        let _ = writeln!(out, "facts asked, ordered by {name}:");
+        for (rank, (slot, score)) in gathered.judged.iter().take(10).enumerate() {
+            let _ = writeln!(out, "  {}. {slot} {score:.3}", rank + 1);
+        }
+    }
     let _ = match &context.reason {
         Some(reason) if context.abstain => writeln!(out, "verdict: abstain ({reason})"),
         _ => writeln!(

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use rustc_hash::FxHashMap;
 
-use chronolog_engine::{Engine, RelationId, RowVersion, Store, Timestamp, Value};
+use chronolog_engine::{Engine, RelationId, Reranker, RowVersion, Store, Timestamp, Value};
 
 use super::Instants;
 use super::understand::Question;
@@ -50,6 +50,8 @@ pub(crate) struct Gathered {
     pub(super) topical: RefCell<FxHashMap<String, Vec<String>>>,
     /// The question's topic words, stemmed, for the excerpts.
     pub(super) wanted: OnceCell<HashSet<String>>,
+    /// The reranker's scores of the facts asked, best first, for `explain`.
+    pub(super) judged: Vec<(String, f32)>,
 }
 
 /// Which facts may lead a context, and which lead first.
@@ -60,6 +62,9 @@ pub(crate) struct Leads<'a> {
     /// The facts the question asks about by their predicate: they lead
     /// first.
     pub asked: &'a [String],
+    /// The reranker that orders the facts asked, when one reads the
+    /// question's language.
+    pub judge: Option<&'a dyn Reranker>,
 }
 
 /// Reads the fused candidates: the part of assembly that does not depend
@@ -84,7 +89,7 @@ pub(crate) fn gather(
     at: Instants,
     tuning: &Tuning,
 ) -> Result<Gathered> {
-    let Leads { worded, asked } = leads;
+    let Leads { worded, asked, .. } = leads;
     let store = engine.store();
     let rel = Relations::of(store)?;
     let tenant_prefix = format!("{tenant}/");
@@ -144,38 +149,20 @@ pub(crate) fn gather(
         });
     }
     // A fact the question asks about by its predicate leads, at the best
-    // fact's score: it is what was asked, whatever its words matched. Of
-    // a predicate with many values (tastes, pastimes) only the first few
-    // in fused order do: those nearest the question in meaning and words.
+    // fact's score: it is what was asked, whatever its words matched; of
+    // those, the ones that answer first ([`super::asked`]).
+    let reader = question.lang.reader();
+    let topic = wanted.get_or_init(|| super::excerpt::wanted(reader, &question.text));
+    let order = super::asked::order(store, question, &facts, asked, topic, leads.judge, tuning)?;
     let best = facts.iter().map(|(_, s)| *s).fold(0.0, f64::max);
-    let mut raised: HashMap<(&str, &str), usize> = HashMap::new();
-    let mut lifted = HashSet::new();
-    for (fact, _) in &facts {
-        if asked.contains(&fact.slot) {
-            let count = raised
-                .entry((fact.subject.as_str(), fact.predicate.as_str()))
-                .or_default();
-            if *count < tuning.values_asked_lead {
-                *count += 1;
-                lifted.insert(fact.slot.clone());
-            }
-        }
-    }
-    let is_asked = |f: &FactVersion| lifted.contains(&f.slot);
     for (fact, score) in &mut facts {
-        if is_asked(fact) {
+        if order.leads(fact) {
             *score = score.max(best);
         }
     }
-    // Of the facts asked, one whose object the question names leads
-    // first ("Do I still play the cello?" beside rock climbing).
-    let reader = question.lang.reader();
-    let topic = wanted.get_or_init(|| super::excerpt::wanted(reader, &question.text));
-    let named = |f: &FactVersion| is_asked(f) && names_asked(reader, topic, &f.object);
     facts.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
-            .then_with(|| is_asked(&b.0).cmp(&is_asked(&a.0)))
-            .then_with(|| named(&b.0).cmp(&named(&a.0)))
+            .then_with(|| order.place(&a.0).cmp(&order.place(&b.0)))
     });
     let mut support: HashMap<String, Episode> = HashMap::new();
     for (fact, _) in leading(&facts, tuning.max_facts, tuning.fact_min_share) {
@@ -208,6 +195,7 @@ pub(crate) fn gather(
         excerpts: RefCell::new(HashMap::new()),
         topical: RefCell::new(FxHashMap::default()),
         wanted,
+        judged: order.judged,
     })
 }
 
@@ -335,7 +323,7 @@ pub(super) fn leading(
 
 /// Whether `phrase` (a fact said without its subject) has a word whose
 /// stem is one of the question's topic words (`wanted`), read by `lang`.
-fn names_asked(lang: &dyn Language, wanted: &HashSet<String>, phrase: &str) -> bool {
+pub(super) fn names_asked(lang: &dyn Language, wanted: &HashSet<String>, phrase: &str) -> bool {
     lang.words(phrase)
         .iter()
         .any(|word| wanted.contains(&lang.stem(word)))

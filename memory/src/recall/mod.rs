@@ -30,6 +30,7 @@
 //! | `speakers.rs` | the speakers a question names; word searches over what someone said |
 //! | `abstain.rs` | the gate |
 //! | `gather.rs` | the candidates read from the store, once per question |
+//! | `asked.rs` | which facts asked by their predicate lead, and in what order |
 //! | `rerank.rs` | the reranker's reordering of the first messages |
 //! | `fit.rs` | a context cut to a budget |
 //! | `excerpt.rs` | a long message shown by its sentences about the question |
@@ -39,6 +40,7 @@
 //! | `explain.rs` | a retrieval step by step |
 
 pub mod abstain;
+mod asked;
 mod channel;
 mod channels;
 pub mod context;

@@ -32,7 +32,7 @@ pub(crate) struct Retrieval<'e> {
     pub(super) fused: Vec<(String, f64)>,
     verdict: Option<String>,
     channel_counts: Vec<(String, usize)>,
-    gathered: Gathered,
+    pub(super) gathered: Gathered,
     /// What the reranker read, in its order, and its name.
     pub(super) reread: Option<(String, Vec<Reread>)>,
     /// The reranker's score of the best message it read.
@@ -105,6 +105,17 @@ pub(crate) fn retrieve<'e>(
     }
     let channel_counts = channel_counts(&rankings);
     let worded = worded_leads(&rankings, &asked, options);
+    // Words judge only within one language: where none of the memory is
+    // in the question's, the reranker (which reads only its own language,
+    // in the question and in the memory) keeps fused order; where any of
+    // it is in another, the word gates and the reranker's floor defer.
+    let spaces = reader.languages.spaces(tenant, lang)?;
+    let crossing = spaces.crossing || spaces.mixed;
+    let judge = reranker.filter(|reranker| {
+        options.rerank_depth > 1
+            && !spaces.crossing
+            && reranker.language().is_none_or(|code| code == lang.code())
+    });
     let mut gathered = gather::gather(
         engine,
         tenant,
@@ -113,24 +124,15 @@ pub(crate) fn retrieve<'e>(
         gather::Leads {
             worded: worded.as_ref(),
             asked: &asked,
+            judge,
         },
         at,
         tuning,
     )?;
     options.stop.check()?;
     let candidates = gathered.episodes.len();
-    // Words judge only within one language: where none of the memory is
-    // in the question's, the reranker (which reads only its own language,
-    // in the question and in the memory) keeps fused order; where any of
-    // it is in another, the word gates and the reranker's floor defer.
-    let spaces = reader.languages.spaces(tenant, lang)?;
-    let crossing = spaces.crossing || spaces.mixed;
-    let reread = match reranker {
-        Some(reranker)
-            if options.rerank_depth > 1
-                && !spaces.crossing
-                && reranker.language().is_none_or(|code| code == lang.code()) =>
-        {
+    let reread = match judge {
+        Some(reranker) => {
             let order = rerank::rerank(
                 engine,
                 &mut gathered,
