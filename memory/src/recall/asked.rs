@@ -96,16 +96,14 @@ pub(super) fn order(
             places.entry(fact.slot.clone()).or_insert(place);
         }
     }
+    // `ranked` is in score order wherever the reranker read the facts.
     let judged = if scores.is_empty() {
         Vec::new()
     } else {
-        let mut judged: Vec<(String, f32)> = candidates
+        ranked
             .iter()
-            .zip(&scores)
-            .map(|(f, s)| (f.slot.clone(), *s))
-            .collect();
-        judged.sort_by(|a, b| b.1.total_cmp(&a.1));
-        judged
+            .map(|&i| (candidates[i].slot.clone(), scores[i]))
+            .collect()
     };
     Ok(AskedOrder { places, judged })
 }

@@ -75,23 +75,33 @@ const NOT_PASTIMES: &[&str] = &[
     "bleeding",
 ];
 /// The pastime: an instrument or named one, or an "-ing" word with at
-/// most one word before it ("rock climbing"), then "lessons" or
-/// "classes" if said, then where the clause may go on.
-const PASTIME: &str = r"(?:(?i:the|a|an) )?(?P<o>(?i:{INSTRUMENTS}|{NAMED})|(?:[a-z]+ )?[a-z]{2,}ing)(?: (?i:lessons|classes))?(?:$|[,.;!?]| [-–—]| (?i:in|last|this|since|during|over|after|when|again|lately|recently|and|because|with|at|on|twice|once|every|for|as|but|so|now|too|myself|yesterday|today|a few|a couple|about|around|back)\b)";
+/// most one word before it ("rock climbing"), then where the clause may
+/// go on.
+const PASTIME: &str =
+    r"{ARTICLE}(?P<o>(?i:{INSTRUMENTS}|{NAMED})|(?:[a-z]+ )?[a-z]{2,}ing){GOES_ON}";
+/// What one plays: an instrument or named pastime, never an "-ing" word
+/// ("I play fetching" is nothing).
+const PLAYED: &str = r"{ARTICLE}(?P<o>(?i:{INSTRUMENTS}|{NAMED})){GOES_ON}";
+const ARTICLE: &str = r"(?:(?i:the|a|an) )?";
+/// After the pastime: "lessons" or "classes" if said, then where the
+/// clause may go on.
+const GOES_ON: &str = r"(?: (?i:lessons|classes))?(?:$|[,.;!?]| [-–—]| (?i:in|last|this|since|during|over|after|when|again|lately|recently|and|because|with|at|on|twice|once|every|for|as|but|so|now|too|myself|yesterday|today|a few|a couple|about|around|back)\b)";
+
+/// `PASTIME` or `PLAYED` with its parts filled in.
+fn spelled(pattern: &str) -> String {
+    pattern
+        .replace("{ARTICLE}", ARTICLE)
+        .replace("{INSTRUMENTS}", INSTRUMENTS)
+        .replace("{NAMED}", NAMED)
+        .replace("{GOES_ON}", GOES_ON)
+}
 
 /// Tried before the rule table: "I quit the cello" is no job left.
 pub(super) static PASTIMES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     use ClaimKind::{Ended, Holds};
     use Predicate::Fixed;
-    let pastime = PASTIME
-        .replace("{INSTRUMENTS}", INSTRUMENTS)
-        .replace("{NAMED}", NAMED);
-    // What one plays: a pastime named, never an "-ing" word ("I play
-    // fetching" is nothing).
-    let played = PASTIME
-        .replace("{INSTRUMENTS}", INSTRUMENTS)
-        .replace("{NAMED}", NAMED)
-        .replace(r"|(?:[a-z]+ )?[a-z]{2,}ing)", ")");
+    let pastime = spelled(PASTIME);
+    let played = spelled(PLAYED);
     let said = |re: &str, kind, confidence| {
         rule(
             &re.replace("{PASTIME}", &pastime)
