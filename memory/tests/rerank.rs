@@ -392,3 +392,83 @@ fn of_many_tastes_asked_the_one_that_answers_leads() {
         "{explained}"
     );
 }
+
+/// The real reranker, counting what each message pass gives it to read.
+struct Counted {
+    model: Arc<dyn chronolog_engine::Reranker>,
+    /// Per call that read messages (`user: ...`): the characters of each.
+    read: std::sync::Mutex<Vec<Vec<usize>>>,
+}
+
+impl chronolog_engine::Reranker for Counted {
+    fn name(&self) -> String {
+        self.model.name()
+    }
+
+    fn language(&self) -> Option<&'static str> {
+        self.model.language()
+    }
+
+    fn score(&self, question: &str, passages: &[&str]) -> chronolog_engine::Result<Vec<f32>> {
+        if passages.iter().all(|p| p.starts_with("user: ")) {
+            let lengths = passages.iter().map(|p| p.chars().count()).collect();
+            if let Ok(mut read) = self.read.lock() {
+                read.push(lengths);
+            }
+        }
+        self.model.score(question, passages)
+    }
+}
+
+/// The model's time grows with what it reads: with `rerank_budget_chars`
+/// the messages are read in fused order only while their text fits in
+/// it, so a question among long messages has fewer read; without it,
+/// every candidate up to `rerank_depth`.
+#[test]
+fn a_budget_bounds_what_the_reranker_reads_in_one_search() {
+    let Some(model) = common::reranker() else {
+        return;
+    };
+    let trips = [
+        "We drove up the coast to Big Sur last weekend, stopping at every viewpoint along Highway 1, and we camped under the redwoods where the kids roasted marshmallows until midnight and counted shooting stars.",
+        "The hiking trip to Yosemite was the best part of the summer: we climbed to the top of Half Dome on the cables, watched the sunrise from Glacier Point and swam in the Merced River afterwards.",
+        "My sister and I took the train through the Swiss Alps in June, from Zurich to Zermatt, and spent three days walking between mountain huts with views of the Matterhorn at every turn of the trail.",
+        "For our anniversary we flew to Lisbon and spent a week wandering the old town, riding the yellow trams up the hills and eating custard tarts in a tiny bakery near the river every single morning.",
+        "Last month I went camping alone in the desert near Joshua Tree, and the silence at night was something I had never experienced before, with only the wind and a coyote somewhere far off in the dark.",
+    ];
+    let said: Vec<(&str, &str)> = trips.iter().map(|trip| ("2023-05-01", *trip)).collect();
+    let question = "Where did I go on my trips?";
+    let options = SearchOptions {
+        abstain: false,
+        ..SearchOptions::default()
+    };
+    let read = |budget: usize| {
+        let counted = Arc::new(Counted {
+            model: model.clone(),
+            read: std::sync::Mutex::new(Vec::new()),
+        });
+        let mut tuning = Tuning::default();
+        tuning.rerank_budget_chars = budget;
+        let memory = memory_with(Some(counted.clone()), tuning);
+        for (date, text) in &said {
+            say(&memory, "t", date, text);
+        }
+        memory.consolidate_now().expect("consolidate");
+        let context = memory.search("t", question, &options).expect("search");
+        assert_eq!(context.ranked_episodes.len(), trips.len(), "{context:?}");
+        counted.read.lock().expect("lock").clone()
+    };
+    // Without a budget every candidate is read, in one pass.
+    let unbounded = read(0);
+    assert_eq!(unbounded.len(), 1, "{unbounded:?}");
+    assert_eq!(unbounded[0].len(), trips.len(), "{unbounded:?}");
+    assert!(unbounded[0].iter().all(|&n| n > 190), "{unbounded:?}");
+    // Each message is about 200 characters: 500 reads the first two in
+    // fused order, and no more than the budget.
+    let bounded = read(500);
+    assert_eq!(bounded.len(), 1, "{bounded:?}");
+    assert_eq!(bounded[0].len(), 2, "{bounded:?}");
+    assert!(bounded[0].iter().sum::<usize>() <= 500, "{bounded:?}");
+    // Room for one alone: there is nothing to reorder, so nothing is read.
+    assert_eq!(read(250), Vec::<Vec<usize>>::new());
+}

@@ -10,6 +10,7 @@ use chronolog_engine::{Engine, Reranker, Value};
 use super::gather::Gathered;
 use crate::error::Result;
 use crate::schema::{Passage, Relations};
+use crate::tuning::Tuning;
 use crate::view::first_keyed;
 
 /// One message the reranker read, for `explain`.
@@ -25,11 +26,13 @@ pub(crate) struct Reread {
 
 /// Reorders the first `depth` candidate messages of `gathered` by the
 /// reranker's scores for `question` (each read as `speaker: text`, cut
-/// after `chars` characters, and after the message before it when another
-/// speaker said it and it fits whole in `before_chars` of the room left),
-/// best first; returns
-/// what it read, in
-/// its new order. The messages keep the places they held together: the
+/// after `tuning.rerank_chars` characters, and after the message before
+/// it when another speaker said it and it fits whole in
+/// `tuning.rerank_before_chars` of the room left), best first; returns
+/// what it read, in its new order. With `tuning.rerank_budget_chars` set,
+/// the messages are read in fused order only while their text fits in it
+/// (the model's time grows with what it reads, so long messages are read
+/// fewer). The messages keep the places they held together: the
 /// reordered ones take, in their new order, the fused scores and the
 /// places in the ranking that the first `depth` held, so what fusion put
 /// around them (facts, their sources, the messages past `depth`) stays
@@ -40,16 +43,21 @@ pub(crate) fn rerank(
     question: &str,
     reranker: &dyn Reranker,
     depth: usize,
-    chars: usize,
-    before_chars: usize,
+    tuning: &Tuning,
 ) -> Result<Vec<Reread>> {
-    let n = depth.min(gathered.episodes.len());
-    if n < 2 {
+    let (chars, before_chars) = (tuning.rerank_chars, tuning.rerank_before_chars);
+    let budget = match tuning.rerank_budget_chars {
+        0 => usize::MAX,
+        budget => budget,
+    };
+    let depth = depth.min(gathered.episodes.len());
+    if depth < 2 {
         return Ok(Vec::new());
     }
     // Who said it is part of what it says ("Where does Caroline work?").
-    let mut passages: Vec<String> = Vec::with_capacity(n);
-    for (e, _) in &gathered.episodes[..n] {
+    let mut passages: Vec<String> = Vec::with_capacity(depth);
+    let mut spent = 0usize;
+    for (e, _) in &gathered.episodes[..depth] {
         let said = format!("{}: {}", e.role, opening(&e.text, chars));
         let room = before_chars.min(chars.saturating_sub(said.chars().count()));
         // Whole or not at all: the tail of a long reply is a fragment that
@@ -66,10 +74,19 @@ pub(crate) fn rerank(
         } else {
             None
         };
-        passages.push(match before {
+        let passage = match before {
             Some(before) => format!("{before}\n{said}"),
             None => said,
-        });
+        };
+        spent += passage.chars().count();
+        if spent > budget {
+            break;
+        }
+        passages.push(passage);
+    }
+    let n = passages.len();
+    if n < 2 {
+        return Ok(Vec::new());
     }
     let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
     let scores = reranker.score(question, &texts)?;

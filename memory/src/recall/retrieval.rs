@@ -139,8 +139,7 @@ pub(crate) fn retrieve<'e>(
                 question,
                 reranker,
                 options.rerank_depth,
-                tuning.rerank_chars,
-                tuning.rerank_before_chars,
+                tuning,
             )?;
             Some((reranker.name(), order))
         }
