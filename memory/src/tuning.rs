@@ -189,7 +189,12 @@ tuning! {
     /// has fewer read (0: no limit, `rerank_depth` alone). The model's
     /// time grows with what it reads: about 0.4 ms a token on one core of
     /// this 2-core AVX2 machine, so 20 messages of 500 characters take
-    /// about 0.5 s.
+    /// about 0.5 s. Swept none / 5,000 / 4,000: LoCoMo dev coverage at
+    /// 2,000 0.829 / 0.830 / 0.830, p95 483 / 428 / 367 ms; LongMemEval
+    /// dev 0.919 / 0.915 / 0.911, R@5 0.825 / 0.822 / 0.770, p95 541 /
+    /// 522 / 434 ms: off, since LongMemEval loses at every value
+    /// (docs/evaluation.md, "Where a search's time goes with the
+    /// reranker").
     rerank_budget_chars: usize = 0,
     /// The gate abstains when the reranker read every candidate message,
     /// the best scores below this (a logit: ms-marco's irrelevant pairs
