@@ -34,7 +34,7 @@ pub(crate) struct Reread {
 /// (the model's time grows with what it reads, so long messages are read
 /// fewer). The messages keep the places they held together: the
 /// reordered ones take, in their new order, the fused scores and the
-/// places in the ranking that the first `depth` held, so what fusion put
+/// places in the ranking that the messages read held, so what fusion put
 /// around them (facts, their sources, the messages past `depth`) stays
 /// where it was.
 pub(crate) fn rerank(
